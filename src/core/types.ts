@@ -1,0 +1,46 @@
+/**
+ * Types shared by the pure core. Nothing in src/core reads the clock, does IO or logs:
+ * every function takes `nowMs` and returns new state.
+ *
+ * Units are in the names: `...Ms` milliseconds since the epoch (or a duration in ms),
+ * `...S` seconds, `...C` degrees Celsius. A loop's regulated quantity has the unit of its
+ * sensor (°C for temperature, %RH for humidity); fields named `value`/`setpoint` use it.
+ */
+
+/** What a loop is asked to do. Which modes a loop allows follows from its quantity and actuators. */
+export type Mode = 'off' | 'heat' | 'cool' | 'heat_cool' | 'humidify' | 'dehumidify' | 'auto';
+
+/** Which way an actuator pushes the quantity: a heater or humidifier raises it, a cooler lowers it. */
+export type Direction = 'raise' | 'lower';
+
+/** Home Assistant's `action` vocabulary (climate action_topic): what the loop is doing right now. */
+export type Action = 'off' | 'idle' | 'heating' | 'cooling' | 'drying' | 'fan';
+
+/** The physical quantity a loop regulates; decides its modes and Home Assistant entity. */
+export type Quantity = 'temperature' | 'humidity' | 'generic';
+
+/** A sensor value stamped with the time it was measured (not the time it was used). */
+export interface Reading {
+  value: number;
+  atMs: number;
+}
+
+/**
+ * An actuator's state as a fraction of full output, 0..1. Relays are 0 (off) or 1 (on).
+ * `undefined` means unknown (never observed, or the driver could not tell): unknown never
+ * counts as confirmed, so a wanted state is (re)commanded.
+ */
+export type ActuatorLevel = number | undefined;
+
+/** Kubernetes-shaped condition (type, status, reason, message, lastTransitionTime). */
+export interface Condition {
+  type: ConditionType;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  /** When `status` last changed, ms since epoch. */
+  lastTransitionMs: number;
+  observedGeneration: number;
+}
+
+export type ConditionType = 'SensorHealthy' | 'ActuatorConfirmed' | 'Converged' | 'Faulted' | 'Reconciled';

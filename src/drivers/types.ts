@@ -1,0 +1,31 @@
+import type { ActuatorLevel } from '../core/types.js';
+
+/**
+ * A sensor driver reads one value. It may be slow (a DS18B20 read holds ~750 ms); the
+ * sampler calls it off the control path and stamps the result with the clock.
+ * It throws (or returns a non-finite number) when no trustworthy value can be had.
+ */
+export interface SensorDriver {
+  readonly id: string;
+  /** True for drivers that only exist in simulation (allows `--speed`). */
+  readonly simulated: boolean;
+  read(): Promise<number>;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+/**
+ * An actuator driver. Commands are absolute levels (0..1; relays 0 or 1), never toggles,
+ * so writing the same level twice is harmless. `observe()` reports the actual state
+ * (GPIO readback, a plug's state topic); `undefined` means unknown.
+ */
+export interface ActuatorDriver {
+  readonly id: string;
+  readonly simulated: boolean;
+  /** `relay` accepts only 0 and 1; `continuous` accepts any level in 0..1. */
+  readonly kind: 'relay' | 'continuous';
+  observe(): Promise<ActuatorLevel>;
+  write(level: number): Promise<void>;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
