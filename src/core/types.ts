@@ -13,8 +13,11 @@ export type Mode = 'off' | 'heat' | 'cool' | 'heat_cool' | 'humidify' | 'dehumid
 /** Which way an actuator pushes the quantity: a heater or humidifier raises it, a cooler lowers it. */
 export type Direction = 'raise' | 'lower';
 
-/** Home Assistant's `action` vocabulary (climate action_topic): what the loop is doing right now. */
-export type Action = 'off' | 'idle' | 'heating' | 'cooling' | 'drying' | 'fan';
+/**
+ * What the loop is doing right now, in Home Assistant's vocabulary: climate `action_topic`
+ * (off, idle, heating, cooling, drying, fan) and humidifier `action_topic` (adds humidifying).
+ */
+export type Action = 'off' | 'idle' | 'heating' | 'cooling' | 'drying' | 'fan' | 'humidifying';
 
 /** The physical quantity a loop regulates; decides its modes and Home Assistant entity. */
 export type Quantity = 'temperature' | 'humidity' | 'generic';

@@ -1,0 +1,655 @@
+/**
+ * homeostat's configuration, version 1: the desired state as data.
+ *
+ * One zod schema is the single source of truth for three things: validation (with
+ * `path: message` errors, see load.ts), the TypeScript types below, and the JSON Schema that
+ * editors use for completion (emit-json-schema.ts, `config/homeostat.schema.json`).
+ *
+ * Parsing happens in three steps, all inside `configSchema`:
+ * 1. shape: strict objects (an unknown key is an error: a typo must not silently fall back
+ *    to a default), plain `.default()`s;
+ * 2. checks: a loop's own rules (limits, mode), then cross-references between sections;
+ * 3. resolution of the defaults that depend on other fields (a loop's mode from its
+ *    actuators, staleness from the sensor period…), so consumers never re-derive them.
+ *
+ * Durations are seconds with an `S` suffix. A loop's values (setpoint, limits, deadband,
+ * tolerances) are in the loop's unit: °C for temperature, %RH for humidity.
+ */
+import { z } from 'zod';
+import type { Mode, Quantity } from '../core/types.js';
+
+// ---------------------------------------------------------------------------------------
+// Vocabulary
+
+const MODES = [
+  'off',
+  'heat',
+  'cool',
+  'heat_cool',
+  'humidify',
+  'dehumidify',
+  'auto',
+] as const satisfies readonly Mode[];
+const QUANTITIES = ['temperature', 'humidity', 'generic'] as const satisfies readonly Quantity[];
+
+/** Node ids end up in MQTT topics and Home Assistant unique ids. */
+export const NODE_ID_PATTERN = /^[a-z0-9_-]+$/;
+/** Loop ids end up in MQTT topics and Home Assistant entity ids (which have no `-`). */
+export const LOOP_ID_PATTERN = /^[a-z0-9_]+$/;
+/** Sensor, actuator and plant ids: same alphabet as node ids, so paths and topics stay plain. */
+export const ID_PATTERN = /^[a-z0-9_-]+$/;
+
+const modeSchema = z
+  .enum(MODES)
+  .describe(
+    'What the loop is asked to do: off, heat, cool, heat_cool (temperature/generic), humidify, dehumidify, auto (humidity).',
+  );
+
+const idKey = (what: string) =>
+  z.string().regex(ID_PATTERN, { error: `invalid ${what} id: use lowercase letters, digits, _ and -` });
+
+const ref = (what: string) => z.string().min(1).describe(`Id of a ${what} defined in this file.`);
+
+const rangeSchema = (what: string) =>
+  z.strictObject({
+    min: z.number().describe(`Lowest ${what}, in the loop's unit.`),
+    max: z.number().describe(`Highest ${what}, in the loop's unit; must be greater than min.`),
+  });
+
+// ---------------------------------------------------------------------------------------
+// Node, MQTT, storage
+
+const nodeSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(NODE_ID_PATTERN, {
+        error: (iss) => `use only lowercase letters, digits, _ and - (got ${JSON.stringify(iss.input)})`,
+      })
+      .describe('Stable id of this homeostat instance; part of every MQTT topic. Required.'),
+    name: z.string().min(1).optional().describe('Human-readable name (Home Assistant device). Default: id.'),
+  })
+  .describe('Who this homeostat is.');
+
+const mqttSchema = z
+  .strictObject({
+    url: z
+      .string()
+      .min(1)
+      .default('mqtt://127.0.0.1:1883')
+      .describe('Broker URL. Default mqtt://127.0.0.1:1883.'),
+    baseTopic: z
+      .string()
+      .min(1)
+      .default('homeostat')
+      .describe('First topic level; topics are <baseTopic>/<node.id>/… Default homeostat.'),
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('MQTT client id; keep it stable. Default: derived from node.id.'),
+    username: z.string().optional().describe('Broker user name. Default: none (anonymous).'),
+    passwordFile: z
+      .string()
+      .optional()
+      .describe('Path of a file holding the broker password (kept out of this file). Default: none.'),
+    discovery: z
+      .strictObject({
+        enabled: z.boolean().default(true).describe('Publish Home Assistant discovery. Default true.'),
+        prefix: z
+          .string()
+          .min(1)
+          .default('homeassistant')
+          .describe('Discovery topic prefix. Default homeassistant.'),
+      })
+      .prefault({})
+      .describe('Home Assistant MQTT discovery.'),
+  })
+  .describe('MQTT broker connection. Absent: no MQTT unless the command line gives a broker URL.');
+
+const storageSchema = z
+  .strictObject({
+    path: z.string().min(1).optional().describe('SQLite database file. Default: chosen by the command line.'),
+    memoryFlushS: z
+      .number()
+      .gt(0)
+      .default(30)
+      .describe(
+        'Seconds between writes of controller memory and history to disk (spares SD cards). Default 30.',
+      ),
+  })
+  .describe('Where desired state, controller memory and history are kept.');
+
+// ---------------------------------------------------------------------------------------
+// Simulation
+
+const disturbanceSchema = z.strictObject({
+  atS: z.number().min(0).describe('When it starts, seconds after the simulation starts.'),
+  offset: z
+    .number()
+    .describe('Steady-state shift it adds to the plant (°C or %RH), e.g. -3 for an open window.'),
+  durationS: z.number().gt(0).optional().describe('How long it lasts, seconds. Default: forever.'),
+});
+
+const plantSchema = z
+  .strictObject({
+    kind: z
+      .enum(['thermal', 'humidity'])
+      .default('thermal')
+      .describe('What the plant models. Default thermal.'),
+    ambient: z.number().describe('Value (°C or %RH) the plant settles to with every input off. Required.'),
+    initial: z.number().optional().describe('Starting value (°C or %RH). Default: ambient.'),
+    timeConstantS: z.number().gt(0).describe('First-order time constant, seconds. Required.'),
+    deadTimeS: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Transport delay between input and response, seconds. Default 0.'),
+    noise: z.number().min(0).default(0).describe('Sensor noise standard deviation (°C or %RH). Default 0.'),
+    quantization: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Sensor resolution (°C or %RH), e.g. 0.0625 for a DS18B20. Default 0 (none).'),
+    disturbances: z
+      .array(disturbanceSchema)
+      .default([])
+      .describe('Scheduled steps in the ambient. Default none.'),
+  })
+  .describe('A simulated first-order plant with dead time.');
+
+const simulationSchema = z
+  .strictObject({
+    plants: z
+      .record(idKey('plant'), plantSchema)
+      .default({})
+      .describe('Simulated plants by id, driven by simulated actuators and read by simulated sensors.'),
+    seed: z.number().int().default(1).describe('Random seed for sensor noise, so runs repeat. Default 1.'),
+  })
+  .describe('Simulated hardware (the demo, tests, --speed).');
+
+// ---------------------------------------------------------------------------------------
+// Sensors. To add a kind: define its object with `...sensorCommon`, add it to the union,
+// and (if it reads a simulated plant) to `sensorPlant` below.
+
+const sensorCommon = {
+  periodS: z.number().gt(0).default(10).describe('Seconds between two reads. Default 10.'),
+  staleAfterS: z
+    .number()
+    .gt(0)
+    .optional()
+    .describe('Seconds after which the latest reading counts as missing. Default 3 × periodS.'),
+};
+
+const simulatedSensorSchema = z
+  .strictObject({
+    kind: z.literal('simulated').describe('Sensor kind.'),
+    plant: ref('simulation plant'),
+    ...sensorCommon,
+  })
+  .describe('Reads a simulated plant.');
+
+const sensorSchema = z.discriminatedUnion('kind', [simulatedSensorSchema]);
+
+// ---------------------------------------------------------------------------------------
+// Actuators. To add a kind: define its object, add it to the union and, if it drives a
+// simulated plant, to `actuatorPlant` below.
+
+const gainSchema = z
+  .number()
+  .describe(
+    'Steady-state change of the plant at full output (°C or %RH): +20 for a heater, -15 for a cooler.',
+  );
+
+const simulatedRelaySchema = z
+  .strictObject({
+    kind: z.literal('simulated_relay').describe('Actuator kind.'),
+    plant: ref('simulation plant'),
+    gain: gainSchema,
+    minOnS: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Shortest on time, seconds (protects compressors). Default 0.'),
+    minOffS: z.number().min(0).default(0).describe('Shortest off time, seconds. Default 0.'),
+    windowS: z
+      .number()
+      .gt(0)
+      .default(600)
+      .describe(
+        'Time-proportioning window, seconds: a PID output of 0.3 is on 30 % of each window. Default 600.',
+      ),
+    safeState: z
+      .enum(['off', 'on'])
+      .default('off')
+      .describe('State forced on faults, stale readings and shutdown. Default off.'),
+  })
+  .describe('A simulated on/off relay acting on a plant.');
+
+const simulatedContinuousSchema = z
+  .strictObject({
+    kind: z.literal('simulated_continuous').describe('Actuator kind.'),
+    plant: ref('simulation plant'),
+    gain: gainSchema,
+    safeLevel: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe('Output (0..1) forced on faults, stale readings and shutdown. Default 0.'),
+  })
+  .describe('A simulated actuator with a continuous output 0..1.');
+
+const actuatorSchema = z.discriminatedUnion('kind', [simulatedRelaySchema, simulatedContinuousSchema]);
+
+// ---------------------------------------------------------------------------------------
+// Controllers
+
+const pidSchema = z
+  .strictObject({
+    type: z.literal('pid').describe('Controller type.'),
+    kp: z.number().gt(0).describe('Proportional gain: output fraction (0..1) per unit of error. Required.'),
+    tiS: z.number().min(0).default(0).describe('Integral time, seconds; 0 = no integral action. Default 0.'),
+    tdS: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Derivative time, seconds; 0 = no derivative action. Default 0.'),
+    derivativeFilterS: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe('Time constant of the derivative low-pass filter, seconds. Default tdS / 8.'),
+    setpointWeight: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe(
+        'Weight b of the setpoint in the proportional term (b·r − y); < 1 softens setpoint steps. Default 1.',
+      ),
+    model: z
+      .strictObject({
+        gain: z.number().describe('Plant steady-state change at full output (loop unit).'),
+        ambient: z.number().describe('Plant value with every output off (loop unit).'),
+      })
+      .optional()
+      .describe(
+        'Plant model enabling setpoint feedforward: output ≈ (setpoint − ambient) / gain. Default none.',
+      ),
+  })
+  .describe('PID controller; on a relay its output (0..1) is time-proportioned over windowS.');
+
+const hysteresisSchema = z
+  .strictObject({
+    type: z.literal('hysteresis').describe('Controller type.'),
+    coldTolerance: z
+      .number()
+      .min(0)
+      .default(0.3)
+      .describe('Raise turns on below setpoint − coldTolerance (loop unit). Default 0.3.'),
+    hotTolerance: z
+      .number()
+      .min(0)
+      .default(0.3)
+      .describe('Lower turns on above setpoint + hotTolerance (loop unit). Default 0.3.'),
+  })
+  .describe('On/off controller with tolerances, like Home Assistant generic_thermostat.');
+
+const controllerSchema = z.discriminatedUnion('type', [pidSchema, hysteresisSchema]);
+
+// ---------------------------------------------------------------------------------------
+// Loops
+
+const loopSchema = z
+  .strictObject({
+    name: z.string().min(1).optional().describe('Human-readable name. Default: the loop id.'),
+    quantity: z
+      .enum(QUANTITIES)
+      .default('temperature')
+      .describe('What is regulated; decides the modes and defaults. Default temperature.'),
+    unit: z.string().optional().describe('Unit of the values. Default °C for temperature, % for humidity.'),
+    sensor: ref('sensor').describe('Id of the sensor that measures the quantity. Required.'),
+    raise: ref('actuator')
+      .optional()
+      .describe(
+        'Id of the actuator that raises the quantity (heater, humidifier). At least one of raise/lower.',
+      ),
+    lower: ref('actuator')
+      .optional()
+      .describe(
+        'Id of the actuator that lowers the quantity (cooler, dehumidifier). At least one of raise/lower.',
+      ),
+    setpoint: z.number().describe('Target value (loop unit); must lie within limits. Required.'),
+    mode: modeSchema
+      .optional()
+      .describe(
+        'Initial mode. Default: heat_cool/auto with both actuators, heat/humidify with only raise, cool/dehumidify with only lower.',
+      ),
+    limits: rangeSchema('setpoint allowed (from this file, MQTT or Home Assistant)').describe(
+      'Setpoint limits (loop unit). Required.',
+    ),
+    step: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe(
+        'Setpoint step for user interfaces (loop unit). Default 0.5 (temperature, generic), 1 (humidity).',
+      ),
+    staleAfterS: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe(
+        "A reading older than this many seconds is missing: safe state. Default: the sensor's staleAfterS.",
+      ),
+    plausible: rangeSchema('plausible reading')
+      .optional()
+      .describe(
+        'Readings outside are faults: safe state. Default -55..125 (temperature), 0..100 (humidity), none (generic).',
+      ),
+    deadband: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Split range: no action while |setpoint − measured| ≤ deadband / 2 (loop unit). Default 0.'),
+    changeoverS: z
+      .number()
+      .min(0)
+      .default(300)
+      .describe(
+        'Minimum seconds between one direction switching off and the other switching on. Default 300.',
+      ),
+    controller: controllerSchema.describe('How the output is computed: pid or hysteresis. Required.'),
+  })
+  .describe('A regulation loop: one sensor, one or two actuators, one setpoint.')
+  .superRefine(checkLoop);
+
+// ---------------------------------------------------------------------------------------
+// The whole file
+
+const configObjectSchema = z
+  .strictObject({
+    version: z
+      .literal(1, {
+        error: (iss) =>
+          iss.input === undefined
+            ? 'required (add "version: 1")'
+            : `unsupported version ${typeof iss.input === 'string' ? JSON.stringify(iss.input) : String(iss.input)}: this homeostat reads version 1`,
+      })
+      .describe('Config format version. Required: 1.'),
+    node: nodeSchema,
+    mqtt: mqttSchema.optional(),
+    storage: storageSchema.prefault({}),
+    simulation: simulationSchema.prefault({}),
+    sensors: z
+      .record(idKey('sensor'), sensorSchema)
+      .refine((r) => Object.keys(r).length > 0, 'at least one sensor is required')
+      .meta({ description: 'Sensors by id. At least one.', minProperties: 1 }),
+    actuators: z
+      .record(idKey('actuator'), actuatorSchema)
+      .default({})
+      .describe('Actuators by id. Default none.'),
+    loops: z
+      .record(
+        z.string().regex(LOOP_ID_PATTERN, { error: 'invalid loop id: use lowercase letters, digits and _' }),
+        loopSchema,
+      )
+      .refine((r) => Object.keys(r).length > 0, 'at least one loop is required')
+      .meta({ description: 'Regulation loops by id. At least one.', minProperties: 1 }),
+  })
+  .describe('homeostat configuration, version 1.');
+
+/** The config schema: parses a YAML-decoded value into a checked, fully resolved `Config`. */
+export const configSchema = configObjectSchema.superRefine(checkReferences).transform(resolve);
+
+/** The schema of the file as written (before defaults that depend on other fields). */
+export const configInputSchema = configObjectSchema;
+
+// ---------------------------------------------------------------------------------------
+// Types (resolved: every default filled in)
+
+type RawConfig = z.output<typeof configObjectSchema>;
+type RawLoop = z.output<typeof loopSchema>;
+type RawPid = z.output<typeof pidSchema>;
+
+/** A closed range in the loop's unit. */
+export interface Range {
+  min: number;
+  max: number;
+}
+
+export type PidConfig = Omit<RawPid, 'derivativeFilterS'> & {
+  /** Derivative filter time constant, s. Resolved: tdS / 8 when absent (0 when tdS is 0). */
+  derivativeFilterS: number;
+};
+export type HysteresisConfig = z.output<typeof hysteresisSchema>;
+export type ControllerConfig = PidConfig | HysteresisConfig;
+
+/** A sensor; `staleAfterS` resolved to 3 × periodS when absent. */
+export type SensorConfig = z.output<typeof sensorSchema> & { staleAfterS: number };
+export type ActuatorConfig = z.output<typeof actuatorSchema>;
+/** A simulated plant; `initial` resolved to `ambient` when absent. */
+export type PlantConfig = z.output<typeof plantSchema> & { initial: number };
+export type DisturbanceConfig = z.output<typeof disturbanceSchema>;
+export type MqttConfig = z.output<typeof mqttSchema>;
+export type StorageConfig = z.output<typeof storageSchema>;
+
+/**
+ * A loop with every default resolved: `name` (loop id), `unit`, `mode`, `step`,
+ * `staleAfterS` (the sensor's), `plausible` (±Infinity for generic loops: no check).
+ */
+export type LoopConfig = Omit<
+  RawLoop,
+  'name' | 'unit' | 'mode' | 'step' | 'staleAfterS' | 'plausible' | 'controller'
+> & {
+  name: string;
+  unit: string;
+  mode: Mode;
+  step: number;
+  staleAfterS: number;
+  plausible: Range;
+  controller: ControllerConfig;
+};
+
+export interface SimulationConfig {
+  plants: Record<string, PlantConfig>;
+  seed: number;
+}
+
+/** The validated configuration, every default resolved. */
+export interface Config {
+  version: 1;
+  node: { id: string; name: string };
+  mqtt?: MqttConfig;
+  storage: StorageConfig;
+  simulation: SimulationConfig;
+  sensors: Record<string, SensorConfig>;
+  actuators: Record<string, ActuatorConfig>;
+  loops: Record<string, LoopConfig>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Modes
+
+type LoopShape = Pick<LoopConfig, 'quantity' | 'raise' | 'lower'>;
+
+/**
+ * The modes a loop can be put in, from its quantity and which actuators it has:
+ * temperature and generic: off, heat (raise), cool (lower), heat_cool (both);
+ * humidity: off, humidify (raise), dehumidify (lower), auto (both).
+ */
+export function allowedModes(loop: LoopShape): Mode[] {
+  const [up, down, both]: Mode[] =
+    loop.quantity === 'humidity' ? ['humidify', 'dehumidify', 'auto'] : ['heat', 'cool', 'heat_cool'];
+  const modes: Mode[] = ['off'];
+  if (loop.raise !== undefined) modes.push(up!);
+  if (loop.lower !== undefined) modes.push(down!);
+  if (loop.raise !== undefined && loop.lower !== undefined) modes.push(both!);
+  return modes;
+}
+
+/** The mode a loop starts in when the file gives none: the one that uses all its actuators. */
+export function defaultMode(loop: LoopShape): Mode {
+  return allowedModes(loop).at(-1)!;
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks. Paths are relative to the refined schema; load.ts turns them into `a.b.c: message`.
+
+/** A loop's own rules (run per loop, so they are reported even when other sections fail). */
+function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
+  const limitsOk = loop.limits.min < loop.limits.max;
+  if (!limitsOk) {
+    ctx.addIssue({ code: 'custom', path: ['limits', 'min'], message: 'must be less than limits.max' });
+  } else if (loop.setpoint < loop.limits.min || loop.setpoint > loop.limits.max) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['setpoint'],
+      message: `${loop.setpoint} is outside limits ${loop.limits.min}..${loop.limits.max}`,
+    });
+  }
+  if (loop.plausible && !(loop.plausible.min < loop.plausible.max)) {
+    ctx.addIssue({ code: 'custom', path: ['plausible', 'min'], message: 'must be less than plausible.max' });
+  }
+  if (loop.raise === undefined && loop.lower === undefined) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'needs a raise or a lower actuator (or both)' });
+  } else if (loop.mode !== undefined) {
+    const allowed = allowedModes(loop);
+    if (!allowed.includes(loop.mode)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message: `mode "${loop.mode}" is not allowed for this loop (allowed: ${allowed.join(', ')})`,
+      });
+    }
+  }
+}
+
+/** The simulated plant a sensor reads, if any. */
+function sensorPlant(sensor: z.output<typeof sensorSchema>): string | undefined {
+  return sensor.kind === 'simulated' ? sensor.plant : undefined;
+}
+
+/** The simulated plant an actuator drives and its gain, if any. */
+function actuatorPlant(actuator: ActuatorConfig): { plant: string; gain: number } | undefined {
+  return actuator.kind === 'simulated_relay' || actuator.kind === 'simulated_continuous'
+    ? { plant: actuator.plant, gain: actuator.gain }
+    : undefined;
+}
+
+/** Rules that span sections: every id refers to something, no actuator is shared, gains push the right way. */
+function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
+  const plants = config.simulation.plants;
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message });
+
+  for (const [id, sensor] of Object.entries(config.sensors)) {
+    const plant = sensorPlant(sensor);
+    if (plant !== undefined && !Object.hasOwn(plants, plant)) {
+      issue(['sensors', id, 'plant'], `unknown plant "${plant}"`);
+    }
+  }
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    const driven = actuatorPlant(actuator);
+    if (driven && !Object.hasOwn(plants, driven.plant)) {
+      issue(['actuators', id, 'plant'], `unknown plant "${driven.plant}"`);
+    }
+  }
+
+  /** actuator id → where it is already used, e.g. `loops.room.raise`. */
+  const usedBy = new Map<string, { loop: string; role: 'raise' | 'lower' }>();
+  for (const [loopId, loop] of Object.entries(config.loops)) {
+    const sensor = Object.hasOwn(config.sensors, loop.sensor) ? config.sensors[loop.sensor] : undefined;
+    if (!sensor) issue(['loops', loopId, 'sensor'], `unknown sensor "${loop.sensor}"`);
+    const measuredPlant = sensor ? sensorPlant(sensor) : undefined;
+
+    for (const role of ['raise', 'lower'] as const) {
+      const actuatorId = loop[role];
+      if (actuatorId === undefined) continue;
+      const path = ['loops', loopId, role];
+      const actuator = Object.hasOwn(config.actuators, actuatorId) ? config.actuators[actuatorId] : undefined;
+      if (!actuator) {
+        issue(path, `unknown actuator "${actuatorId}"`);
+        continue;
+      }
+      const previous = usedBy.get(actuatorId);
+      if (previous?.loop === loopId) {
+        issue(path, `actuator "${actuatorId}" is already this loop's ${previous.role} actuator`);
+      } else if (previous) {
+        issue(path, `actuator "${actuatorId}" is already used by loops.${previous.loop}.${previous.role}`);
+      } else {
+        usedBy.set(actuatorId, { loop: loopId, role });
+      }
+
+      const driven = actuatorPlant(actuator);
+      if (!driven) continue;
+      // A raise actuator that lowers the plant would drive the loop away from its setpoint forever.
+      const wrongWay = role === 'raise' ? !(driven.gain > 0) : !(driven.gain < 0);
+      if (wrongWay) {
+        issue(
+          path,
+          `actuator "${actuatorId}" has gain ${driven.gain} on plant "${driven.plant}"; ` +
+            `a ${role} actuator needs a ${role === 'raise' ? 'positive' : 'negative'} gain`,
+        );
+      }
+      if (measuredPlant !== undefined && driven.plant !== measuredPlant) {
+        issue(
+          path,
+          `actuator "${actuatorId}" drives plant "${driven.plant}" but sensor "${loop.sensor}" reads plant "${measuredPlant}"`,
+        );
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Resolution of defaults that depend on other fields
+
+const DEFAULTS: Record<Quantity, { unit: string; step: number; plausible: Range }> = {
+  temperature: { unit: '°C', step: 0.5, plausible: { min: -55, max: 125 } },
+  humidity: { unit: '%', step: 1, plausible: { min: 0, max: 100 } },
+  // A generic quantity has no natural range: no plausibility check unless configured.
+  generic: {
+    unit: '',
+    step: 0.5,
+    plausible: { min: Number.NEGATIVE_INFINITY, max: Number.POSITIVE_INFINITY },
+  },
+};
+
+function resolveController(controller: RawLoop['controller']): ControllerConfig {
+  if (controller.type !== 'pid') return controller;
+  return { ...controller, derivativeFilterS: controller.derivativeFilterS ?? controller.tdS / 8 };
+}
+
+function resolve(raw: RawConfig): Config {
+  const sensors = mapValues(raw.sensors, (s) => ({ ...s, staleAfterS: s.staleAfterS ?? 3 * s.periodS }));
+  const loops = mapValues(raw.loops, (loop, id): LoopConfig => {
+    const defaults = DEFAULTS[loop.quantity];
+    return {
+      ...loop,
+      name: loop.name ?? id,
+      unit: loop.unit ?? defaults.unit,
+      mode: loop.mode ?? defaultMode(loop),
+      step: loop.step ?? defaults.step,
+      // checkReferences guarantees the sensor exists; the fallback only keeps types honest.
+      staleAfterS: loop.staleAfterS ?? sensors[loop.sensor]?.staleAfterS ?? 30,
+      plausible: loop.plausible ?? { ...defaults.plausible },
+      controller: resolveController(loop.controller),
+    };
+  });
+  return {
+    ...raw,
+    node: { id: raw.node.id, name: raw.node.name ?? raw.node.id },
+    simulation: {
+      seed: raw.simulation.seed,
+      plants: mapValues(raw.simulation.plants, (p) => ({ ...p, initial: p.initial ?? p.ambient })),
+    },
+    sensors,
+    loops,
+  };
+}
+
+function mapValues<A, B>(record: Record<string, A>, fn: (value: A, key: string) => B): Record<string, B> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value, key)]));
+}

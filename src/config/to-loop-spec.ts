@@ -1,0 +1,70 @@
+import type { ActuatorSpec, LoopSpec } from '../core/loop-spec.js';
+import type { ActuatorConfig, Config, LoopConfig } from './schema.js';
+
+/** Defaults that are runtime policy rather than per-loop config (documented in the README). */
+export const LOOP_POLICY = {
+  /** Re-assert a confirmed actuator state this often, ms. */
+  keepAliveMs: 300_000,
+  /** First retry of an unconfirmed command, ms (doubles up to keepAliveMs). */
+  retryInitialMs: 5_000,
+};
+
+/** Builds the pure core's view of a loop from the validated config. */
+export function toLoopSpec(config: Config, loopId: string): LoopSpec {
+  const loop = config.loops[loopId];
+  if (!loop) throw new Error(`unknown loop "${loopId}"`);
+  return {
+    id: loopId,
+    quantity: loop.quantity,
+    controller: controllerSpec(loop),
+    ...(loop.raise ? { raise: actuatorSpec(loop.raise, config.actuators[loop.raise]!) } : {}),
+    ...(loop.lower ? { lower: actuatorSpec(loop.lower, config.actuators[loop.lower]!) } : {}),
+    staleAfterMs: loop.staleAfterS * 1000,
+    plausibleMin: loop.plausible.min,
+    plausibleMax: loop.plausible.max,
+    deadband: loop.deadband,
+    changeoverMs: loop.changeoverS * 1000,
+    keepAliveMs: LOOP_POLICY.keepAliveMs,
+    retryInitialMs: LOOP_POLICY.retryInitialMs,
+    convergedBand: Math.max(loop.step, loop.deadband / 2),
+  };
+}
+
+function controllerSpec(loop: LoopConfig): LoopSpec['controller'] {
+  const controller = loop.controller;
+  if (controller.type === 'hysteresis') {
+    return {
+      type: 'hysteresis',
+      hysteresis: { coldTolerance: controller.coldTolerance, hotTolerance: controller.hotTolerance },
+    };
+  }
+  return {
+    type: 'pid',
+    pid: {
+      kp: controller.kp,
+      tiS: controller.tiS,
+      tdS: controller.tdS,
+      derivativeFilterS: controller.derivativeFilterS,
+      setpointWeight: controller.setpointWeight,
+    },
+    ...(controller.model ? { model: controller.model } : {}),
+  };
+}
+
+function actuatorSpec(id: string, actuator: ActuatorConfig): ActuatorSpec {
+  switch (actuator.kind) {
+    case 'simulated_relay':
+      return {
+        id,
+        kind: 'relay',
+        safeLevel: actuator.safeState === 'on' ? 1 : 0,
+        timeProportioning: {
+          windowMs: actuator.windowS * 1000,
+          minOnMs: actuator.minOnS * 1000,
+          minOffMs: actuator.minOffS * 1000,
+        },
+      };
+    case 'simulated_continuous':
+      return { id, kind: 'continuous', safeLevel: actuator.safeLevel };
+  }
+}

@@ -1,0 +1,73 @@
+import type { PlantModel } from './feedforward.js';
+import type { HysteresisParams } from './hysteresis.js';
+import type { PidParams } from './pid.js';
+import type { TimeProportioningParams } from './time-proportioning.js';
+import type { Direction, Mode, Quantity } from './types.js';
+
+/** One actuator as a loop sees it (built from config by the daemon). */
+export interface ActuatorSpec {
+  id: string;
+  kind: 'relay' | 'continuous';
+  /** Level commanded on every fault, in mode off and on shutdown: 0 (off) unless configured. */
+  safeLevel: number;
+  /** Relays only: time-proportioning window and minimum on/off times. */
+  timeProportioning?: TimeProportioningParams;
+}
+
+export type ControllerSpec =
+  | {
+      type: 'pid';
+      /** Tuning; the output range follows from the mode (heater 0..1, cooler −1..0, both −1..1). */
+      pid: Omit<PidParams, 'outputMin' | 'outputMax' | 'errorDeadband'>;
+      /** Optional static plant model for setpoint feedforward. */
+      model?: PlantModel;
+    }
+  | { type: 'hysteresis'; hysteresis: HysteresisParams };
+
+/** Everything static about a loop: what it measures, drives and how. Pure data. */
+export interface LoopSpec {
+  id: string;
+  quantity: Quantity;
+  controller: ControllerSpec;
+  raise?: ActuatorSpec;
+  lower?: ActuatorSpec;
+  /** A reading older than this (ms) counts as missing → safe state. */
+  staleAfterMs: number;
+  plausibleMin: number;
+  plausibleMax: number;
+  /** Split range: no action while |setpoint − measured| ≤ deadband / 2. */
+  deadband: number;
+  /** Minimum time (ms) between one direction's actuator going idle and the other's starting. */
+  changeoverMs: number;
+  /** Re-assert the wanted state at least this often (ms), even when it is confirmed. */
+  keepAliveMs: number;
+  /** First retry delay (ms) for an unconfirmed command; doubles per attempt up to keepAliveMs. */
+  retryInitialMs: number;
+  /** |setpoint − measured| within this counts as converged (unit of the quantity). */
+  convergedBand: number;
+}
+
+/** Which directions a mode lets act. */
+export function directionsForMode(mode: Mode): Record<Direction, boolean> {
+  switch (mode) {
+    case 'off':
+      return { raise: false, lower: false };
+    case 'heat':
+    case 'humidify':
+      return { raise: true, lower: false };
+    case 'cool':
+    case 'dehumidify':
+      return { raise: false, lower: true };
+    case 'heat_cool':
+    case 'auto':
+      return { raise: true, lower: true };
+  }
+}
+
+/** The actuators of a loop with their direction, raise first. */
+export function loopActuators(spec: LoopSpec): { direction: Direction; actuator: ActuatorSpec }[] {
+  const list: { direction: Direction; actuator: ActuatorSpec }[] = [];
+  if (spec.raise) list.push({ direction: 'raise', actuator: spec.raise });
+  if (spec.lower) list.push({ direction: 'lower', actuator: spec.lower });
+  return list;
+}

@@ -1,0 +1,191 @@
+/**
+ * PID controller, ISA (standard) form, pure: the clock is the reading's timestamp.
+ *
+ *   e  = r − y, or dz(r − y) with an error deadband (dz shrinks |e| by half the band, ≥ 0)
+ *   P  = Kp · (b·r − y)                       setpoint weight b (1 = classic); Kp · e with a deadband
+ *   I  = I + Kp·dt/Ti · e + dt/Tt · (u − v)   back-calculation anti-windup, then clamped
+ *   D  = −Kp · Td · dŷ/dt                     derivative on measurement, first-order filtered (Tf)
+ *   v  = P + I + D + ff                       ff: optional feedforward (e.g. from a plant model)
+ *   u  = clamp(v, outputMin, outputMax)
+ *
+ * References: Åström & Hägglund, "Advanced PID Control" (2006), §3.5 (setpoint weighting),
+ * §3.4 (derivative filter), §3.5 anti-windup by back-calculation with tracking time Tt;
+ * Skogestad, "Simple analytic rules for model reduction and PID controller tuning" (SIMC, 2003).
+ *
+ * Why these choices:
+ * - Derivative on measurement: a setpoint step gives no derivative kick; the filter keeps a
+ *   0.0625 °C quantization step of a DS18B20 from becoming an output spike.
+ * - Back-calculation with Tt = Ti/2 (default): while the output is saturated the integrator is
+ *   pulled towards the value that makes v equal the limit, so it leaves saturation already near
+ *   the holding output instead of with a wound-up (overshoot) or empty (slow tail) integrator.
+ *   Measured by `npm run bench:control`: on a room plant (K 20, τ 600 s, θ 60 s, SIMC tuning)
+ *   Tt = Ti/2 gives no overshoot and IAE ≈ 1.13× the time-optimal bound; Tt = Ti overshoots.
+ * - The integral term is kept in output units, so changing Ti never bumps the output; changing
+ *   Kp, Td or b re-bases the integrator so the output continues from where it was.
+ * - dt comes from the readings' timestamps; a gap longer than `maxGapS` (a restart from stored
+ *   memory, a sensor outage) re-bases the derivative instead of differentiating across it.
+ */
+
+/** Tuning and limits of one PID. The output is a fraction of full actuator power. */
+export interface PidParams {
+  /** Proportional gain: output fraction per unit of error (per °C for temperature). */
+  kp: number;
+  /** Integral time in seconds; 0 disables the integral action. */
+  tiS: number;
+  /** Derivative time in seconds; 0 disables the derivative action. */
+  tdS: number;
+  /** Time constant of the derivative's first-order filter, seconds. Default tdS / 8. */
+  derivativeFilterS?: number;
+  /** Setpoint weight b for the proportional term, 0..1. Default 1. */
+  setpointWeight?: number;
+  /** Anti-windup tracking time in seconds. Default tiS / 2. */
+  trackingTimeS?: number;
+  /** Lowest output, e.g. 0 for a heater alone, −1 when a cooler shares the loop. */
+  outputMin: number;
+  /** Highest output, normally 1. */
+  outputMax: number;
+  /**
+   * Error deadband (full width, unit of the quantity). Within ±band/2 of the setpoint the
+   * error counts as zero: no proportional push and no integration, so a split-range loop
+   * (heater + cooler) rests between them instead of alternating. Default 0.
+   */
+  errorDeadband?: number;
+  /** A gap between readings longer than this (s) resumes instead of integrating across it. Default 600. */
+  maxGapS?: number;
+}
+
+/** Everything the PID remembers between readings; persisted so a restart resumes bumplessly. */
+export interface PidMemory {
+  /** Integral term, in output units. */
+  integral: number;
+  /** Filtered derivative of the measurement, unit per second. */
+  derivativePerS: number;
+  lastMeasured?: number;
+  lastAtMs?: number;
+  lastSetpoint?: number;
+  lastFeedforward: number;
+  /** Last output u (after clamping). */
+  lastOutput: number;
+  /** The gains the memory was built with; a change triggers a bumpless re-base. */
+  lastKp?: number;
+  lastTdS?: number;
+  lastSetpointWeight?: number;
+}
+
+export interface PidInput {
+  setpoint: number;
+  measured: number;
+  /** Time the reading was taken (not the time of this call). */
+  atMs: number;
+  /** Added to the output before clamping; see setpointFeedforward. Default 0. */
+  feedforward?: number;
+}
+
+export interface PidResult {
+  output: number;
+  memory: PidMemory;
+}
+
+/**
+ * Memory for a controller starting with its integrator at `output`: a fresh loop, or a loop
+ * switching from `off` (or from a fault) back to regulating, started from the actuator's real
+ * level. The first reading then sets the derivative's reference and nothing is integrated
+ * across the time the controller was not running.
+ */
+export function pidInitialMemory(output = 0): PidMemory {
+  return { integral: output, derivativePerS: 0, lastFeedforward: 0, lastOutput: output };
+}
+
+const DEFAULT_MAX_GAP_S = 600;
+
+/** Shrinks |error| by half the band; continuous, so entering the band causes no jump. */
+function deadbanded(error: number, band: number): number {
+  const half = band / 2;
+  if (error > half) return error - half;
+  if (error < -half) return error + half;
+  return 0;
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+/**
+ * One controller update for a new reading. Calling it again with the same reading
+ * (same atMs) returns the same output and memory: a cycle without news changes nothing.
+ */
+export function pidStep(params: PidParams, memory: PidMemory, input: PidInput): PidResult {
+  const { kp, tiS, tdS, outputMin, outputMax } = params;
+  const setpointWeight = params.setpointWeight ?? 1;
+  const feedforward = input.feedforward ?? 0;
+  const { setpoint, measured, atMs } = input;
+
+  if (memory.lastAtMs !== undefined && atMs <= memory.lastAtMs) {
+    return { output: memory.lastOutput, memory };
+  }
+
+  const gapS = memory.lastAtMs === undefined ? undefined : (atMs - memory.lastAtMs) / 1000;
+  const continuing =
+    gapS !== undefined && gapS <= (params.maxGapS ?? DEFAULT_MAX_GAP_S) && memory.lastMeasured !== undefined;
+  const dtS = continuing ? gapS : 0;
+
+  let integral = rebaseOnTuningChange(params, memory, setpointWeight);
+
+  let derivativePerS = continuing ? memory.derivativePerS : 0;
+  if (continuing && dtS > 0 && memory.lastMeasured !== undefined) {
+    const raw = (measured - memory.lastMeasured) / dtS;
+    const filterS = params.derivativeFilterS ?? tdS / 8;
+    // Backward-Euler first-order filter: stable for any dt, exact for filterS = 0.
+    derivativePerS += (dtS / (filterS + dtS)) * (raw - derivativePerS);
+  }
+
+  const deadband = params.errorDeadband ?? 0;
+  const error = deadbanded(setpoint - measured, deadband);
+  const proportional = deadband > 0 ? kp * error : kp * (setpointWeight * setpoint - measured);
+  const derivative = -kp * tdS * derivativePerS;
+
+  if (tiS > 0 && dtS > 0) {
+    const trackingS = params.trackingTimeS ?? tiS / 2;
+    const unclamped = proportional + integral + derivative + feedforward;
+    const saturated = clamp(unclamped, outputMin, outputMax);
+    integral += ((kp * dtS) / tiS) * error + (dtS / trackingS) * (saturated - unclamped);
+  }
+  // The integral alone never needs to exceed the output range (clamping, as a second guard).
+  integral = tiS > 0 ? clamp(integral, outputMin - feedforward, outputMax - feedforward) : 0;
+
+  const output = clamp(proportional + integral + derivative + feedforward, outputMin, outputMax);
+  return {
+    output,
+    memory: {
+      integral,
+      derivativePerS,
+      lastMeasured: measured,
+      lastAtMs: atMs,
+      lastSetpoint: setpoint,
+      lastFeedforward: feedforward,
+      lastOutput: output,
+      lastKp: kp,
+      lastTdS: tdS,
+      lastSetpointWeight: setpointWeight,
+    },
+  };
+}
+
+/**
+ * When Kp, Td or b changed since the last update, moves the integrator so that the new gains
+ * applied to the last inputs reproduce the last output (bumpless parameter change).
+ */
+function rebaseOnTuningChange(params: PidParams, memory: PidMemory, setpointWeight: number): number {
+  const { lastKp, lastTdS, lastSetpointWeight, lastMeasured, lastSetpoint } = memory;
+  const changed =
+    lastKp !== undefined &&
+    (lastKp !== params.kp || lastTdS !== params.tdS || lastSetpointWeight !== setpointWeight);
+  if (!changed || lastMeasured === undefined || lastSetpoint === undefined) return memory.integral;
+  const deadband = params.errorDeadband ?? 0;
+  const proportional =
+    deadband > 0
+      ? params.kp * deadbanded(lastSetpoint - lastMeasured, deadband)
+      : params.kp * (setpointWeight * lastSetpoint - lastMeasured);
+  const derivative = -params.kp * params.tdS * memory.derivativePerS;
+  return memory.lastOutput - proportional - derivative - memory.lastFeedforward;
+}

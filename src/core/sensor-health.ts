@@ -1,0 +1,44 @@
+import type { Reading } from './types.js';
+
+/**
+ * Judges the reading a loop is about to use. Anything but `ok` sends the loop's actuators to
+ * their safe state: a heater is never left on because a value went missing.
+ */
+export type ReadingVerdict =
+  | { ok: true; value: number }
+  | { ok: false; reason: 'Missing' | 'Stale' | 'NotFinite' | 'Implausible'; message: string };
+
+export interface ReadingLimits {
+  /** A reading older than this (ms) counts as missing. */
+  staleAfterMs: number;
+  /** Physically plausible range; outside it the sensor is assumed broken. */
+  plausibleMin: number;
+  plausibleMax: number;
+}
+
+export function judgeReading(
+  reading: Reading | undefined,
+  nowMs: number,
+  limits: ReadingLimits,
+): ReadingVerdict {
+  if (reading === undefined) return { ok: false, reason: 'Missing', message: 'no reading yet' };
+  if (!Number.isFinite(reading.value)) {
+    return { ok: false, reason: 'NotFinite', message: `reading is ${reading.value}` };
+  }
+  const ageMs = nowMs - reading.atMs;
+  if (ageMs > limits.staleAfterMs) {
+    return {
+      ok: false,
+      reason: 'Stale',
+      message: `last reading is ${Math.round(ageMs / 1000)} s old (limit ${Math.round(limits.staleAfterMs / 1000)} s)`,
+    };
+  }
+  if (reading.value < limits.plausibleMin || reading.value > limits.plausibleMax) {
+    return {
+      ok: false,
+      reason: 'Implausible',
+      message: `reading ${reading.value} outside plausible range ${limits.plausibleMin}..${limits.plausibleMax}`,
+    };
+  }
+  return { ok: true, value: reading.value };
+}

@@ -1,0 +1,29 @@
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * The root logger (the only one; components get children). JSON lines by default, as
+ * journald and log shippers want; readable lines when stdout is a terminal or on request.
+ * Writes synchronously so the last lines before an exit are never lost.
+ */
+export function createLogger(options: { format?: LogFormat; level?: string } = {}): Logger {
+  const format = options.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
+  if (format === 'pretty') {
+    return pino(
+      { level },
+      pretty({
+        colorize: process.stdout.isTTY,
+        translateTime: 'SYS:HH:MM:ss',
+        // One line per event: the message already says what the fields say.
+        ignore: 'pid,hostname',
+        hideObject: true,
+        messageFormat: '{if loop}{loop}: {end}{msg}',
+        sync: true,
+      }),
+    );
+  }
+  return pino({ level }, pino.destination({ sync: true }));
+}

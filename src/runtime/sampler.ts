@@ -1,0 +1,192 @@
+import type { Logger } from 'pino';
+import type { Reading } from '../core/types.js';
+import type { SensorDriver } from '../drivers/types.js';
+import type { Clock, TimerHandle } from './clock.js';
+
+/** A sensor and how often to read it. */
+export interface SampledSensor {
+  driver: SensorDriver;
+  /** Time between reads, ms (> 0). */
+  periodMs: number;
+}
+
+export interface SamplerOptions {
+  clock: Clock;
+  sensors: SampledSensor[];
+  /**
+   * Reads allowed at once (integer >= 1); default 2. A DS18B20 read holds one of libuv's four
+   * threadpool threads for ~750 ms, and fs, DNS and crypto share that pool.
+   */
+  maxConcurrentReads?: number;
+  logger: Logger;
+  /** Called after each good reading, typically to trigger the loops that use the sensor. */
+  onReading?: (sensorId: string, reading: Reading) => void;
+}
+
+interface SensorSlot {
+  readonly id: string;
+  readonly sensor: SampledSensor;
+  timer?: TimerHandle;
+  /** Queued or reading: a sensor never has two reads at once. */
+  busy: boolean;
+  /** In a failure streak: logged once when it starts and once when it ends. */
+  failing: boolean;
+}
+
+/**
+ * Reads each sensor on its own period, off the control path, and keeps the last good reading
+ * stamped with the clock. A failed read keeps the previous reading, so it ages and the loop's
+ * staleness check sees the sensor go quiet. Reads queue behind `maxConcurrentReads`.
+ */
+export class Sampler {
+  /** Last error per sensor id; cleared by a good read. */
+  readonly errors = new Map<string, string>();
+  readonly #opts: SamplerOptions;
+  readonly #maxConcurrentReads: number;
+  readonly #slots: SensorSlot[];
+  readonly #latest = new Map<string, Reading>();
+  readonly #queue: SensorSlot[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+  #activeReads = 0;
+  #started = false;
+  #stopped = false;
+
+  constructor(opts: SamplerOptions) {
+    const maxConcurrentReads = opts.maxConcurrentReads ?? 2;
+    if (!Number.isInteger(maxConcurrentReads) || maxConcurrentReads < 1) {
+      throw new RangeError(`sampler: maxConcurrentReads must be an integer >= 1, got ${maxConcurrentReads}`);
+    }
+    const ids = new Set<string>();
+    for (const sensor of opts.sensors) {
+      const { id } = sensor.driver;
+      if (ids.has(id)) throw new Error(`sampler: duplicate sensor id "${id}"`);
+      ids.add(id);
+      if (!(sensor.periodMs > 0) || !Number.isFinite(sensor.periodMs)) {
+        throw new RangeError(
+          `sampler: sensor "${id}": periodMs must be a finite number > 0, got ${sensor.periodMs}`,
+        );
+      }
+    }
+    this.#opts = opts;
+    this.#maxConcurrentReads = maxConcurrentReads;
+    this.#slots = opts.sensors.map((sensor) => ({
+      id: sensor.driver.id,
+      sensor,
+      busy: false,
+      failing: false,
+    }));
+  }
+
+  /** Reads every sensor now, then each on its own period. Calling it again does nothing. */
+  start(): void {
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    for (const slot of this.#slots) {
+      this.#enqueue(slot);
+      this.#armPeriod(slot);
+    }
+  }
+
+  /** Stops the timers, drops queued reads and resolves once in-flight reads have finished. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const slot of this.#slots) {
+      if (slot.timer !== undefined) this.#opts.clock.clearTimer(slot.timer);
+      slot.timer = undefined;
+    }
+    for (const slot of this.#queue) slot.busy = false;
+    this.#queue.length = 0;
+    await Promise.all(this.#inFlight);
+  }
+
+  /** The last good reading of a sensor (`atMs` = clock time the read completed), if any. */
+  latest(sensorId: string): Reading | undefined {
+    return this.#latest.get(sensorId);
+  }
+
+  #armPeriod(slot: SensorSlot): void {
+    slot.timer = this.#opts.clock.setTimer(() => {
+      slot.timer = undefined;
+      if (this.#stopped) return;
+      this.#enqueue(slot);
+      this.#armPeriod(slot);
+    }, slot.sensor.periodMs);
+  }
+
+  #enqueue(slot: SensorSlot): void {
+    if (slot.busy) {
+      this.#opts.logger.debug(
+        { sensor: slot.id },
+        `sensor ${slot.id}: previous read still running, skipping`,
+      );
+      return;
+    }
+    slot.busy = true;
+    this.#queue.push(slot);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (!this.#stopped && this.#activeReads < this.#maxConcurrentReads) {
+      const slot = this.#queue.shift();
+      if (slot === undefined) return;
+      this.#activeReads++;
+      const read = this.#read(slot);
+      this.#inFlight.add(read);
+      void read.then(() => this.#inFlight.delete(read));
+    }
+  }
+
+  /** Never rejects. */
+  async #read(slot: SensorSlot): Promise<void> {
+    let value: number | undefined;
+    let failed = false;
+    let error: unknown;
+    try {
+      value = await slot.sensor.driver.read();
+    } catch (err) {
+      failed = true;
+      error = err;
+    }
+    if (!failed && typeof value === 'number' && Number.isFinite(value)) {
+      this.#recordGood(slot, value);
+    } else {
+      const message = failed
+        ? error instanceof Error
+          ? error.message
+          : String(error)
+        : `read returned a non-finite value (${String(value)})`;
+      this.#recordError(slot, message, error);
+    }
+    slot.busy = false;
+    this.#activeReads--;
+    this.#pump();
+  }
+
+  #recordGood(slot: SensorSlot, value: number): void {
+    const { clock, logger, onReading } = this.#opts;
+    const reading: Reading = { value, atMs: clock.nowMs() };
+    this.#latest.set(slot.id, reading);
+    this.errors.delete(slot.id);
+    if (slot.failing) {
+      slot.failing = false;
+      logger.info({ sensor: slot.id }, `sensor ${slot.id}: reading again`);
+    }
+    if (onReading === undefined) return;
+    try {
+      onReading(slot.id, reading);
+    } catch (err) {
+      logger.warn({ err, sensor: slot.id }, `sensor ${slot.id}: onReading hook threw`);
+    }
+  }
+
+  #recordError(slot: SensorSlot, message: string, err: unknown): void {
+    this.errors.set(slot.id, message);
+    if (slot.failing) return;
+    slot.failing = true;
+    this.#opts.logger.warn(
+      { err, sensor: slot.id },
+      `sensor ${slot.id}: ${message}; keeping the last good reading until it goes stale`,
+    );
+  }
+}

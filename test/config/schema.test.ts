@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { parse } from 'yaml';
+import { loadConfigFile } from '../../src/config/load.js';
+import {
+  allowedModes,
+  type Config,
+  configSchema,
+  defaultMode,
+  type LoopConfig,
+} from '../../src/config/schema.js';
+import type { Mode, Quantity } from '../../src/core/types.js';
+
+/** Parses a YAML config that must be valid. */
+function valid(yaml: string): Config {
+  const result = configSchema.safeParse(parse(yaml));
+  assert.ok(result.success, result.success ? '' : JSON.stringify(result.error.issues));
+  return result.data;
+}
+
+/** Minimal valid YAML; `extra` is appended verbatim (more loops, sensors…). */
+const minimal = (loopExtra = '', extra = '') => `
+version: 1
+node: { id: pi }
+simulation:
+  plants:
+    p: { ambient: 10, timeConstantS: 600 }
+sensors:
+  t: { kind: simulated, plant: p }
+actuators:
+  heater: { kind: simulated_relay, plant: p, gain: 20 }
+loops:
+  room:
+    sensor: t
+    raise: heater
+    setpoint: 20
+    limits: { min: 5, max: 30 }
+    controller: { type: pid, kp: 0.2 }
+${loopExtra}
+${extra}`;
+
+describe('config/demo.yaml', () => {
+  test('validates', () => {
+    const result = loadConfigFile('config/demo.yaml');
+    assert.deepEqual(result.ok ? [] : result.errors, []);
+  });
+
+  test('starts with the yaml-language-server modeline, so editors find the schema', () => {
+    const firstLine = readFileSync('config/demo.yaml', 'utf8').split('\n')[0];
+    assert.equal(firstLine, '# yaml-language-server: $schema=./homeostat.schema.json');
+  });
+
+  test('has the two demo loops: a heated room and a heated-and-cooled fermenter', () => {
+    const result = loadConfigFile('config/demo.yaml');
+    assert.ok(result.ok);
+    const { room, fermenter } = result.config.loops;
+    assert.equal(room?.mode, 'heat');
+    assert.equal(fermenter?.mode, 'heat_cool');
+    assert.equal(fermenter?.raise, 'chamber_heater');
+    assert.equal(fermenter?.lower, 'chamber_cooler');
+  });
+});
+
+describe('defaults', () => {
+  const config = valid(minimal());
+  const room = config.loops.room!;
+
+  // [what, actual, expected]
+  const cases: [string, unknown, unknown][] = [
+    ['node.name is the node id', config.node.name, 'pi'],
+    ['mqtt stays absent when not configured', config.mqtt, undefined],
+    ['storage.memoryFlushS', config.storage.memoryFlushS, 30],
+    ['simulation.seed', config.simulation.seed, 1],
+    ['plant kind', config.simulation.plants.p?.kind, 'thermal'],
+    ['plant initial is its ambient', config.simulation.plants.p?.initial, 10],
+    [
+      'plant deadTimeS, noise, quantization',
+      [0, 0, 0],
+      ['deadTimeS', 'noise', 'quantization'].map((k) => config.simulation.plants.p?.[k as 'deadTimeS']),
+    ],
+    ['plant disturbances', config.simulation.plants.p?.disturbances, []],
+    ['sensor periodS', config.sensors.t?.periodS, 10],
+    ['sensor staleAfterS is 3 × periodS', config.sensors.t?.staleAfterS, 30],
+    [
+      'relay windowS, minOnS, minOffS, safeState',
+      config.actuators.heater,
+      {
+        kind: 'simulated_relay',
+        plant: 'p',
+        gain: 20,
+        windowS: 600,
+        minOnS: 0,
+        minOffS: 0,
+        safeState: 'off',
+      },
+    ],
+    ['loop name is the loop id', room.name, 'room'],
+    ['loop quantity', room.quantity, 'temperature'],
+    ['loop unit', room.unit, '°C'],
+    ['loop mode with only raise', room.mode, 'heat'],
+    ['loop step', room.step, 0.5],
+    ["loop staleAfterS is the sensor's", room.staleAfterS, 30],
+    ['loop plausible range', room.plausible, { min: -55, max: 125 }],
+    ['loop deadband', room.deadband, 0],
+    ['loop changeoverS', room.changeoverS, 300],
+    [
+      'pid tiS, tdS, derivativeFilterS, setpointWeight',
+      room.controller,
+      {
+        type: 'pid',
+        kp: 0.2,
+        tiS: 0,
+        tdS: 0,
+        derivativeFilterS: 0,
+        setpointWeight: 1,
+      },
+    ],
+  ];
+  for (const [what, actual, expected] of cases) {
+    test(what, () => assert.deepEqual(actual, expected));
+  }
+
+  test('an empty mqtt block gets the local broker, base topic and discovery defaults', () => {
+    const c = valid(minimal('', 'mqtt: {}'));
+    assert.deepEqual(c.mqtt, {
+      url: 'mqtt://127.0.0.1:1883',
+      baseTopic: 'homeostat',
+      discovery: { enabled: true, prefix: 'homeassistant' },
+    });
+  });
+
+  test('a sensor staleAfterS is inherited by its loops', () => {
+    const c = valid(
+      minimal().replace('{ kind: simulated, plant: p }', '{ kind: simulated, plant: p, staleAfterS: 45 }'),
+    );
+    assert.equal(c.loops.room?.staleAfterS, 45);
+  });
+
+  test('derivativeFilterS defaults to tdS / 8', () => {
+    const c = valid(minimal().replace('{ type: pid, kp: 0.2 }', '{ type: pid, kp: 0.2, tdS: 40 }'));
+    assert.equal(c.loops.room?.controller.type === 'pid' && c.loops.room.controller.derivativeFilterS, 5);
+  });
+
+  test('hysteresis tolerances default to 0.3', () => {
+    const c = valid(minimal().replace('{ type: pid, kp: 0.2 }', '{ type: hysteresis }'));
+    assert.deepEqual(c.loops.room?.controller, { type: 'hysteresis', coldTolerance: 0.3, hotTolerance: 0.3 });
+  });
+
+  test('a humidity loop gets %, step 1, plausible 0..100 and humidify', () => {
+    const c = valid(minimal('    quantity: humidity'));
+    const loop = c.loops.room!;
+    assert.deepEqual(
+      [loop.unit, loop.step, loop.plausible, loop.mode],
+      ['%', 1, { min: 0, max: 100 }, 'humidify'],
+    );
+  });
+
+  test('explicit values win over defaults', () => {
+    const c = valid(
+      minimal('    name: Living room\n    unit: K\n    step: 0.1\n    mode: "off"\n    staleAfterS: 99'),
+    );
+    const loop = c.loops.room!;
+    assert.deepEqual(
+      [loop.name, loop.unit, loop.step, loop.mode, loop.staleAfterS],
+      ['Living room', 'K', 0.1, 'off', 99],
+    );
+  });
+});
+
+describe('allowedModes and defaultMode', () => {
+  // quantity, raise?, lower? → allowed modes (the last one is the default).
+  const cases: [Quantity, boolean, boolean, Mode[]][] = [
+    ['temperature', true, false, ['off', 'heat']],
+    ['temperature', false, true, ['off', 'cool']],
+    ['temperature', true, true, ['off', 'heat', 'cool', 'heat_cool']],
+    ['humidity', true, false, ['off', 'humidify']],
+    ['humidity', false, true, ['off', 'dehumidify']],
+    ['humidity', true, true, ['off', 'humidify', 'dehumidify', 'auto']],
+    ['generic', true, false, ['off', 'heat']],
+    ['generic', false, true, ['off', 'cool']],
+    ['generic', true, true, ['off', 'heat', 'cool', 'heat_cool']],
+  ];
+  for (const [quantity, raise, lower, expected] of cases) {
+    const loop: Pick<LoopConfig, 'quantity' | 'raise' | 'lower'> = {
+      quantity,
+      raise: raise ? 'up' : undefined,
+      lower: lower ? 'down' : undefined,
+    };
+    test(`${quantity}${raise ? ' +raise' : ''}${lower ? ' +lower' : ''} → ${expected.join(', ')}`, () => {
+      assert.deepEqual(allowedModes(loop), expected);
+      assert.equal(defaultMode(loop), expected.at(-1));
+    });
+  }
+});
