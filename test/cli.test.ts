@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { defaultConfigPath, defaultDbPath } from '../src/commands/paths.js';
+import { speedProblem } from '../src/drivers/build.js';
+import type { ActuatorDriver, SensorDriver } from '../src/drivers/types.js';
+
+const CLI = ['--import', 'tsx', 'src/cli.ts'];
+
+function cli(...args: string[]) {
+  return spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
+}
+
+function tempFile(name: string, text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'homeostat-cli-')), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('homeostat validate', () => {
+  test('the demo config is valid: exit 0', () => {
+    const result = cli('validate', '--config', 'config/demo.yaml');
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /valid \(2 loop\(s\)\)/);
+  });
+
+  test('a broken config: exit 1, one "path: message" line per problem, no stack trace', () => {
+    const path = tempFile(
+      'bad.yaml',
+      [
+        'version: 1',
+        'node: { id: t }',
+        'sensors: { t1: { kind: simulated, plant: p } }',
+        'simulation: { plants: { p: { ambient: 10, timeConstantS: 60 } } }',
+        'actuators: { h: { kind: simulated_relay, plant: p, gain: 10 } }',
+        'loops:',
+        '  room: { sensor: nope, raise: h, setpoint: 40, limits: { min: 5, max: 30 }, controller: { type: pid, kp: 1 } }',
+      ].join('\n'),
+    );
+    const result = cli('validate', '--config', path);
+    assert.equal(result.status, 1);
+    const lines = result.stdout.trim().split('\n');
+    assert.ok(lines.length >= 2, result.stdout);
+    for (const line of lines) assert.match(line, /^[\w.[\]"()-]+: .+/);
+    assert.ok(
+      lines.some((l) => l.startsWith('loops.room.sensor: ')),
+      result.stdout,
+    );
+    assert.ok(
+      lines.some((l) => l.startsWith('loops.room.setpoint: ')),
+      result.stdout,
+    );
+    assert.doesNotMatch(result.stdout + result.stderr, /\n\s+at /);
+  });
+
+  test('a missing file: exit 1 with one line', () => {
+    const result = cli('validate', '--config', '/nonexistent/homeostat.yaml');
+    assert.equal(result.status, 1);
+    assert.equal(result.stdout.trim().split('\n').length, 1);
+  });
+
+  test('usage errors exit 2', () => {
+    assert.equal(cli('frobnicate').status, 2);
+    assert.equal(cli('run', '--speed', 'fast', '--config', 'config/demo.yaml').status, 2);
+  });
+});
+
+describe('homeostat run', () => {
+  test('given the demo at --speed 60, when SIGTERM arrives, then actuators go to their safe state and it exits 0', async () => {
+    const child = spawn(
+      process.execPath,
+      [...CLI, 'run', '--config', 'config/demo.yaml', '--speed', '60', '--log-format', 'json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no cycle within 20 s:\n${output}`)), 20_000);
+      child.stdout.on('data', () => {
+        if (output.includes('→ ON')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, output);
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string });
+    for (const actuator of ['room_heater', 'chamber_heater', 'chamber_cooler']) {
+      assert.ok(
+        lines.some((l) => l.msg === `${actuator} → safe state (SIGTERM)`),
+        `${actuator} driven safe:\n${output}`,
+      );
+    }
+  });
+});
+
+describe('--speed is only for simulated drivers', () => {
+  const fake = (id: string, simulated: boolean) => ({ id, simulated }) as SensorDriver & ActuatorDriver;
+  test('all simulated: allowed', () => {
+    assert.equal(
+      speedProblem({
+        sensors: new Map([['t', fake('t', true)]]),
+        actuators: new Map([['h', fake('h', true)]]),
+      }),
+      undefined,
+    );
+  });
+  test('a real driver: refused, naming it', () => {
+    const problem = speedProblem({
+      sensors: new Map([['probe', fake('probe', false)]]),
+      actuators: new Map([['h', fake('h', true)]]),
+    });
+    assert.equal(problem, '--speed needs every driver to be simulated; real drivers: probe');
+  });
+});
+
+describe('default paths (contract)', () => {
+  test('systemd directories win, else /etc and ./var', () => {
+    assert.equal(defaultConfigPath({}), '/etc/homeostat/config.yaml');
+    assert.equal(
+      defaultConfigPath({ CONFIGURATION_DIRECTORY: '/etc/homeostat2' }),
+      '/etc/homeostat2/config.yaml',
+    );
+    assert.equal(defaultDbPath({}), './var/homeostat.db');
+    assert.equal(defaultDbPath({ STATE_DIRECTORY: '/var/lib/homeostat' }), '/var/lib/homeostat/homeostat.db');
+  });
+});
