@@ -24,7 +24,7 @@ describe('homeostat validate', () => {
   test('the demo config is valid: exit 0', () => {
     const result = cli('validate', '--config', 'config/demo.yaml');
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stdout, /valid \(2 loop\(s\)\)/);
+    assert.match(result.stdout, /valid \(3 loop\(s\)\)/);
   });
 
   test('a broken config: exit 1, one "path: message" line per problem, no stack trace', () => {

@@ -39,16 +39,21 @@ async function levels(daemon: Daemon): Promise<Record<string, number | undefined
 }
 
 describe('daemon on the demo plants', () => {
-  test('given the demo config, when it runs 75 simulated minutes, then both loops converge and heater and cooler are never on together', async () => {
+  test('given the demo config, when it runs 75 simulated minutes, then every loop converges and heater and cooler are never on together', async () => {
     let bothOn = 0;
     const { daemon } = await runDemo(75, async (d) => {
       const now = await levels(d);
       if ((now.chamber_heater ?? 0) > 0 && (now.chamber_cooler ?? 0) > 0) bothOn++;
     });
     const byLoop = Object.fromEntries(daemon.statuses().map((s) => [s.loop, s]));
-    assert.ok(byLoop.room && byLoop.fermenter, 'both loops report a status');
+    assert.ok(byLoop.room && byLoop.fermenter && byLoop.greenhouse_humidity, 'every loop reports a status');
     assert.ok(Math.abs(byLoop.room.measured! - 20) < 0.8, `room at ${byLoop.room.measured}`);
     assert.ok(Math.abs(byLoop.fermenter.measured! - 18) < 0.8, `fermenter at ${byLoop.fermenter.measured}`);
+    assert.ok(
+      Math.abs(byLoop.greenhouse_humidity.measured! - 65) < 2,
+      `greenhouse at ${byLoop.greenhouse_humidity.measured}`,
+    );
+    assert.equal(byLoop.greenhouse_humidity.action, 'humidifying');
     assert.equal(bothOn, 0);
     for (const status of daemon.statuses()) {
       assert.equal(status.observedGeneration, status.generation);
@@ -83,6 +88,6 @@ describe('daemon on the demo plants', () => {
       'something was on before stopping',
     );
     await daemon.stop('SIGTERM');
-    assert.deepEqual(await levels(daemon), { room_heater: 0, chamber_heater: 0, chamber_cooler: 0 });
+    assert.deepEqual(await levels(daemon), { room_heater: 0, chamber_heater: 0, chamber_cooler: 0, fogger: 0 });
   });
 });
