@@ -15,7 +15,9 @@
  * Durations are seconds with an `S` suffix. A loop's values (setpoint, limits, deadband,
  * tolerances) are in the loop's unit: °C for temperature, %RH for humidity.
  */
+
 import { z } from 'zod';
+import { defaultDerivativeFilterS } from '../core/pid.js';
 import type { Mode, Quantity } from '../core/types.js';
 
 // ---------------------------------------------------------------------------------------
@@ -259,7 +261,9 @@ const pidSchema = z
       .number()
       .gt(0)
       .optional()
-      .describe('Time constant of the derivative low-pass filter, seconds. Default tdS / 8.'),
+      .describe(
+        'Time constant of the derivative low-pass filter, seconds. Default tdS (bounds the effect of a sensor step on D to kp × step).',
+      ),
     setpointWeight: z
       .number()
       .min(0)
@@ -420,7 +424,7 @@ export interface Range {
 }
 
 export type PidConfig = Omit<RawPid, 'derivativeFilterS'> & {
-  /** Derivative filter time constant, s. Resolved: tdS / 8 when absent (0 when tdS is 0). */
+  /** Derivative filter time constant, s. Resolved: defaultDerivativeFilterS(tdS) when absent. */
   derivativeFilterS: number;
 };
 export type HysteresisConfig = z.output<typeof hysteresisSchema>;
@@ -619,7 +623,10 @@ const DEFAULTS: Record<Quantity, { unit: string; step: number; plausible: Range 
 
 function resolveController(controller: RawLoop['controller']): ControllerConfig {
   if (controller.type !== 'pid') return controller;
-  return { ...controller, derivativeFilterS: controller.derivativeFilterS ?? controller.tdS / 8 };
+  return {
+    ...controller,
+    derivativeFilterS: controller.derivativeFilterS ?? defaultDerivativeFilterS(controller.tdS),
+  };
 }
 
 function resolve(raw: RawConfig): Config {

@@ -76,8 +76,14 @@ export function decideCommand(
   if (levelsEqual(observed, wanted)) {
     const base = last && levelsEqual(last.level, wanted) ? last : { level: wanted, atMs: nowMs, attempts: 0 };
     if (nowMs - base.atMs >= timing.keepAliveMs) {
+      // A re-assert of a confirmed level stays confirmed: a change seen after it is drift.
       const sent = send('keep-alive', 0);
-      return { ...sent, confirmed: true, nextWakeMs: nowMs + timing.keepAliveMs };
+      return {
+        ...sent,
+        memory: { ...sent.memory, confirmed: true },
+        confirmed: true,
+        nextWakeMs: nowMs + timing.keepAliveMs,
+      };
     }
     return {
       memory: { ...base, attempts: 0, confirmed: true },

@@ -47,7 +47,8 @@ export function timeProportioningInitialMemory(isOn = false, lastSwitchMs?: numb
 /** Pulse length for a duty, after the minimum on/off rules. */
 export function effectiveOnMs(duty: number, params: TimeProportioningParams): number {
   const { windowMs, minOnMs, minOffMs } = params;
-  const onMs = Math.min(1, Math.max(0, duty)) * windowMs;
+  // Whole milliseconds: switch times are compared and scheduled, fractions only add float noise.
+  const onMs = Math.round(Math.min(1, Math.max(0, duty)) * windowMs);
   if (onMs <= 0 || onMs < minOnMs) return 0;
   if (onMs >= windowMs || windowMs - onMs < minOffMs) return windowMs;
   return onMs;

@@ -137,9 +137,9 @@ describe('defaults', () => {
     assert.equal(c.loops.room?.staleAfterS, 45);
   });
 
-  test('derivativeFilterS defaults to tdS / 8', () => {
+  test('derivativeFilterS defaults to tdS (the core default)', () => {
     const c = valid(minimal().replace('{ type: pid, kp: 0.2 }', '{ type: pid, kp: 0.2, tdS: 40 }'));
-    assert.equal(c.loops.room?.controller.type === 'pid' && c.loops.room.controller.derivativeFilterS, 5);
+    assert.equal(c.loops.room?.controller.type === 'pid' && c.loops.room.controller.derivativeFilterS, 40);
   });
 
   test('hysteresis tolerances default to 0.3', () => {
