@@ -88,6 +88,11 @@ describe('daemon on the demo plants', () => {
       'something was on before stopping',
     );
     await daemon.stop('SIGTERM');
-    assert.deepEqual(await levels(daemon), { room_heater: 0, chamber_heater: 0, chamber_cooler: 0, fogger: 0 });
+    assert.deepEqual(await levels(daemon), {
+      room_heater: 0,
+      chamber_heater: 0,
+      chamber_cooler: 0,
+      fogger: 0,
+    });
   });
 });
