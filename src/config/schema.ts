@@ -219,7 +219,24 @@ const simulatedRelaySchema = z
       .gt(0)
       .default(600)
       .describe(
-        'Time-proportioning window, seconds: a PID output of 0.3 is on 30 % of each window. Default 600.',
+        'Time-proportioning window, seconds (modulation window): a PID output of 0.3 is on 30 % of each window. Default 600.',
+      ),
+    modulation: z
+      .enum(['window', 'band'])
+      .default('window')
+      .describe(
+        'How a PID output (0..1) drives the relay. window: time-proportioning over windowS, a predictable ' +
+          'switching rate (relay wear, compressors). band: on above output 0.5 + kp·bandC, off below ' +
+          '0.5 − kp·bandC; regulates closer at a similar rate, best with PI (tdS 0). Needs a pid controller. ' +
+          'Minimum on/off times hold with both. Default window.',
+      ),
+    bandC: z
+      .number()
+      .gt(0)
+      .default(0.25)
+      .describe(
+        "modulation band only: half width of the band in the loop's unit (°C, %RH); on the PID output " +
+          'it is kp·bandC, which must stay below 0.5. Wider: fewer switches, more ripple. Default 0.25.',
       ),
     safeState: z
       .enum(['off', 'on'])
@@ -282,7 +299,9 @@ const pidSchema = z
         'Plant model enabling setpoint feedforward: output ≈ (setpoint − ambient) / gain. Default none.',
       ),
   })
-  .describe('PID controller; on a relay its output (0..1) is time-proportioned over windowS.');
+  .describe(
+    "PID controller; on a relay its output (0..1) is time-proportioned over windowS, or switched on a band (the relay's modulation).",
+  );
 
 const hysteresisSchema = z
   .strictObject({
@@ -586,6 +605,7 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
         usedBy.set(actuatorId, { loop: loopId, role });
       }
 
+      checkModulation(actuatorId, actuator, loopId, loop.controller, issue);
       const driven = actuatorPlant(actuator);
       if (!driven) continue;
       // A raise actuator that lowers the plant would drive the loop away from its setpoint forever.
@@ -605,6 +625,41 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
       }
     }
   }
+}
+
+/**
+ * A relay's band modulation needs the loop's PID: the band is a band of the PID output, kp
+ * turns bandC into it, and it must stay inside 0..1 (kp·bandC < 0.5).
+ */
+function checkModulation(
+  actuatorId: string,
+  actuator: ActuatorConfig,
+  loopId: string,
+  controller: RawLoop['controller'],
+  issue: (path: (string | number)[], message: string) => void,
+): void {
+  if (actuator.kind !== 'simulated_relay' || actuator.modulation !== 'band') return;
+  if (controller.type !== 'pid') {
+    issue(
+      ['actuators', actuatorId, 'modulation'],
+      `modulation "band" needs a pid controller, but loops.${loopId} uses ${controller.type} ` +
+        '(use modulation "window" or a pid controller)',
+    );
+    return;
+  }
+  const halfBand = controller.kp * actuator.bandC;
+  if (halfBand >= 0.5) {
+    issue(
+      ['actuators', actuatorId, 'bandC'],
+      `band too wide for kp: kp ${controller.kp} × bandC ${actuator.bandC} = ${round(halfBand)} ` +
+        `(must be < 0.5, so bandC < ${round(0.5 / controller.kp)} for loops.${loopId})`,
+    );
+  }
+}
+
+/** For messages: at most 4 significant digits, no float noise. */
+function round(value: number): number {
+  return Number(value.toPrecision(4));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     id: loopId,
     quantity: loop.quantity,
     controller: controllerSpec(loop),
-    ...(loop.raise ? { raise: actuatorSpec(loop.raise, config.actuators[loop.raise]!) } : {}),
-    ...(loop.lower ? { lower: actuatorSpec(loop.lower, config.actuators[loop.lower]!) } : {}),
+    ...(loop.raise ? { raise: actuatorSpec(loop.raise, config.actuators[loop.raise]!, loop) } : {}),
+    ...(loop.lower ? { lower: actuatorSpec(loop.lower, config.actuators[loop.lower]!, loop) } : {}),
     staleAfterMs: loop.staleAfterS * 1000,
     plausibleMin: loop.plausible.min,
     plausibleMax: loop.plausible.max,
@@ -51,7 +51,7 @@ function controllerSpec(loop: LoopConfig): LoopSpec['controller'] {
   };
 }
 
-function actuatorSpec(id: string, actuator: ActuatorConfig): ActuatorSpec {
+function actuatorSpec(id: string, actuator: ActuatorConfig, loop: LoopConfig): ActuatorSpec {
   switch (actuator.kind) {
     case 'simulated_relay':
       return {
@@ -63,8 +63,22 @@ function actuatorSpec(id: string, actuator: ActuatorConfig): ActuatorSpec {
           minOnMs: actuator.minOnS * 1000,
           minOffMs: actuator.minOffS * 1000,
         },
+        ...relayBand(actuator.modulation, actuator.bandC, loop),
       };
     case 'simulated_continuous':
       return { id, kind: 'continuous', safeLevel: actuator.safeLevel };
   }
+}
+
+/**
+ * Band modulation in the core's unit: the band is one of the PID output, so bandC (loop unit)
+ * times kp. Validation guarantees a pid controller and kp·bandC < 0.5.
+ */
+function relayBand(
+  modulation: 'window' | 'band',
+  bandC: number,
+  loop: LoopConfig,
+): Pick<ActuatorSpec, 'band'> {
+  if (modulation !== 'band' || loop.controller.type !== 'pid') return {};
+  return { band: { halfBand: loop.controller.kp * bandC } };
 }

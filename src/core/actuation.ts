@@ -1,3 +1,4 @@
+import { dutyBand } from './duty-band.js';
 import type { ActuatorSpec, LoopSpec } from './loop-spec.js';
 import { loopActuators } from './loop-spec.js';
 import type { LoopMemory } from './loop-state.js';
@@ -34,7 +35,10 @@ export function splitRange(
   return wantDirection === 'raise' ? { raise: duty, lower: 0 } : { raise: 0, lower: duty };
 }
 
-/** Level for one actuator: relays through time-proportioning (PID) or minimum times (hysteresis). */
+/**
+ * Level for one actuator: under a PID, relays through the duty band when the actuator has one,
+ * else time-proportioning; under hysteresis, the on/off decision with minimum times only.
+ */
 export function actuatorLevel(
   actuator: ActuatorSpec,
   duty: number,
@@ -46,6 +50,12 @@ export function actuatorLevel(
   if (actuator.kind === 'continuous') return Math.round(duty * 1000) / 1000;
   const params = actuator.timeProportioning ?? { windowMs: 600_000, minOnMs: 0, minOffMs: 0 };
   const memory = next.relays[actuator.id] ?? timeProportioningInitialMemory();
+  if (controllerType === 'pid' && actuator.band !== undefined) {
+    const result = dutyBand(duty, memory, nowMs, { ...params, halfBand: actuator.band.halfBand });
+    next.relays[actuator.id] = result.memory;
+    if (result.nextChangeMs !== undefined) wakeTimes.push(result.nextChangeMs);
+    return result.on ? 1 : 0;
+  }
   if (controllerType === 'pid') {
     const result = timeProportion(duty, memory, nowMs, params);
     next.relays[actuator.id] = result.memory;

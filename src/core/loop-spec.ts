@@ -1,3 +1,4 @@
+import type { DutyBandParams } from './duty-band.js';
 import type { PlantModel } from './feedforward.js';
 import type { HysteresisParams } from './hysteresis.js';
 import type { PidParams } from './pid.js';
@@ -10,8 +11,17 @@ export interface ActuatorSpec {
   kind: 'relay' | 'continuous';
   /** Level commanded on every fault, in mode off and on shutdown: 0 (off) unless configured. */
   safeLevel: number;
-  /** Relays only: time-proportioning window and minimum on/off times. */
+  /**
+   * Relays only: minimum on/off times (every controller) and the time-proportioning window
+   * (PID without `band`). Default: window 600 s, no minimum times.
+   */
   timeProportioning?: TimeProportioningParams;
+  /**
+   * Relays under a PID only: switch on a band of the duty around 0.5 (duty-band.ts) instead of
+   * time-proportioning windows; `timeProportioning.windowMs` is then unused, its minimum times
+   * still hold. Ignored under a hysteresis controller. Default: absent (windows).
+   */
+  band?: Pick<DutyBandParams, 'halfBand'>;
 }
 
 export type ControllerSpec =

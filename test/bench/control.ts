@@ -6,7 +6,7 @@
  */
 import { TIME_OPTIMAL_BOUND } from './control/bound.js';
 import type { ControllerSpec } from './control/controller.js';
-import { HOMEOSTAT, homeostatRelayWindow, TIME_PROPORTIONING } from './control/homeostat.js';
+import { BAND_C, HOMEOSTAT, homeostatRelayWindow, TIME_PROPORTIONING } from './control/homeostat.js';
 import { PEERS, peerVersions } from './control/peers.js';
 import { PLANTS, RELAY_PLANTS, simcTuning } from './control/plants.js';
 import {
@@ -70,6 +70,7 @@ const settings = {
   regularPeriodS: REGULAR_PERIOD_S,
   irregularPeriodS: [IRREGULAR_MIN_S, IRREGULAR_MAX_S],
   timeProportioning: TIME_PROPORTIONING,
+  bandC: BAND_C,
   metricsOn: 'true plant value, one horizon from the scenario event',
 };
 
@@ -89,7 +90,8 @@ if (jsonOnly) {
     `plant step ${STEP_S} s (exact FOPDT solution); readings every ${REGULAR_PERIOD_S} s, or ` +
       `${IRREGULAR_MIN_S}–${IRREGULAR_MAX_S} s in C; outputs held between readings and clamped to 0..1`,
     `relay plants: homeostat drives the relay by time-proportioning (window ${TIME_PROPORTIONING.windowMs / 1000} s, ` +
-      `min on/off ${TIME_PROPORTIONING.minOnMs / 1000}/${TIME_PROPORTIONING.minOffMs / 1000} s)`,
+      `min on/off ${TIME_PROPORTIONING.minOnMs / 1000}/${TIME_PROPORTIONING.minOffMs / 1000} s); ` +
+      `the "band" rows by the duty band (half band kp · ${BAND_C} °C, same min on/off)`,
     `scenarios: ${SCENARIOS.map((s) => `${s.id} ${s.label}`).join('; ')}`,
     'metrics on the true plant value over one horizon from the event (step at 0, disturbance one horizon later);',
     'IAE ∫|e|dt; overshoot max(value − setpoint, 0); settle: time after which |e| stays within the band',

@@ -180,6 +180,48 @@ describe('parseConfigText', () => {
         'loops.box.raise: actuator "box_heater" drives plant "room" but sensor "t_box" reads plant "box"',
     },
     {
+      name: 'band modulation under a hysteresis controller',
+      text: yamlWith((c) => {
+        c.actuators.heater!.modulation = 'band';
+        c.loops.room!.controller = { type: 'hysteresis' };
+      }),
+      expected:
+        'actuators.heater.modulation: modulation "band" needs a pid controller, but loops.room uses hysteresis (use modulation "window" or a pid controller)',
+    },
+    {
+      name: 'band too wide for kp (kp · bandC ≥ 0.5)',
+      text: yamlWith((c) => {
+        c.actuators.heater!.modulation = 'band';
+        c.actuators.heater!.bandC = 0.25;
+        c.loops.room!.controller = { type: 'pid', kp: 2 };
+      }),
+      expected:
+        'actuators.heater.bandC: band too wide for kp: kp 2 × bandC 0.25 = 0.5 (must be < 0.5, so bandC < 0.25 for loops.room)',
+    },
+    {
+      name: 'band too wide for kp, on the lower actuator',
+      text: yamlWith((c) => {
+        c.actuators.cooler!.modulation = 'band';
+        c.actuators.cooler!.bandC = 3;
+      }),
+      expected:
+        'actuators.cooler.bandC: band too wide for kp: kp 0.2 × bandC 3 = 0.6 (must be < 0.5, so bandC < 2.5 for loops.room)',
+    },
+    {
+      name: 'bandC not above 0',
+      text: yamlWith((c) => {
+        c.actuators.heater!.bandC = 0;
+      }),
+      expected: 'actuators.heater.bandC: must be > 0 (got 0)',
+    },
+    {
+      name: 'unknown modulation',
+      text: yamlWith((c) => {
+        c.actuators.heater!.modulation = 'pwm';
+      }),
+      expected: 'actuators.heater.modulation: must be one of "window", "band" (got "pwm")',
+    },
+    {
       name: 'limits.min not below limits.max',
       text: yamlWith((c) => {
         c.loops.room!.limits = { min: 30, max: 30 };

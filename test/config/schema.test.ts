@@ -83,13 +83,15 @@ describe('defaults', () => {
     ['sensor periodS', config.sensors.t?.periodS, 10],
     ['sensor staleAfterS is 3 × periodS', config.sensors.t?.staleAfterS, 30],
     [
-      'relay windowS, minOnS, minOffS, safeState',
+      'relay windowS, modulation, bandC, minOnS, minOffS, safeState',
       config.actuators.heater,
       {
         kind: 'simulated_relay',
         plant: 'p',
         gain: 20,
         windowS: 600,
+        modulation: 'window',
+        bandC: 0.25,
         minOnS: 0,
         minOffS: 0,
         safeState: 'off',
@@ -164,6 +166,41 @@ describe('defaults', () => {
     assert.deepEqual(
       [loop.name, loop.unit, loop.step, loop.mode, loop.staleAfterS],
       ['Living room', 'K', 0.1, 'off', 99],
+    );
+  });
+});
+
+describe('relay modulation', () => {
+  const relayWith = (extra: string, controller = '{ type: pid, kp: 0.2 }') =>
+    minimal()
+      .replace(
+        '{ kind: simulated_relay, plant: p, gain: 20 }',
+        `{ kind: simulated_relay, plant: p, gain: 20, ${extra} }`,
+      )
+      .replace('{ type: pid, kp: 0.2 }', controller);
+  // [relay keys, controller] that are valid (the errors are in load.test.ts, as printed)
+  const cases: [string, string][] = [
+    ['modulation: band', '{ type: pid, kp: 0.2 }'],
+    ['modulation: band, bandC: 0.5', '{ type: pid, kp: 0.99 }'],
+    ['modulation: window, bandC: 5', '{ type: hysteresis }'],
+    ['modulation: window', '{ type: pid, kp: 4 }'],
+  ];
+  for (const [extra, controller] of cases) {
+    test(`${extra} with controller ${controller} is valid`, () => {
+      valid(relayWith(extra, controller));
+    });
+  }
+
+  test('band keeps the configured bandC; window is the default', () => {
+    assert.deepEqual(
+      [
+        valid(relayWith('modulation: band, bandC: 0.4')).actuators.heater,
+        valid(minimal()).actuators.heater,
+      ].map((a) => a?.kind === 'simulated_relay' && [a.modulation, a.bandC]),
+      [
+        ['band', 0.4],
+        ['window', 0.25],
+      ],
     );
   });
 });

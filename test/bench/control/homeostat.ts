@@ -1,8 +1,10 @@
 /**
  * homeostat's controller in the benchmark: `pidStep` on each reading; on a continuous
- * actuator its output is the level, on a relay it is the duty of `timeProportion`, which is
- * evaluated every plant step (the daemon wakes at `nextChangeMs`; 1 s is as fine).
+ * actuator its output is the level, on a relay it is the duty of `timeProportion` (modulation
+ * window) or of `dutyBand` (modulation band), evaluated every plant step (the daemon wakes at
+ * `nextChangeMs`; 1 s is as fine).
  */
+import { dutyBand } from '../../../src/core/duty-band.js';
 import { setpointFeedforward } from '../../../src/core/feedforward.js';
 import { type PidMemory, type PidParams, pidInitialMemory, pidStep } from '../../../src/core/pid.js';
 import {
@@ -20,13 +22,18 @@ export const TIME_PROPORTIONING: TimeProportioningParams = {
   minOffMs: 30_000,
 };
 
+/** Band modulation of the relay plants: half band 0.25 °C (kp · 0.25 in duty), as config's default bandC. */
+export const BAND_C = 0.25;
+
 interface Variant {
   /** Derivative time as a fraction of the plant's dead time (0 = PI). */
   tdPerDeadTime: number;
   /** Give the PID the plant model as setpoint feedforward. */
   feedforward: boolean;
-  /** Relay plants only. Default `TIME_PROPORTIONING`. */
+  /** Relay plants only: window and minimum times. Default `TIME_PROPORTIONING`. */
   timeProportioning?: TimeProportioningParams;
+  /** Relay plants only: switch on a duty band of kp · bandC instead of windows (same minimum times). */
+  bandC?: number;
 }
 
 class HomeostatController implements BenchController {
@@ -36,6 +43,8 @@ class HomeostatController implements BenchController {
   private output = 0;
   private relay: TimeProportioningMemory | undefined;
   private readonly timeProportioning: TimeProportioningParams;
+  /** Band modulation's half band in duty units (kp · bandC); undefined: time-proportioning. */
+  private readonly halfBand: number | undefined;
 
   constructor({ plant, tuning, setpoint }: ControllerContext, variant: Variant) {
     this.params = {
@@ -50,6 +59,7 @@ class HomeostatController implements BenchController {
       : undefined;
     if (plant.actuator === 'relay') this.relay = timeProportioningInitialMemory();
     this.timeProportioning = variant.timeProportioning ?? TIME_PROPORTIONING;
+    this.halfBand = variant.bandC === undefined ? undefined : tuning.kp * variant.bandC;
   }
 
   onReading(measured: number, setpoint: number, atMs: number): void {
@@ -65,6 +75,14 @@ class HomeostatController implements BenchController {
 
   levelAt(atMs: number): number {
     if (this.relay === undefined) return this.output;
+    if (this.halfBand !== undefined) {
+      const result = dutyBand(this.output, this.relay, atMs, {
+        ...this.timeProportioning,
+        halfBand: this.halfBand,
+      });
+      this.relay = result.memory;
+      return result.on ? 1 : 0;
+    }
     const result = timeProportion(this.output, this.relay, atMs, this.timeProportioning);
     this.relay = result.memory;
     return result.on ? 1 : 0;
@@ -74,7 +92,12 @@ class HomeostatController implements BenchController {
 function homeostat(id: string, variant: Variant, note: string): ControllerSpec {
   return {
     id,
-    actuators: variant.feedforward ? ['continuous'] : ['continuous', 'relay'],
+    actuators:
+      variant.bandC !== undefined
+        ? ['relay']
+        : variant.feedforward
+          ? ['continuous']
+          : ['continuous', 'relay'],
     note,
     create: (context) => new HomeostatController(context, variant),
   };
@@ -93,6 +116,16 @@ export const HOMEOSTAT: readonly ControllerSpec[] = [
     'homeostat pidStep, Td 0, feedforward = setpointFeedforward({gain, ambient}, setpoint)',
   ),
   homeostat('homeostat PID+ff', { tdPerDeadTime: 1 / 3, feedforward: true }, 'as PI+ff with Td = θ/3'),
+  homeostat(
+    'homeostat PI band',
+    { tdPerDeadTime: 0, feedforward: false, bandC: BAND_C },
+    `relay plants: homeostat PI, relay by dutyBand (modulation band), half band kp · ${BAND_C} °C`,
+  ),
+  homeostat(
+    'homeostat PID band',
+    { tdPerDeadTime: 1 / 3, feedforward: false, bandC: BAND_C },
+    `relay plants: homeostat PID (Td = θ/3), relay by dutyBand, half band kp · ${BAND_C} °C`,
+  ),
 ];
 
 /** homeostat PI on a relay with another time-proportioning window (same minimum on/off times). */

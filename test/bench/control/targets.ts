@@ -8,6 +8,13 @@ import type { ScenarioId } from './scenarios.js';
 const ROOM = 'room';
 const RELAY_PLANTS = ['room-relay', 'slow-relay'];
 const PID_ALONE = ['homeostat PI', 'homeostat PID'];
+/** Target 5: each PID alone on a relay, by time-proportioning (its plain id) and by the duty band. */
+const RELAY_MODULATIONS: { controller: string; label: string }[] = [
+  { controller: 'homeostat PI', label: 'homeostat PI+TP' },
+  { controller: 'homeostat PID', label: 'homeostat PID+TP' },
+  { controller: 'homeostat PI band', label: 'homeostat PI+band' },
+  { controller: 'homeostat PID band', label: 'homeostat PID+band' },
+];
 const WITH_MODEL = ['homeostat PI+ff', 'homeostat PID+ff'];
 const HA = 'HA hysteresis';
 
@@ -79,14 +86,14 @@ export function checkTargets(results: readonly RunResult[]): TargetCheck[] {
   for (const plant of RELAY_PLANTS) {
     for (const scenario of ['A', 'B'] as const) {
       const ha = find(results, plant, scenario, HA).metrics;
-      for (const controller of PID_ALONE) {
+      for (const { controller, label } of RELAY_MODULATIONS) {
         const ours = find(results, plant, scenario, controller).metrics;
         // Relay runs always count switches; NaN (never passes) if one did not.
         const ourSwitches = ours.switchesPerHour ?? Number.NaN;
         const haSwitches = ha.switchesPerHour ?? Number.NaN;
         checks.push({
           target: 5,
-          description: `${plant} ${scenario}: ${controller}+TP vs HA hysteresis`,
+          description: `${plant} ${scenario}: ${label} vs HA hysteresis`,
           figures:
             `IAE ${ours.iae.toFixed(0)} vs ${ha.iae.toFixed(0)} °C·s, ` +
             `switches ${ourSwitches.toFixed(1)} vs ${haSwitches.toFixed(1)} /h`,
