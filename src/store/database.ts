@@ -1,0 +1,210 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { LATEST_VERSION, migrate, NewerSchemaError, schemaVersion } from './migrations.js';
+
+/**
+ * Opening homeostat's SQLite file.
+ *
+ * One writer: the daemon opens the file read-write with `openStore` and is the only process that
+ * writes to it. CLI commands (status, events, history) open it with `openStoreReadOnly`; WAL lets
+ * them read while the daemon writes, and they never take the write lock.
+ */
+
+export interface OpenStoreResult {
+  db: Database.Database;
+  /** Set when the file found at `path` could not be used and was moved aside for a fresh one. */
+  recovered?: { movedTo: string; reason: string };
+}
+
+/**
+ * Opens (creating it and its directory if needed) and migrates the daemon's database.
+ *
+ * An unreadable database never stops regulation: a corrupt file, or one written by a newer
+ * homeostat, is moved aside to `<path>.corrupt-<time>` / `<path>.newer-<time>` (with its -wal and
+ * -shm) and a fresh one is opened; the loops then start from the config file. Other failures
+ * (permissions, full disk) throw an Error that names the path and the fix: moving a file aside
+ * would not help there.
+ */
+export function openStore(opts: { path: string; logger: Logger; nowMs: () => number }): OpenStoreResult {
+  const dbPath = opts.path;
+  try {
+    fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+  } catch (err) {
+    throw new Error(describeOpenError(dbPath, err), { cause: err });
+  }
+
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(dbPath);
+    prepare(db, dbPath, opts.logger);
+    return { db };
+  } catch (err) {
+    const kind = unusableKind(err);
+    if (kind === undefined) {
+      closeQuietly(db);
+      throw new Error(describeOpenError(dbPath, err), { cause: err });
+    }
+    const reason = err instanceof Error ? err.message : String(err);
+    // Move the files while the failed connection is still open: closing it first lets SQLite
+    // delete the -wal (it does so for a file it cannot read), and the -wal may hold the newest
+    // good pages. Renaming open files is safe on POSIX; the close then finds nothing to delete.
+    let movedTo: string;
+    try {
+      movedTo = moveAside(dbPath, kind, opts.nowMs());
+    } catch (moveErr) {
+      closeQuietly(db);
+      throw new Error(describeOpenError(dbPath, moveErr), { cause: moveErr });
+    }
+    closeQuietly(db);
+
+    let fresh: Database.Database | undefined;
+    try {
+      fresh = new Database(dbPath);
+      prepare(fresh, dbPath, opts.logger);
+    } catch (freshErr) {
+      closeQuietly(fresh);
+      throw new Error(describeOpenError(dbPath, freshErr), { cause: freshErr });
+    }
+    opts.logger.error(
+      { path: dbPath, movedTo, reason },
+      `database ${dbPath} could not be used (${reason}); moved it to ${movedTo} and started a fresh one: ` +
+        'setpoints and modes changed at runtime, loop memory and history before now are not loaded',
+    );
+    return { db: fresh, recovered: { movedTo, reason } };
+  }
+}
+
+/**
+ * Opens the database for reading only (CLI commands while the daemon runs). Throws a clear Error
+ * when the file does not exist or its schema is not the one this code reads.
+ */
+export function openStoreReadOnly(dbPath: string): Database.Database {
+  if (!fs.existsSync(dbPath)) {
+    throw new Error(`no database at ${dbPath}: is the daemon running with --db ${dbPath}?`);
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+  } catch (err) {
+    throw new Error(describeOpenError(dbPath, err), { cause: err });
+  }
+  const version = schemaVersion(db);
+  if (version !== LATEST_VERSION) {
+    db.close();
+    const fix =
+      version > LATEST_VERSION
+        ? 'this homeostat is older than the daemon that wrote it: upgrade the CLI'
+        : 'the daemon has not migrated it yet: restart the daemon with this version';
+    throw new Error(`database ${dbPath} has schema version ${version}, expected ${LATEST_VERSION}: ${fix}`);
+  }
+  return db;
+}
+
+/** Pragmas, integrity check and migrations on a new connection; throws what went wrong. */
+function prepare(db: Database.Database, dbPath: string, logger: Logger): void {
+  // WAL: readers (the CLI) never block the daemon, and a commit is one sequential append, which
+  // spares SD cards.
+  db.pragma('journal_mode = WAL');
+  // NORMAL under WAL: a commit survives the process crashing (the WAL is in the OS's hands), but
+  // the last commits may be lost on power loss, since the WAL is fsynced only at checkpoints.
+  // That loses at most a few seconds of runtime changes, against one fsync per commit with FULL.
+  db.pragma('synchronous = NORMAL');
+  // The CLI may hold a read lock during a checkpoint: wait for it rather than fail.
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  // quick_check reads every page (O(size), no index cross-check), once per start: it finds a
+  // damaged file now instead of in the middle of regulating.
+  const check = db.pragma('quick_check') as Array<{ quick_check: string }>;
+  const problems = check.map((row) => row.quick_check).filter((line) => line !== 'ok');
+  if (problems.length > 0) throw new QuickCheckError(problems);
+  const { from, to } = migrate(db);
+  if (from !== to)
+    logger.info({ path: dbPath, from, to }, `database schema migrated from version ${from} to ${to}`);
+}
+
+function closeQuietly(db: Database.Database | undefined): void {
+  try {
+    db?.close();
+  } catch {
+    // Closing a damaged file can fail too; the original error is the one that matters.
+  }
+}
+
+class QuickCheckError extends Error {
+  constructor(problems: string[]) {
+    super(`quick_check failed: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}`);
+    this.name = 'QuickCheckError';
+  }
+}
+
+/** 'corrupt' or 'newer' when moving the file aside is the cure; undefined for any other error. */
+function unusableKind(err: unknown): 'corrupt' | 'newer' | undefined {
+  if (err instanceof NewerSchemaError) return 'newer';
+  if (err instanceof QuickCheckError) return 'corrupt';
+  const code = errorCode(err);
+  // Extended codes (SQLITE_CORRUPT_INDEX, …) share the prefix.
+  if (code?.startsWith('SQLITE_CORRUPT') || code?.startsWith('SQLITE_NOTADB')) return 'corrupt';
+  return undefined;
+}
+
+/** Renames the file and its -wal/-shm to `<path>.<kind>-<ISO time, ':' → '-'>`; returns the new path. */
+function moveAside(dbPath: string, kind: 'corrupt' | 'newer', nowMs: number): string {
+  const stamp = new Date(nowMs).toISOString().replace(/:/g, '-');
+  let target = `${dbPath}.${kind}-${stamp}`;
+  // Two recoveries in the same millisecond (or a clock set back): never overwrite an earlier one.
+  for (let n = 1; fs.existsSync(target); n++) target = `${dbPath}.${kind}-${stamp}.${n}`;
+  for (const suffix of ['-wal', '-shm']) {
+    if (fs.existsSync(dbPath + suffix)) fs.renameSync(dbPath + suffix, target + suffix);
+  }
+  fs.renameSync(dbPath, target);
+  return target;
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string')
+    return err.code;
+  return undefined;
+}
+
+/**
+ * A message a person can act on for a database that could not be opened: the path, what failed,
+ * and the fix. Exported for tests (as root, permission errors cannot be provoked).
+ */
+export function describeOpenError(dbPath: string, err: unknown): string {
+  const code = errorCode(err);
+  const detail = err instanceof Error ? err.message : String(err);
+  const dir = path.dirname(dbPath);
+  let fix: string;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+    case 'SQLITE_CANTOPEN':
+    case 'SQLITE_PERM':
+    case 'SQLITE_READONLY':
+    case 'SQLITE_READONLY_DIRECTORY':
+    case 'SQLITE_AUTH':
+      fix =
+        `make ${dir} and ${dbPath} writable by the user running homeostat ` +
+        '(with systemd: StateDirectory=homeostat), or choose another path with --db';
+      break;
+    case 'ENOSPC':
+    case 'SQLITE_FULL':
+      fix = `the filesystem holding ${dir} is full: free some space, then restart homeostat`;
+      break;
+    case 'ENOTDIR':
+    case 'EEXIST':
+      fix = `a path component of ${dir} exists but is not a directory: choose another path with --db`;
+      break;
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      fix = `another process holds ${dbPath} locked: is a second homeostat daemon running with the same --db?`;
+      break;
+    default:
+      fix = 'check the path and the disk, or choose another path with --db';
+  }
+  return `cannot open database ${dbPath}: ${detail}${code ? ` (${code})` : ''}. Fix: ${fix}`;
+}

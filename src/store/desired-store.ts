@@ -1,0 +1,453 @@
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Mode } from '../core/types.js';
+
+/**
+ * Versioned desired state: what each loop is asked to do (setpoint, mode), where that came from,
+ * and the generation at which it last changed.
+ *
+ * Generations are one monotonic counter for the node (meta 'lastGeneration'), shared by applied
+ * configs and runtime changes, so every change of desired state has a unique, increasing number;
+ * a loop's `generation` is the number of the last change that concerned it, and its status
+ * reports the generation it has acted on (`observedGeneration`).
+ *
+ * Precedence between the file and runtime changes (MQTT, CLI, Home Assistant): the newer intent
+ * wins, per field. Re-applying a file overrides a runtime setpoint only if the file itself changed
+ * that setpoint since it was last applied; otherwise the runtime value stays in force, across
+ * restarts (the failure "restored setpoint overridden by the file" of other thermostats).
+ *
+ * Every change is committed before the method returns: these writes are rare and critical.
+ */
+
+/** Who asked for a change of desired state. */
+export type ChangeSource = 'file' | 'mqtt' | 'cli' | 'homeassistant';
+
+/** A loop's current desired state. */
+export interface LoopDesiredRow {
+  loop: string;
+  /** In the unit of the loop's sensor (°C, %RH). */
+  setpoint: number;
+  setpointSource: ChangeSource;
+  mode: Mode;
+  modeSource: ChangeSource;
+  /** The generation of the last change to this loop's desired state or config section. */
+  generation: number;
+  /** When that change was stored, ms since epoch. */
+  updatedAtMs: number;
+}
+
+/** One line of the event log; `data` is any JSON value. */
+export interface StoredEvent {
+  atMs: number;
+  loop?: string;
+  kind: string;
+  source?: string;
+  message: string;
+  data?: unknown;
+}
+
+/** What applyConfig did. */
+export interface ApplyConfigResult {
+  /** The generation of the applied config (unchanged when the text was already the latest). */
+  generation: number;
+  /** False when the text had the same hash as the latest applied config: nothing was written. */
+  changed: boolean;
+  /** Loops new to the store (or re-added after a removal): they start from the file's values. */
+  addedLoops: string[];
+  /** Loops whose desired setpoint/mode or config section changed: they got `generation`. */
+  changedLoops: string[];
+  /** Loops no longer in the file: the daemon runs their finalizer, then markRemovalFinalized. */
+  removedLoops: string[];
+}
+
+/** The file's view of one loop, as applyConfig takes it. */
+export interface ConfigLoop {
+  setpoint: number;
+  mode: Mode;
+  /** Hash of the loop's config section (e.g. sha256 of its canonical JSON). */
+  sectionHash: string;
+}
+
+/** Hex SHA-256 of a UTF-8 text. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+interface DesiredRecord {
+  loop: string;
+  setpoint: number;
+  setpoint_source: string;
+  file_setpoint: number;
+  mode: string;
+  mode_source: string;
+  file_mode: string;
+  section_hash: string;
+  generation: number;
+  updated_at_ms: number;
+  removed_at_ms: number | null;
+}
+
+interface EventRecord {
+  at_ms: number;
+  loop: string | null;
+  kind: string;
+  source: string | null;
+  message: string;
+  data_json: string | null;
+}
+
+/** The statements DesiredStore runs, prepared once (the tables exist once the db is migrated). */
+function prepareStatements(db: Database.Database) {
+  return {
+    getGeneration: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'lastGeneration'"),
+    setGeneration: db.prepare<[string]>(
+      "INSERT INTO meta (key, value) VALUES ('lastGeneration', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ),
+    latestConfig: db.prepare<[], { generation: number; hash: string; text: string; applied_at_ms: number }>(
+      'SELECT generation, hash, text, applied_at_ms FROM configs ORDER BY generation DESC LIMIT 1',
+    ),
+    insertConfig: db.prepare<[number, string, string, number]>(
+      'INSERT INTO configs (generation, hash, text, applied_at_ms) VALUES (?, ?, ?, ?)',
+    ),
+    anyRow: db.prepare<[string], DesiredRecord>('SELECT * FROM loop_desired WHERE loop = ?'),
+    liveRows: db.prepare<[], DesiredRecord>(
+      'SELECT * FROM loop_desired WHERE removed_at_ms IS NULL ORDER BY loop',
+    ),
+    upsert: db.prepare<[DesiredRecord]>(
+      `INSERT OR REPLACE INTO loop_desired (loop, setpoint, setpoint_source, file_setpoint, mode, mode_source,
+         file_mode, section_hash, generation, updated_at_ms, removed_at_ms)
+       VALUES (@loop, @setpoint, @setpoint_source, @file_setpoint, @mode, @mode_source,
+         @file_mode, @section_hash, @generation, @updated_at_ms, @removed_at_ms)`,
+    ),
+    markRemoved: db.prepare<[number, string]>('UPDATE loop_desired SET removed_at_ms = ? WHERE loop = ?'),
+    deleteRemoved: db.prepare<[string]>(
+      'DELETE FROM loop_desired WHERE loop = ? AND removed_at_ms IS NOT NULL',
+    ),
+    deleteLoopState: db.prepare<[string]>('DELETE FROM loop_state WHERE loop = ?'),
+    pending: db.prepare<[], { loop: string }>(
+      'SELECT loop FROM loop_desired WHERE removed_at_ms IS NOT NULL ORDER BY loop',
+    ),
+    insertEvent: db.prepare<[number, string | null, string, string | null, string, string | null]>(
+      'INSERT INTO events (at_ms, loop, kind, source, message, data_json) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+  };
+}
+
+export class DesiredStore {
+  private readonly stmt: ReturnType<typeof prepareStatements>;
+
+  /** `db` must be migrated (openStore does it); `nowMs` stamps every row. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly nowMs: () => number,
+  ) {
+    this.stmt = prepareStatements(db);
+  }
+
+  /**
+   * Applies a validated config text (see the module comment for precedence). The same content
+   * hash as the latest applied config changes nothing; otherwise the config gets the next
+   * generation, and so does each loop whose desired setpoint/mode or section actually changed.
+   * One transaction, committed before returning.
+   */
+  applyConfig(input: { text: string; loops: Record<string, ConfigLoop> }): ApplyConfigResult {
+    const hash = sha256(input.text);
+    return this.db
+      .transaction((): ApplyConfigResult => {
+        const latest = this.stmt.latestConfig.get();
+        if (latest?.hash === hash) {
+          return {
+            generation: latest.generation,
+            changed: false,
+            addedLoops: [],
+            changedLoops: [],
+            removedLoops: [],
+          };
+        }
+        const now = this.nowMs();
+        const generation = this.nextGeneration();
+        this.stmt.insertConfig.run(generation, hash, input.text, now);
+        const result: ApplyConfigResult = {
+          generation,
+          changed: true,
+          addedLoops: [],
+          changedLoops: [],
+          removedLoops: [],
+        };
+
+        for (const [loop, file] of Object.entries(input.loops)) {
+          assertFiniteSetpoint(loop, file.setpoint);
+          const row = this.stmt.anyRow.get(loop);
+          // A loop removed earlier but not yet finalized counts as new: it starts from the file,
+          // not from runtime changes made before it was removed.
+          if (row === undefined || row.removed_at_ms !== null) {
+            this.stmt.upsert.run({
+              loop,
+              setpoint: file.setpoint,
+              setpoint_source: 'file',
+              file_setpoint: file.setpoint,
+              mode: file.mode,
+              mode_source: 'file',
+              file_mode: file.mode,
+              section_hash: file.sectionHash,
+              generation,
+              updated_at_ms: now,
+              removed_at_ms: null,
+            });
+            result.addedLoops.push(loop);
+            this.event(now, loop, 'loop-added', 'file', `loop ${loop} added (generation ${generation})`, {
+              generation,
+              setpoint: file.setpoint,
+              mode: file.mode,
+            });
+            continue;
+          }
+
+          const next: DesiredRecord = {
+            ...row,
+            file_setpoint: file.setpoint,
+            file_mode: file.mode,
+            section_hash: file.sectionHash,
+          };
+          // Newer intent wins: the file's value takes over only when the file changed that field.
+          if (file.setpoint !== row.file_setpoint) {
+            next.setpoint = file.setpoint;
+            next.setpoint_source = 'file';
+          }
+          if (file.mode !== row.file_mode) {
+            next.mode = file.mode;
+            next.mode_source = 'file';
+          }
+          const setpointChanged = next.setpoint !== row.setpoint;
+          const modeChanged = next.mode !== row.mode;
+          const sectionChanged = next.section_hash !== row.section_hash;
+          if (setpointChanged || modeChanged || sectionChanged) {
+            next.generation = generation;
+            next.updated_at_ms = now;
+            result.changedLoops.push(loop);
+          }
+          this.stmt.upsert.run(next);
+
+          if (setpointChanged) this.setpointEvent(now, loop, row.setpoint, next.setpoint, 'file', generation);
+          if (modeChanged) this.modeEvent(now, loop, row.mode, next.mode, 'file', generation);
+          if (sectionChanged && !setpointChanged && !modeChanged) {
+            this.event(now, loop, 'loop-config-changed', 'file', `loop ${loop} configuration changed`, {
+              generation,
+            });
+          }
+        }
+
+        for (const row of this.stmt.liveRows.all()) {
+          if (Object.hasOwn(input.loops, row.loop)) continue;
+          this.stmt.markRemoved.run(now, row.loop);
+          result.removedLoops.push(row.loop);
+          this.event(now, row.loop, 'loop-removed', 'file', `loop ${row.loop} removed from the config`, {
+            generation,
+          });
+        }
+
+        this.event(now, undefined, 'config-applied', 'file', `config generation ${generation} applied`, {
+          generation,
+          hash,
+          addedLoops: result.addedLoops,
+          changedLoops: result.changedLoops,
+          removedLoops: result.removedLoops,
+        });
+        return result;
+      })
+      .immediate();
+  }
+
+  /**
+   * A runtime change of setpoint and/or mode (already validated by the caller). Asking for the
+   * current values is a no-op (QoS 1 redelivery): `{ changed: false, generation: <the loop's> }`.
+   * Otherwise the change gets the next generation and is committed before returning.
+   * Throws for an unknown or removed loop.
+   */
+  setDesired(
+    loop: string,
+    change: { setpoint?: number; mode?: Mode },
+    source: ChangeSource,
+    requestId?: string,
+  ): { changed: boolean; generation: number } {
+    if (change.setpoint !== undefined) assertFiniteSetpoint(loop, change.setpoint);
+    return this.db
+      .transaction(() => {
+        const row = this.stmt.anyRow.get(loop);
+        if (row === undefined) throw new Error(`unknown loop "${loop}"`);
+        if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
+        const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
+        const modeChanged = change.mode !== undefined && change.mode !== row.mode;
+        if (!setpointChanged && !modeChanged) return { changed: false, generation: row.generation };
+
+        const now = this.nowMs();
+        const generation = this.nextGeneration();
+        const next: DesiredRecord = { ...row, generation, updated_at_ms: now };
+        if (setpointChanged && change.setpoint !== undefined) {
+          next.setpoint = change.setpoint;
+          next.setpoint_source = source;
+          this.setpointEvent(now, loop, row.setpoint, change.setpoint, source, generation, requestId);
+        }
+        if (modeChanged && change.mode !== undefined) {
+          next.mode = change.mode;
+          next.mode_source = source;
+          this.modeEvent(now, loop, row.mode, change.mode, source, generation, requestId);
+        }
+        this.stmt.upsert.run(next);
+        return { changed: true, generation };
+      })
+      .immediate();
+  }
+
+  /** A loop's current desired state; undefined for unknown and removed loops. */
+  desired(loop: string): LoopDesiredRow | undefined {
+    const row = this.stmt.anyRow.get(loop);
+    return row === undefined || row.removed_at_ms !== null ? undefined : toDesiredRow(row);
+  }
+
+  /** Every live loop's desired state, by loop name. */
+  allDesired(): LoopDesiredRow[] {
+    return this.stmt.liveRows.all().map(toDesiredRow);
+  }
+
+  /** The most recently applied config; undefined before the first. */
+  latestConfig(): { generation: number; hash: string; text: string; appliedAtMs: number } | undefined {
+    const row = this.stmt.latestConfig.get();
+    if (row === undefined) return undefined;
+    return { generation: row.generation, hash: row.hash, text: row.text, appliedAtMs: row.applied_at_ms };
+  }
+
+  /**
+   * Forgets a removed loop once its finalizer ran: deletes its desired row and its saved memory
+   * (a loop added later under the same name starts clean), and records 'loop-finalized'.
+   * A no-op for a loop that is not pending removal (e.g. re-added meanwhile).
+   */
+  markRemovalFinalized(loop: string): void {
+    this.db
+      .transaction(() => {
+        if (this.stmt.deleteRemoved.run(loop).changes === 0) return;
+        this.stmt.deleteLoopState.run(loop);
+        this.event(this.nowMs(), loop, 'loop-finalized', undefined, `loop ${loop} finalized`, undefined);
+      })
+      .immediate();
+  }
+
+  /** Loops removed from the config whose finalizer has not completed (kept across restarts). */
+  pendingRemovals(): string[] {
+    return this.stmt.pending.all().map((row) => row.loop);
+  }
+
+  /** Appends to the event log, stamped now. `data` must be JSON-serializable. */
+  recordEvent(event: {
+    loop?: string;
+    kind: string;
+    source?: string;
+    message: string;
+    data?: unknown;
+  }): void {
+    this.event(this.nowMs(), event.loop, event.kind, event.source, event.message, event.data);
+  }
+
+  /**
+   * Events, oldest first. `sinceMs`: at or after that time; `loop`: that loop's only;
+   * `limit`: the newest `limit` of those.
+   */
+  events(opts: { sinceMs?: number; loop?: string; limit?: number } = {}): StoredEvent[] {
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    if (opts.sinceMs !== undefined) {
+      where.push('at_ms >= ?');
+      params.push(opts.sinceMs);
+    }
+    if (opts.loop !== undefined) {
+      where.push('loop = ?');
+      params.push(opts.loop);
+    }
+    // Insertion order (id), not at_ms: a wall clock set back must not reorder the log.
+    let sql = `SELECT at_ms, loop, kind, source, message, data_json FROM events
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC`;
+    if (opts.limit !== undefined) {
+      sql += ' LIMIT ?';
+      params.push(opts.limit);
+    }
+    const rows = this.db.prepare<Array<string | number>, EventRecord>(sql).all(...params);
+    return rows.reverse().map((row) => {
+      const event: StoredEvent = { atMs: row.at_ms, kind: row.kind, message: row.message };
+      if (row.loop !== null) event.loop = row.loop;
+      if (row.source !== null) event.source = row.source;
+      if (row.data_json !== null) event.data = JSON.parse(row.data_json);
+      return event;
+    });
+  }
+
+  private nextGeneration(): number {
+    const generation = Number(this.stmt.getGeneration.get()?.value ?? 0) + 1;
+    this.stmt.setGeneration.run(String(generation));
+    return generation;
+  }
+
+  private event(
+    atMs: number,
+    loop: string | undefined,
+    kind: string,
+    source: string | undefined,
+    message: string,
+    data: unknown,
+  ): void {
+    const dataJson = data === undefined ? null : JSON.stringify(data);
+    this.stmt.insertEvent.run(atMs, loop ?? null, kind, source ?? null, message, dataJson);
+  }
+
+  private setpointEvent(
+    now: number,
+    loop: string,
+    from: number,
+    to: number,
+    source: ChangeSource,
+    generation: number,
+    requestId?: string,
+  ): void {
+    this.event(now, loop, 'setpoint-changed', source, `setpoint ${from} → ${to} (${source})`, {
+      from,
+      to,
+      generation,
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+  }
+
+  private modeEvent(
+    now: number,
+    loop: string,
+    from: string,
+    to: string,
+    source: ChangeSource,
+    generation: number,
+    requestId?: string,
+  ): void {
+    this.event(now, loop, 'mode-changed', source, `mode ${from} → ${to} (${source})`, {
+      from,
+      to,
+      generation,
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+  }
+}
+
+function toDesiredRow(row: DesiredRecord): LoopDesiredRow {
+  return {
+    loop: row.loop,
+    setpoint: row.setpoint,
+    // Written only from ChangeSource/Mode values by this class.
+    setpointSource: row.setpoint_source as ChangeSource,
+    mode: row.mode as Mode,
+    modeSource: row.mode_source as ChangeSource,
+    generation: row.generation,
+    updatedAtMs: row.updated_at_ms,
+  };
+}
+
+function assertFiniteSetpoint(loop: string, setpoint: number): void {
+  // SQLite stores NaN as NULL: reject it here with a message instead of a constraint error.
+  if (!Number.isFinite(setpoint))
+    throw new Error(`loop "${loop}": setpoint must be a finite number, got ${setpoint}`);
+}
