@@ -1,5 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import {
+  eventsCommand,
+  historyCommand,
+  parseDurationMs,
+  planCommand,
+  statusCommand,
+} from './commands/inspect.js';
 import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
 import { runCommand } from './commands/run.js';
 import { loadConfigFile } from './config/load.js';
@@ -9,6 +16,10 @@ const USAGE = `homeostat — keeps temperatures and humidities where you want th
 Usage:
   homeostat run      [--config FILE] [--db FILE] [--mqtt-url URL] [--speed N] [--log-format json|pretty]
   homeostat validate [--config FILE]
+  homeostat plan     [--config FILE] [--db FILE]          what applying FILE would change (exit 0 none, 2 changes)
+  homeostat status   [--db FILE] [--json]                 every loop's desired and observed state
+  homeostat history  LOOP [--since 2h] [--csv] [--db FILE]
+  homeostat events   [--since 2h] [--loop LOOP] [--json] [--db FILE]
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db.
@@ -21,13 +32,17 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   let parsed: ReturnType<typeof parseOptions>;
+  let sinceMs: number | undefined;
   try {
     parsed = parseOptions(rest);
+    sinceMs = parsed.since === undefined ? undefined : Date.now() - parseDurationMs(parsed.since);
   } catch (error) {
     process.stderr.write(`homeostat ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
   const configPath = parsed.config ?? defaultConfigPath();
+  const dbPath = parsed.db ?? defaultDbPath();
+  const write = (line: string) => process.stdout.write(`${line}\n`);
 
   switch (command) {
     case 'validate': {
@@ -42,11 +57,37 @@ async function main(argv: string[]): Promise<number> {
     case 'run':
       return runCommand({
         configPath,
-        dbPath: parsed.db ?? defaultDbPath(),
+        dbPath,
+        dbPathGiven: parsed.db !== undefined,
         mqttUrl: parsed['mqtt-url'],
         speed: parsed.speed,
         logFormat: parsed['log-format'],
       });
+    case 'plan':
+      return planCommand({ configPath, dbPath }, write);
+    case 'status':
+      return statusCommand({ dbPath, json: parsed.json }, write);
+    case 'events':
+      return eventsCommand(
+        {
+          dbPath,
+          json: parsed.json,
+          ...(sinceMs === undefined ? {} : { sinceMs }),
+          ...(parsed.loop ? { loop: parsed.loop } : {}),
+        },
+        write,
+      );
+    case 'history': {
+      const loop = parsed.positionals[0];
+      if (!loop) {
+        process.stderr.write('homeostat history: name a loop, e.g. homeostat history room --since 2h\n');
+        return 2;
+      }
+      return historyCommand(
+        { dbPath, loop, sinceMs: sinceMs ?? Date.now() - 2 * 3_600_000, csv: parsed.csv },
+        write,
+      );
+    }
     default:
       process.stderr.write(`homeostat: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;
@@ -54,11 +95,15 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function parseOptions(args: string[]) {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args,
     strict: true,
-    allowPositionals: false,
+    allowPositionals: true,
     options: {
+      json: { type: 'boolean', default: false },
+      csv: { type: 'boolean', default: false },
+      since: { type: 'string' },
+      loop: { type: 'string' },
       config: { type: 'string' },
       db: { type: 'string' },
       'mqtt-url': { type: 'string' },
@@ -77,7 +122,7 @@ function parseOptions(args: string[]) {
   if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') {
     throw new Error(`--log-format must be json or pretty, got "${logFormat}"`);
   }
-  return { ...values, speed, 'log-format': logFormat as 'json' | 'pretty' | undefined };
+  return { ...values, positionals, speed, 'log-format': logFormat as 'json' | 'pretty' | undefined };
 }
 
 main(process.argv.slice(2)).then(

@@ -72,7 +72,18 @@ describe('homeostat run', () => {
   test('given the demo at --speed 60, when SIGTERM arrives, then actuators go to their safe state and it exits 0', async () => {
     const child = spawn(
       process.execPath,
-      [...CLI, 'run', '--config', 'config/demo.yaml', '--speed', '60', '--log-format', 'json'],
+      [
+        ...CLI,
+        'run',
+        '--config',
+        'config/demo.yaml',
+        '--db',
+        join(mkdtempSync(join(tmpdir(), 'homeostat-run-')), 'state.db'),
+        '--speed',
+        '60',
+        '--log-format',
+        'json',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

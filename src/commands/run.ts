@@ -5,10 +5,15 @@ import { createLogger, type LogFormat } from '../logger.js';
 import type { Clock } from '../runtime/clock.js';
 import { RealClock } from '../runtime/real-clock.js';
 import { ScaledClock } from '../runtime/scaled-clock.js';
+import { openStore } from '../store/database.js';
+import { DesiredStore } from '../store/desired-store.js';
+import { StateStore } from '../store/state-store.js';
 
 export interface RunOptions {
   configPath: string;
   dbPath: string;
+  /** --db was given (it then wins over the config's storage.path). */
+  dbPathGiven?: boolean;
   mqttUrl?: string | undefined;
   speed?: number | undefined;
   logFormat?: LogFormat | undefined;
@@ -38,17 +43,33 @@ export async function runCommand(options: RunOptions): Promise<number> {
   }
   const mqttUrl = options.mqttUrl ?? config.mqtt?.url;
   logger.info(
-    { config: options.configPath, db: options.dbPath, mqttUrl, speed },
+    { config: options.configPath, mqttUrl, speed },
     `starting homeostat (node ${config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
   );
   if (mqttUrl) logger.warn('MQTT is not implemented yet in this version: regulating locally only');
-  logger.warn('persistence is not implemented yet: loop state lives in memory only and is lost on exit');
+
+  // --db wins over storage.path: the command line is the more specific intent.
+  const dbPath = options.dbPathGiven ? options.dbPath : (config.storage.path ?? options.dbPath);
+  const opened = openStore({ path: dbPath, logger, nowMs: () => clock.nowMs() });
+  const store = {
+    desired: new DesiredStore(opened.db, () => clock.nowMs()),
+    state: new StateStore(opened.db),
+  };
+  logger.info({ db: dbPath }, `state in ${dbPath}`);
+  if (opened.recovered) {
+    store.desired.recordEvent({
+      kind: 'database-recovered',
+      message: `unreadable database moved to ${opened.recovered.movedTo} (${opened.recovered.reason}); started a fresh one`,
+    });
+  }
 
   const daemon = new Daemon({
     config,
+    configText: loaded.text,
     clock,
     logger,
     drivers,
+    store,
     statusEveryMs: 60_000 * Math.max(1, Math.min(speed, 5)),
   });
   await daemon.start();
@@ -60,7 +81,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
       stopping = true;
       logger.info({ signal }, `${signal}: driving actuators to their safe state`);
       daemon.stop(signal).then(
-        () => resolve(0),
+        () => {
+          opened.db.close();
+          resolve(0);
+        },
         (error) => {
           logger.error({ err: error }, 'error while stopping');
           resolve(1);

@@ -25,7 +25,9 @@ export function splitRange(
   const wantDirection: Direction | undefined = output > 0 ? 'raise' : output < 0 ? 'lower' : undefined;
   if (wantDirection === undefined) return { raise: 0, lower: 0 };
   const other: Direction = wantDirection === 'raise' ? 'lower' : 'raise';
-  const otherActiveMs = next.lastActiveMs[other];
+  // In the future only if the clock went back: count it as now (the delay holds, no longer).
+  const storedActiveMs = next.lastActiveMs[other];
+  const otherActiveMs = storedActiveMs === undefined ? undefined : Math.min(storedActiveMs, nowMs);
   const hasOther = other === 'raise' ? spec.raise !== undefined : spec.lower !== undefined;
   if (hasOther && otherActiveMs !== undefined && nowMs - otherActiveMs < spec.changeoverMs) {
     wakeTimes.push(otherActiveMs + spec.changeoverMs);

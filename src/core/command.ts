@@ -73,6 +73,9 @@ export function decideCommand(
     };
   };
 
+  // A send time in the future (the clock went back) counts as now, so keep-alives and retries
+  // are delayed by at most their own period, not by the size of the clock jump.
+  if (last && last.atMs > nowMs) last = { ...last, atMs: nowMs };
   if (levelsEqual(observed, wanted)) {
     const base = last && levelsEqual(last.level, wanted) ? last : { level: wanted, atMs: nowMs, attempts: 0 };
     if (nowMs - base.atMs >= timing.keepAliveMs) {

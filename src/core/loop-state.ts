@@ -47,3 +47,79 @@ export function initialLoopMemory(): LoopMemory {
     conditions: [],
   };
 }
+
+/**
+ * Memory to resume from after a restart (stored memory, or none), reconciled with what the
+ * actuators are really doing now, before the first cycle acts:
+ * - a relay seen in another state than memory says switched after the memory was saved (or by
+ *   hand), at an unknown time: count it as switched now, so its minimum on/off times hold in
+ *   full (a compressor is never restarted early because a timestamp was lost);
+ * - a command memory that disagrees with the actuator is dropped, so the level is commanded
+ *   afresh instead of waiting for a retry.
+ * Everything else (integral, filter, windows, last switch times) resumes as stored.
+ */
+export function resumeLoopMemory(
+  stored: LoopMemory | undefined,
+  relayIds: string[],
+  observed: Record<string, ActuatorLevel>,
+  nowMs: number,
+): LoopMemory {
+  const memory = stored ?? initialLoopMemory();
+  const relays = { ...memory.relays };
+  const commands = { ...memory.commands };
+  for (const id of relayIds) {
+    const level = observed[id];
+    if (level === undefined) continue;
+    const isOn = level > 0;
+    const relay = relays[id];
+    if (relay === undefined || relay.isOn !== isOn) {
+      relays[id] = { isOn, lastSwitchMs: nowMs, pulseEnded: !isOn };
+    }
+  }
+  for (const [id, command] of Object.entries(commands)) {
+    const level = observed[id];
+    if (level === undefined || Math.abs(level - command.level) > 0.005) delete commands[id];
+  }
+  return { ...memory, relays, commands };
+}
+
+/**
+ * Clamps every remembered time to `nowMs`. Times ahead of now mean the clock went back (NTP
+ * correcting a Pi without a real-time clock, a restart with a clock behind the stored memory);
+ * counted as "now", minimum on/off times, changeover delays and retries hold in full once
+ * instead of for the size of the jump, and a window starting "later" is not mistaken for one
+ * in progress.
+ */
+export function clampMemoryToNow(memory: LoopMemory, nowMs: number): LoopMemory {
+  const clamp = (t: number | undefined) => (t !== undefined && t > nowMs ? nowMs : t);
+  let changed = false;
+  const relays = { ...memory.relays };
+  for (const [id, relay] of Object.entries(relays)) {
+    if ((relay.lastSwitchMs ?? 0) > nowMs || (relay.windowStartMs ?? 0) > nowMs) {
+      const { windowStartMs, ...rest } = relay;
+      relays[id] = {
+        ...rest,
+        ...(windowStartMs !== undefined && windowStartMs <= nowMs ? { windowStartMs } : {}),
+        ...(relay.lastSwitchMs === undefined ? {} : { lastSwitchMs: clamp(relay.lastSwitchMs)! }),
+        pulseEnded: windowStartMs !== undefined && windowStartMs <= nowMs ? relay.pulseEnded : false,
+      };
+      changed = true;
+    }
+  }
+  const commands = { ...memory.commands };
+  for (const [id, command] of Object.entries(commands)) {
+    if (command.atMs > nowMs) {
+      commands[id] = { ...command, atMs: nowMs };
+      changed = true;
+    }
+  }
+  const lastActiveMs = { ...memory.lastActiveMs };
+  for (const direction of ['raise', 'lower'] as const) {
+    const t = lastActiveMs[direction];
+    if (t !== undefined && t > nowMs) {
+      lastActiveMs[direction] = nowMs;
+      changed = true;
+    }
+  }
+  return changed ? { ...memory, relays, commands, lastActiveMs } : memory;
+}

@@ -125,6 +125,8 @@ function clamp(value: number, min: number, max: number): number {
 /**
  * One controller update for a new reading. Calling it again with the same reading
  * (same atMs) returns the same output and memory: a cycle without news changes nothing.
+ * A reading stamped before the previous one (the clock went back) resumes without
+ * integrating or differentiating.
  */
 export function pidStep(params: PidParams, memory: PidMemory, input: PidInput): PidResult {
   const { kp, tiS, tdS, outputMin, outputMax } = params;
@@ -132,11 +134,15 @@ export function pidStep(params: PidParams, memory: PidMemory, input: PidInput): 
   const feedforward = input.feedforward ?? 0;
   const { setpoint, measured, atMs } = input;
 
-  if (memory.lastAtMs !== undefined && atMs <= memory.lastAtMs) {
+  if (memory.lastAtMs !== undefined && atMs === memory.lastAtMs) {
     return { output: memory.lastOutput, memory };
   }
 
-  const gapS = memory.lastAtMs === undefined ? undefined : (atMs - memory.lastAtMs) / 1000;
+  // A reading older than the last one means the clock went back (NTP correcting a Pi without a
+  // real-time clock, a restart with a slower clock): resume from it rather than freeze until
+  // time catches up. gapS undefined = nothing to integrate or differentiate across.
+  const wentBack = memory.lastAtMs !== undefined && atMs < memory.lastAtMs;
+  const gapS = memory.lastAtMs === undefined || wentBack ? undefined : (atMs - memory.lastAtMs) / 1000;
   const continuing =
     gapS !== undefined && gapS <= (params.maxGapS ?? DEFAULT_MAX_GAP_S) && memory.lastMeasured !== undefined;
   const dtS = continuing ? gapS : 0;

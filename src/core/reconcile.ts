@@ -2,7 +2,7 @@ import { actuatorLevel, forceRelayMemory, restartRelayWindows, splitRange } from
 import { type ActuatorCommand, decideCommand } from './command.js';
 import { controllerOutput } from './controller-output.js';
 import { type LoopSpec, loopActuators } from './loop-spec.js';
-import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
+import { clampMemoryToNow, type LoopDesired, type LoopMemory, type LoopObserved } from './loop-state.js';
 import { judgeReading, type ReadingVerdict } from './sensor-health.js';
 import { type LoopStatus, statusConditions } from './status.js';
 import type { Mode } from './types.js';
@@ -45,6 +45,7 @@ export function reconcile(
   const wakeTimes: number[] = [];
   if (observed.reading && verdict.ok) wakeTimes.push(observed.reading.atMs + spec.staleAfterMs + 1);
 
+  memory = clampMemoryToNow(memory, nowMs);
   const next: LoopMemory = { ...memory, relays: { ...memory.relays }, commands: { ...memory.commands } };
   const levels: Record<string, number> = {};
   const why = new Map<string, { reason: 'regulate' | 'safe-state'; detail: string }>();

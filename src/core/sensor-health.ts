@@ -16,6 +16,9 @@ export interface ReadingLimits {
   plausibleMax: number;
 }
 
+/** Readings may be stamped this far ahead of `now` (sub-second scheduling) and still count. */
+const FUTURE_TOLERANCE_MS = 1_000;
+
 export function judgeReading(
   reading: Reading | undefined,
   nowMs: number,
@@ -26,6 +29,16 @@ export function judgeReading(
     return { ok: false, reason: 'NotFinite', message: `reading is ${reading.value}` };
   }
   const ageMs = nowMs - reading.atMs;
+  if (ageMs < -FUTURE_TOLERANCE_MS) {
+    // Stamped in the future: the clock went back (NTP on a Pi without a real-time clock), so
+    // the reading's real age is unknown. Treated as stale until a reading stamped after the
+    // jump arrives, one sensor period later.
+    return {
+      ok: false,
+      reason: 'Stale',
+      message: `last reading is stamped ${Math.round(-ageMs / 1000)} s in the future (clock went back?)`,
+    };
+  }
   if (ageMs > limits.staleAfterMs) {
     return {
       ok: false,

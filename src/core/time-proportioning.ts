@@ -63,7 +63,12 @@ export function timeProportion(
   const { windowMs } = params;
   let windowStartMs = memory.windowStartMs ?? nowMs;
   let pulseEnded = memory.pulseEnded;
-  if (nowMs >= windowStartMs + windowMs) {
+  if (nowMs < windowStartMs) {
+    // The clock went back (NTP on a Pi without a real-time clock): start a window now rather
+    // than treat "before the window" as inside a pulse.
+    windowStartMs = nowMs;
+    pulseEnded = false;
+  } else if (nowMs >= windowStartMs + windowMs) {
     windowStartMs += Math.floor((nowMs - windowStartMs) / windowMs) * windowMs;
     pulseEnded = false;
   }
@@ -109,7 +114,9 @@ export function holdForMinimumTimes(
 ): { on: boolean; untilMs?: number } {
   if (wantOn === isOn || lastSwitchMs === undefined) return { on: wantOn };
   const minimumMs = isOn ? params.minOnMs : params.minOffMs;
-  const allowedAtMs = lastSwitchMs + minimumMs;
+  // A switch time in the future (the clock went back) counts as now: the minimum holds in
+  // full, but never longer — a heater is not kept on for the size of a clock jump.
+  const allowedAtMs = Math.min(lastSwitchMs, nowMs) + minimumMs;
   if (nowMs >= allowedAtMs) return { on: wantOn };
   return { on: isOn, untilMs: allowedAtMs };
 }

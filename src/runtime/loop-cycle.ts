@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ActuatorCommand } from '../core/command.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
+import { resumeLoopMemory } from '../core/loop-state.js';
 import { initialLoopMemory, type LoopDesired, type LoopMemory, reconcile } from '../core/reconcile.js';
 import { type LoopStatus, markCycleFailed } from '../core/status.js';
 import type { ActuatorLevel, Reading } from '../core/types.js';
@@ -20,8 +21,22 @@ export interface LoopCycleOptions {
   logger: Logger;
   /** Called with the status after every cycle, successful or not. */
   onStatus?: (status: LoopStatus) => void;
-  /** Memory to resume from (persisted); default a fresh loop. */
+  /** Called after every successful cycle with what it decided (persistence, history). */
+  onCycle?: (cycle: CompletedCycle) => void;
+  /** Stored memory to resume from; reconciled with the actuators' real state on the first cycle. */
   memory?: LoopMemory;
+  /** Stored status: shown until the first cycle, and its observedGeneration carried over. */
+  status?: LoopStatus;
+}
+
+/** What one successful cycle saw and did. */
+export interface CompletedCycle {
+  loop: string;
+  nowMs: number;
+  reading: Reading | undefined;
+  memory: LoopMemory;
+  status: LoopStatus;
+  commands: ActuatorCommand[];
 }
 
 /**
@@ -30,11 +45,14 @@ export interface LoopCycleOptions {
  */
 export class LoopCycle {
   private memory: LoopMemory;
+  private resumed = false;
   private lastStatus: LoopStatus | undefined;
   private observedGeneration = 0;
 
   constructor(private readonly opts: LoopCycleOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
+    this.lastStatus = opts.status;
+    this.observedGeneration = opts.status?.observedGeneration ?? 0;
   }
 
   get status(): LoopStatus | undefined {
@@ -51,17 +69,28 @@ export class LoopCycle {
     const desired = this.opts.desired();
     try {
       const actuators = await this.observeActuators();
-      const result = reconcile(
-        spec,
-        desired,
-        { reading: this.opts.latestReading(), actuators },
-        this.memory,
-        nowMs,
-      );
+      if (!this.resumed) {
+        // Observe first, then act: adopt what the actuators really do before the first command.
+        const relayIds = loopActuators(spec)
+          .filter(({ actuator }) => actuator.kind === 'relay')
+          .map(({ actuator }) => actuator.id);
+        this.memory = resumeLoopMemory(this.opts.memory, relayIds, actuators, nowMs);
+        this.resumed = true;
+      }
+      const reading = this.opts.latestReading();
+      const result = reconcile(spec, desired, { reading, actuators }, this.memory, nowMs);
       await this.act(result.commands);
       this.memory = result.memory;
       this.observedGeneration = desired.generation;
       this.publish(result.status);
+      this.opts.onCycle?.({
+        loop: spec.id,
+        nowMs,
+        reading,
+        memory: result.memory,
+        status: result.status,
+        commands: result.commands,
+      });
       return { nextWakeMs: result.nextWakeMs };
     } catch (error) {
       if (this.lastStatus) {

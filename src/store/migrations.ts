@@ -79,6 +79,27 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'history samples',
+    up: (db) => {
+      db.exec(`
+        -- One row per reading a loop used (resolution_s 0), or per downsampled bucket
+        -- (resolution_s = bucket length) once older than the raw retention.
+        -- action: the loop's action during the sample (downsampled: the most frequent one).
+        CREATE TABLE samples (
+          loop TEXT NOT NULL,
+          at_ms INTEGER NOT NULL,
+          setpoint REAL,
+          measured REAL,
+          output REAL,
+          action TEXT,
+          resolution_s INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (loop, at_ms)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes and understands. */

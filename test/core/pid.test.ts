@@ -122,10 +122,21 @@ describe('pidStep: integral action', () => {
     const again = pidStep(withAll, first.memory, { setpoint: 20, measured: 19.7, atMs: at(s(330)) });
     assert.equal(again.output, first.output);
     assert.deepEqual(again.memory, first.memory);
-    // An older reading arriving late is no news either.
-    const older = pidStep(withAll, first.memory, { setpoint: 20, measured: 18, atMs: at(s(300)) });
-    assert.equal(older.output, first.output);
-    assert.deepEqual(older.memory, first.memory);
+  });
+
+  test('a reading stamped before the last one (the clock went back) resumes instead of freezing', () => {
+    const withAll = { kp: 0.3, tiS: 600, tdS: 60, ...splitRange };
+    const first = last(run(withAll, [...steady(0, 300, 30, 19.5), { atS: 330, measured: 19.7 }]));
+    // When the next reading is stamped an hour earlier …
+    const back = pidStep(withAll, first.memory, { setpoint: 20, measured: 19, atMs: at(s(330 - 3600)) });
+    // … then it is used: nothing integrated or differentiated across the jump, P follows it.
+    assert.equal(back.memory.integral, first.memory.integral);
+    assert.equal(back.memory.derivativePerS, 0);
+    assertClose(back.output, first.memory.integral + 0.3 * (20 - 19), 'P + I', 1e-12);
+    assert.equal(back.memory.lastAtMs, at(s(330 - 3600)));
+    // And the next reading 30 s later integrates normally again.
+    const next = pidStep(withAll, back.memory, { setpoint: 20, measured: 19, atMs: at(s(360 - 3600)) });
+    assert.ok(next.memory.integral > back.memory.integral);
   });
 });
 

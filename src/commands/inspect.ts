@@ -1,0 +1,156 @@
+import type Database from 'better-sqlite3';
+import { loadConfigFile, parseConfigText } from '../config/load.js';
+import { formatPlan, planChanges, summarizePlan } from '../config/plan.js';
+import type { LoopStatus } from '../core/status.js';
+import { formatStatusLine } from '../status-line.js';
+import { openStoreReadOnly } from '../store/database.js';
+import { DesiredStore, type LoopDesiredRow } from '../store/desired-store.js';
+import { StateStore } from '../store/state-store.js';
+
+/**
+ * Read-only commands: they open the database read-only (WAL lets them read while the daemon
+ * writes) and print. `write` receives stdout lines; the return value is the exit code.
+ */
+type Write = (line: string) => void;
+
+/** "90s", "30m", "2h", "7d" → ms; throws a readable error otherwise. */
+export function parseDurationMs(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/.exec(text.trim());
+  if (!match) throw new Error(`"${text}" is not a duration: use a number and s, m, h or d (e.g. 2h)`);
+  const unitMs = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unitMs;
+}
+
+function withDb<T>(dbPath: string, use: (db: Database.Database) => T): T {
+  const db = openStoreReadOnly(dbPath);
+  try {
+    return use(db);
+  } finally {
+    db.close();
+  }
+}
+
+export interface LoopReport {
+  loop: string;
+  desired: Omit<LoopDesiredRow, 'loop'>;
+  observedGeneration: number | null;
+  status: LoopStatus | null;
+  /** When the daemon last wrote this loop's state (it batches: see storage.memoryFlushS). */
+  savedAtMs: number | null;
+}
+
+export function loopReports(dbPath: string): LoopReport[] {
+  return withDb(dbPath, (db) => {
+    const desired = new DesiredStore(db, Date.now);
+    const state = new StateStore(db);
+    return desired.allDesired().map(({ loop, ...row }) => {
+      const stored = state.load(loop);
+      return {
+        loop,
+        desired: row,
+        observedGeneration: stored?.status?.observedGeneration ?? null,
+        status: stored?.status ?? null,
+        savedAtMs: stored?.savedAtMs ?? null,
+      };
+    });
+  });
+}
+
+export function statusCommand(opts: { dbPath: string; json: boolean; nowMs?: number }, write: Write): number {
+  const reports = loopReports(opts.dbPath);
+  if (opts.json) {
+    write(JSON.stringify(reports, null, 2));
+    return 0;
+  }
+  if (reports.length === 0) write('no loops in the database yet');
+  const nowMs = opts.nowMs ?? Date.now();
+  for (const report of reports) {
+    const { desired } = report;
+    const head = report.status
+      ? formatStatusLine({ ...report.status, setpoint: desired.setpoint, mode: desired.mode }, '')
+      : `${report.loop}  not reconciled yet  → ${desired.setpoint}  ${desired.mode}`;
+    const age =
+      report.savedAtMs === null ? '' : `, saved ${Math.round((nowMs - report.savedAtMs) / 1000)} s ago`;
+    write(head.replace(/ {2,}/g, '  '));
+    write(
+      `  generation ${desired.generation}, observed ${report.observedGeneration ?? '—'}; setpoint from ${desired.setpointSource}, mode from ${desired.modeSource}${age}`,
+    );
+  }
+  return 0;
+}
+
+export function eventsCommand(
+  opts: { dbPath: string; sinceMs?: number; loop?: string; json: boolean },
+  write: Write,
+): number {
+  const events = withDb(opts.dbPath, (db) =>
+    new DesiredStore(db, Date.now).events({
+      ...(opts.sinceMs === undefined ? {} : { sinceMs: opts.sinceMs }),
+      ...(opts.loop === undefined ? {} : { loop: opts.loop }),
+    }),
+  );
+  if (opts.json) {
+    write(JSON.stringify(events, null, 2));
+    return 0;
+  }
+  for (const event of events) {
+    const who = event.source ? ` (${event.source})` : '';
+    write(
+      `${new Date(event.atMs).toISOString()}  ${event.loop ?? '-'}  ${event.kind}${who}  ${event.message}`,
+    );
+  }
+  return 0;
+}
+
+export function historyCommand(
+  opts: { dbPath: string; loop: string; sinceMs: number; csv: boolean },
+  write: Write,
+): number {
+  const rows = withDb(opts.dbPath, (db) =>
+    db
+      .prepare(
+        `SELECT at_ms, setpoint, measured, output, action, resolution_s FROM samples
+         WHERE loop = ? AND at_ms >= ? ORDER BY at_ms`,
+      )
+      .all(opts.loop, opts.sinceMs),
+  ) as {
+    at_ms: number;
+    setpoint: number;
+    measured: number | null;
+    output: number;
+    action: string;
+    resolution_s: number;
+  }[];
+  if (opts.csv) write('time,setpoint,measured,output,action,resolution_s');
+  for (const row of rows) {
+    const time = new Date(row.at_ms).toISOString();
+    const measured = row.measured === null ? '' : String(row.measured);
+    const output = String(Math.round(row.output * 1000) / 1000);
+    if (opts.csv) write(`${time},${row.setpoint},${measured},${output},${row.action},${row.resolution_s}`);
+    else write(`${time}  ${measured || '—'} → ${row.setpoint}  output ${output}  ${row.action}`);
+  }
+  return 0;
+}
+
+/**
+ * What applying FILE would change versus the config the daemon applied last:
+ * exit 0 no change, 2 changes, 1 invalid file.
+ */
+export function planCommand(opts: { configPath: string; dbPath: string }, write: Write): number {
+  const next = loadConfigFile(opts.configPath);
+  if (!next.ok) {
+    for (const line of next.errors) write(line);
+    return 1;
+  }
+  let currentText: string | undefined;
+  try {
+    currentText = withDb(opts.dbPath, (db) => new DesiredStore(db, Date.now).latestConfig()?.text);
+  } catch (error) {
+    if (!(error instanceof Error && error.message.startsWith('no database at'))) throw error;
+  }
+  const current = currentText === undefined ? undefined : parseConfigText(currentText);
+  const changes = planChanges(current?.ok ? current.config : undefined, next.config);
+  for (const line of formatPlan(changes)) write(line);
+  write(summarizePlan(changes));
+  return changes.length === 0 ? 0 : 2;
+}

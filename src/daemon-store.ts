@@ -1,0 +1,161 @@
+import type { Logger } from 'pino';
+import { parseConfigText } from './config/load.js';
+import { loopSectionHash } from './config/plan.js';
+import type { Config } from './config/schema.js';
+import { toLoopSpec } from './config/to-loop-spec.js';
+import type { LoopMemory } from './core/loop-state.js';
+import type { LoopStatus } from './core/status.js';
+import { buildDrivers, type Drivers } from './drivers/build.js';
+import type { CompletedCycle } from './runtime/loop-cycle.js';
+import type { DesiredStore } from './store/desired-store.js';
+import type { StateStore } from './store/state-store.js';
+
+/** The store as the daemon uses it: desired state (committed at once) and batched state. */
+export interface DaemonStore {
+  desired: DesiredStore;
+  state: StateStore;
+}
+
+/**
+ * Applies the config as desired state: the same text keeps its generation, a changed one gets
+ * the next; runtime changes stay in force unless the file changed that field.
+ */
+export function applyConfig(store: DaemonStore, config: Config, text: string) {
+  const loops = Object.fromEntries(
+    Object.entries(config.loops).map(([id, loop]) => [
+      id,
+      { setpoint: loop.setpoint, mode: loop.mode, sectionHash: loopSectionHash(config, id) },
+    ]),
+  );
+  return store.desired.applyConfig({ text, loops });
+}
+
+/** The config that was applied before `text`, parsed, for finalizing loops it had. */
+export function previousConfig(store: DaemonStore): Config | undefined {
+  const latest = store.desired.latestConfig();
+  if (!latest) return undefined;
+  const parsed = parseConfigText(latest.text);
+  return parsed.ok ? parsed.config : undefined;
+}
+
+/**
+ * The finalizer of loops removed from the config: drives their actuators to the safe state
+ * (with the drivers of the config that still had them), records it, and forgets the loop.
+ * Runs for loops removed now and for removals a crash interrupted earlier.
+ */
+export async function finalizeRemovedLoops(
+  store: DaemonStore,
+  removed: string[],
+  oldConfig: Config | undefined,
+  current: Drivers,
+  nowMs: () => number,
+  logger: Logger,
+): Promise<void> {
+  if (removed.length === 0) return;
+  let oldDrivers: Drivers | undefined;
+  for (const loop of removed) {
+    if (!oldConfig?.loops[loop]) {
+      logger.warn({ loop }, `loop ${loop} was removed, but no stored config describes its actuators`);
+      store.desired.markRemovalFinalized(loop);
+      continue;
+    }
+    const spec = toLoopSpec(oldConfig, loop);
+    for (const actuator of [spec.raise, spec.lower]) {
+      if (!actuator) continue;
+      oldDrivers ??= buildDrivers(oldConfig, nowMs);
+      const driver = current.actuators.get(actuator.id) ?? oldDrivers.actuators.get(actuator.id);
+      try {
+        await driver?.start?.();
+        await driver?.write(actuator.safeLevel);
+        logger.info({ loop, actuator: actuator.id }, `${actuator.id} → safe state (loop ${loop} removed)`);
+      } catch (error) {
+        logger.error(
+          { err: error, loop, actuator: actuator.id },
+          `finalizer: ${actuator.id} not confirmed safe`,
+        );
+      }
+    }
+    store.desired.recordEvent({
+      loop,
+      kind: 'loop-removed-safe',
+      source: 'file',
+      message: `loop ${loop} removed: actuators driven to their safe state`,
+    });
+    store.desired.markRemovalFinalized(loop);
+  }
+}
+
+/** Stored memory and status of a loop, if they look like this version's (else a fresh start). */
+export function storedLoopState(
+  store: DaemonStore,
+  loop: string,
+  logger: Logger,
+): { memory?: LoopMemory; status?: LoopStatus } {
+  const stored = store.state.load(loop);
+  if (!stored) return {};
+  const memory = stored.memory as Partial<LoopMemory> | undefined;
+  const looksRight =
+    memory !== undefined &&
+    typeof memory === 'object' &&
+    typeof memory.pid?.integral === 'number' &&
+    typeof memory.relays === 'object' &&
+    typeof memory.commands === 'object';
+  if (!looksRight) {
+    logger.warn({ loop }, `stored memory of ${loop} is not usable: starting it fresh`);
+    return stored.status ? { status: stored.status } : {};
+  }
+  return { memory: memory as LoopMemory, ...(stored.status ? { status: stored.status } : {}) };
+}
+
+/**
+ * Persists what a cycle did: latest memory and status, a history sample per new reading, and
+ * an event per actuator command (other than keep-alives) and per fault raised or cleared.
+ * All buffered: written at the next flush.
+ */
+export class CycleRecorder {
+  private readonly lastSampleAtMs = new Map<string, number>();
+  private readonly lastFaulted = new Map<string, string>();
+
+  constructor(private readonly store: DaemonStore) {}
+
+  record(cycle: CompletedCycle): void {
+    const { loop, nowMs, reading, status } = cycle;
+    const { state } = this.store;
+    state.saveState(loop, cycle.memory, status, nowMs);
+    if (reading && this.lastSampleAtMs.get(loop) !== reading.atMs) {
+      this.lastSampleAtMs.set(loop, reading.atMs);
+      state.addSample(loop, {
+        atMs: reading.atMs,
+        setpoint: status.setpoint,
+        measured: status.measured,
+        output: status.output,
+        action: status.action,
+      });
+    }
+    for (const command of cycle.commands) {
+      if (command.reason === 'keep-alive') continue;
+      state.addEvent({
+        atMs: nowMs,
+        loop,
+        kind: 'actuator',
+        source: command.reason,
+        message: `${command.actuatorId} → ${command.level} (${command.reason}: ${command.detail})`,
+        data: { actuator: command.actuatorId, level: command.level },
+      });
+    }
+    const faulted = status.conditions.find((c) => c.type === 'Faulted');
+    if (faulted) {
+      const key = `${faulted.status}:${faulted.reason}`;
+      const before = this.lastFaulted.get(loop);
+      if (before !== undefined && before !== key) {
+        state.addEvent({
+          atMs: nowMs,
+          loop,
+          kind: faulted.status === 'True' ? 'fault-raised' : 'fault-cleared',
+          message: faulted.status === 'True' ? `${faulted.reason}: ${faulted.message}` : 'fault cleared',
+        });
+      }
+      this.lastFaulted.set(loop, key);
+    }
+  }
+}
