@@ -30,9 +30,9 @@ export function applyConfig(store: DaemonStore, config: Config, text: string) {
   return store.desired.applyConfig({ text, loops });
 }
 
-/** The config that was applied before `text`, parsed, for finalizing loops it had. */
-export function previousConfig(store: DaemonStore): Config | undefined {
-  const latest = store.desired.latestConfig();
+/** The config applied last (before the one being applied), parsed, for finalizing loops it had. */
+export function previousConfig(store: DaemonStore | undefined): Config | undefined {
+  const latest = store?.desired.latestConfig();
   if (!latest) return undefined;
   const parsed = parseConfigText(latest.text);
   return parsed.ok ? parsed.config : undefined;

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { ConfigResult } from './config/load.js';
+import { loopSectionHash } from './config/plan.js';
 import type { Config } from './config/schema.js';
 import { toLoopSpec } from './config/to-loop-spec.js';
 import type { LoopDesired } from './core/reconcile.js';
@@ -11,7 +13,13 @@ import {
   previousConfig,
   storedLoopState,
 } from './daemon-store.js';
-import { buildDrivers, type Drivers } from './drivers/build.js';
+import {
+  buildDrivers,
+  createActuatorDriver,
+  createSensorDriver,
+  type Drivers,
+  driverKey,
+} from './drivers/build.js';
 import type { Clock, TimerHandle } from './runtime/clock.js';
 import { LoopCycle } from './runtime/loop-cycle.js';
 import { LoopRunner } from './runtime/loop-runner.js';
@@ -43,33 +51,41 @@ export interface DaemonOptions {
 
 interface RunningLoop {
   id: string;
-  sensorId: string;
   cycle: LoopCycle;
   runner: LoopRunner;
 }
 
+/** What a reload did. */
+export type ReloadOutcome =
+  | { result: 'invalid'; errors: string[] }
+  | { result: 'unchanged' }
+  | { result: 'applied'; generation: number; added: string[]; changed: string[]; removed: string[] };
+
 /**
  * Composition root: builds drivers, the sampler and one runner per loop; starts them in
- * order and stops them in reverse, ending with every actuator at its safe state.
+ * order and stops them in reverse, ending with every actuator at its safe state. A reload
+ * applies a new config without touching the loops it does not change.
  */
 export class Daemon {
   readonly drivers: Drivers;
+  private config: Config;
   private readonly sampler: Sampler;
-  private loops: RunningLoop[] = [];
+  private readonly loops = new Map<string, RunningLoop>();
+  private readonly recorder: CycleRecorder | undefined;
   private flushTimer: TimerHandle | undefined;
   private statusTimer: TimerHandle | undefined;
+  private started = false;
   private stopped = false;
 
   constructor(private readonly opts: DaemonOptions) {
     const { config, clock, logger } = opts;
+    this.config = config;
     this.drivers = opts.drivers ?? buildDrivers(config, () => clock.nowMs());
+    this.recorder = opts.store ? new CycleRecorder(opts.store) : undefined;
     this.sampler = new Sampler({
       clock,
       logger: logger.child({ component: 'sampler' }),
-      sensors: Object.entries(config.sensors).map(([id, sensor]) => ({
-        driver: this.drivers.sensors.get(id)!,
-        periodMs: sensor.periodS * 1000,
-      })),
+      sensors: this.sampledSensors(),
       onReading: (sensorId) => this.triggerLoopsOf(sensorId, 'reading'),
     });
   }
@@ -78,15 +94,16 @@ export class Daemon {
     for (const driver of [...this.drivers.sensors.values(), ...this.drivers.actuators.values()]) {
       await driver.start?.();
     }
-    await this.applyDesiredState();
-    this.loops = this.buildLoops();
+    await this.applyDesiredState(this.opts.configText, previousConfig(this.opts.store));
+    for (const id of Object.keys(this.config.loops)) this.addLoop(id);
     this.sampler.start();
-    for (const loop of this.loops) loop.runner.start();
+    for (const loop of this.loops.values()) loop.runner.start();
+    this.started = true;
     this.scheduleStatusLines();
     this.scheduleFlushes();
     this.opts.logger.info(
-      { loops: this.loops.map((l) => l.id), node: this.opts.config.node.id },
-      `homeostat regulating ${this.loops.length} loop(s)`,
+      { loops: [...this.loops.keys()], node: this.config.node.id },
+      `homeostat regulating ${this.loops.size} loop(s)`,
     );
   }
 
@@ -96,9 +113,10 @@ export class Daemon {
     this.stopped = true;
     if (this.statusTimer) this.opts.clock.clearTimer(this.statusTimer);
     if (this.flushTimer) this.opts.clock.clearTimer(this.flushTimer);
-    await Promise.allSettled(this.loops.map((loop) => loop.runner.stop()));
+    const loops = [...this.loops.values()];
+    await Promise.allSettled(loops.map((loop) => loop.runner.stop()));
     await this.sampler.stop().catch((error) => this.opts.logger.error({ err: error }, 'sampler stop failed'));
-    for (const loop of this.loops) await loop.cycle.driveSafe(reason);
+    for (const loop of loops) await loop.cycle.driveSafe(reason);
     this.flush();
     for (const driver of [...this.drivers.actuators.values(), ...this.drivers.sensors.values()].reverse()) {
       await driver
@@ -108,62 +126,51 @@ export class Daemon {
     this.opts.logger.info('homeostat stopped; actuators at their safe state');
   }
 
-  /** With a store: applies the config as the desired state and finalizes removed loops. */
-  private async applyDesiredState(): Promise<void> {
-    const { store, config, logger, clock } = this.opts;
-    if (!store) return;
-    if (this.opts.configText === undefined) throw new Error('Daemon: configText is required with a store');
-    const oldConfig = previousConfig(store);
-    const applied = applyConfig(store, config, this.opts.configText);
-    logger.info(
-      { generation: applied.generation, changed: applied.changed },
-      applied.changed
-        ? `config applied as generation ${applied.generation}`
-        : `config unchanged: generation ${applied.generation}`,
-    );
-    await finalizeRemovedLoops(
-      store,
-      store.desired.pendingRemovals(),
-      oldConfig,
-      this.drivers,
-      () => clock.nowMs(),
-      logger,
-    );
-  }
+  /**
+   * Applies a reloaded config file (SIGHUP, file change). An invalid file changes nothing but
+   * the `ConfigValid` condition, which lists its `path: message` errors; the last good config
+   * keeps running. A valid one becomes the next generation: loops whose settings are the same
+   * keep running untouched (setpoint and mode changes reach them through the store), changed
+   * loops switch bumplessly to their new settings, added loops start and removed loops go
+   * through their finalizer.
+   */
+  async reload(loaded: ConfigResult): Promise<ReloadOutcome> {
+    const nowMs = this.opts.clock.nowMs();
+    if (!loaded.ok) {
+      const message = `config file invalid, still running the last good one: ${loaded.errors.join('; ')}`;
+      for (const loop of this.loops.values()) loop.cycle.setConfigValidity(false, message, nowMs);
+      this.opts.logger.error({ errors: loaded.errors }, 'reload: config invalid, keeping the running one');
+      return { result: 'invalid', errors: loaded.errors };
+    }
+    const before = this.config;
+    const next = loaded.config;
+    const unchanged = (id: string) =>
+      before.loops[id] !== undefined && loopSectionHash(before, id) === loopSectionHash(next, id);
+    const added = Object.keys(next.loops).filter((id) => !before.loops[id]);
+    const removed = Object.keys(before.loops).filter((id) => !next.loops[id]);
+    const changed = Object.keys(next.loops).filter((id) => before.loops[id] && !unchanged(id));
 
-  private buildLoops(): RunningLoop[] {
-    const { config, clock, logger, store } = this.opts;
-    const recorder = store ? new CycleRecorder(store) : undefined;
-    return Object.entries(config.loops).map(([id, loop]) => {
-      const loopLogger = logger.child({ loop: id });
-      const fromFile: LoopDesired = { generation: 1, setpoint: loop.setpoint, mode: loop.mode };
-      // Level-based: desired state is read from the store every cycle, so a change committed
-      // by any writer (MQTT, CLI) is picked up by the next cycle without an event.
-      const desired = (): LoopDesired => {
-        const row = store?.desired.desired(id);
-        return row ? { generation: row.generation, setpoint: row.setpoint, mode: row.mode } : fromFile;
-      };
-      const cycle = new LoopCycle({
-        spec: toLoopSpec(config, id),
-        desired,
-        ...(store ? storedLoopState(store, id, loopLogger) : {}),
-        onCycle: (cycle) => recorder?.record(cycle),
-        latestReading: () => this.sampler.latest(loop.sensor),
-        actuators: this.drivers.actuators,
-        clock,
-        logger: loopLogger,
-        onStatus: (status) => this.opts.onStatus?.(status),
-      });
-      const runner = new LoopRunner({
-        name: id,
-        clock,
-        cycle: () => cycle.run(),
-        resyncMs: this.opts.resyncMs ?? 30_000,
-        backoff: { initialMs: 1_000, maxMs: 60_000 },
-        logger: loopLogger,
-      });
-      return { id, sensorId: loop.sensor, cycle, runner };
-    });
+    this.config = next;
+    const generation = await this.applyDesiredState(loaded.text, before);
+    if (!this.opts.store) await this.finalizeInMemory(removed, before);
+    await this.replaceChangedDrivers(before, next);
+    this.sampler.reconfigure(this.sampledSensors());
+    for (const id of changed) {
+      this.loops.get(id)?.cycle.updateSpec(toLoopSpec(next, id));
+      this.loops.get(id)?.runner.trigger('config');
+    }
+    for (const id of added) {
+      this.addLoop(id);
+      if (this.started) this.loops.get(id)?.runner.start();
+    }
+    for (const loop of this.loops.values()) loop.cycle.setConfigValidity(true, 'config applied', nowMs);
+    // Setpoint/mode edits reach unchanged loops through the store; wake them so they act now.
+    for (const loop of this.loops.values()) loop.runner.trigger('config');
+    if (added.length + changed.length + removed.length === 0 && generation === undefined) {
+      return { result: 'unchanged' };
+    }
+    this.opts.logger.info({ added, changed, removed, generation }, 'reload: config applied');
+    return { result: 'applied', generation: generation ?? 1, added, changed, removed };
   }
 
   /** Writes batched state; a storage failure is logged, never stops regulation. */
@@ -177,9 +184,152 @@ export class Daemon {
     }
   }
 
+  statuses(): LoopStatus[] {
+    return [...this.loops.values()].flatMap((loop) => (loop.cycle.status ? [loop.cycle.status] : []));
+  }
+
+  /**
+   * With a store: applies the config text as desired state (same text, same generation) and
+   * runs the finalizer of every removed loop (also those a crash interrupted). Returns the
+   * generation when the config changed.
+   */
+  private async applyDesiredState(text: string | undefined, oldConfig: Config | undefined) {
+    const { store, logger, clock } = this.opts;
+    if (!store) return undefined;
+    if (text === undefined) throw new Error('Daemon: configText is required with a store');
+    const applied = applyConfig(store, this.config, text);
+    logger.info(
+      { generation: applied.generation, changed: applied.changed },
+      applied.changed
+        ? `config applied as generation ${applied.generation}`
+        : `config unchanged: generation ${applied.generation}`,
+    );
+    for (const id of store.desired.pendingRemovals()) await this.removeLoop(id);
+    await finalizeRemovedLoops(
+      store,
+      store.desired.pendingRemovals(),
+      oldConfig,
+      this.drivers,
+      () => clock.nowMs(),
+      logger,
+    );
+    return applied.changed ? applied.generation : undefined;
+  }
+
+  /** Without a store (tests): removed loops still end with their actuators safe. */
+  private async finalizeInMemory(removed: string[], before: Config): Promise<void> {
+    for (const id of removed) {
+      const loop = this.loops.get(id);
+      await this.removeLoop(id);
+      if (loop) await loop.cycle.driveSafe(`loop ${id} removed`);
+      else
+        this.opts.logger.warn(
+          { loop: id, before: Object.keys(before.loops) },
+          'removed loop was not running',
+        );
+    }
+  }
+
+  /** Stops a running loop's runner (its finalizer drives the actuators safe). */
+  private async removeLoop(id: string): Promise<void> {
+    const loop = this.loops.get(id);
+    if (!loop) return;
+    this.loops.delete(id);
+    await loop.runner.stop();
+  }
+
+  /**
+   * Drivers whose own settings changed are replaced (the old actuator first driven to the safe
+   * state); drivers that only changed loop-level settings (timing, safe state) keep running.
+   */
+  private async replaceChangedDrivers(before: Config, next: Config): Promise<void> {
+    const nowMs = () => this.opts.clock.nowMs();
+    for (const [id, section] of Object.entries(next.actuators)) {
+      const old = before.actuators[id];
+      if (old && driverKey(old) === driverKey(section) && this.drivers.actuators.has(id)) continue;
+      const previous = this.drivers.actuators.get(id);
+      if (previous && old) {
+        await previous.write(
+          old.kind === 'simulated_relay' ? (old.safeState === 'on' ? 1 : 0) : old.safeLevel,
+        );
+        await previous.stop?.();
+      }
+      const driver = createActuatorDriver(next, id, this.drivers, nowMs);
+      await driver.start?.();
+      this.drivers.actuators.set(id, driver);
+    }
+    for (const id of Object.keys(before.actuators)) {
+      if (next.actuators[id]) continue;
+      await this.drivers.actuators.get(id)?.stop?.();
+      this.drivers.actuators.delete(id);
+    }
+    for (const [id, section] of Object.entries(next.sensors)) {
+      const old = before.sensors[id];
+      if (old && driverKey(old) === driverKey(section) && this.drivers.sensors.has(id)) continue;
+      await this.drivers.sensors.get(id)?.stop?.();
+      const driver = createSensorDriver(next, id, this.drivers, nowMs);
+      await driver.start?.();
+      this.drivers.sensors.set(id, driver);
+    }
+    for (const id of Object.keys(before.sensors)) {
+      if (next.sensors[id]) continue;
+      await this.drivers.sensors.get(id)?.stop?.();
+      this.drivers.sensors.delete(id);
+    }
+  }
+
+  private sampledSensors() {
+    return Object.entries(this.config.sensors).map(([id, sensor]) => ({
+      driver: this.drivers.sensors.get(id)!,
+      periodMs: sensor.periodS * 1000,
+    }));
+  }
+
+  private addLoop(id: string): void {
+    const { clock, logger, store } = this.opts;
+    const loopLogger = logger.child({ loop: id });
+    // Level-based: desired state is read from the store every cycle, so a change committed by
+    // any writer (MQTT, a reload) is picked up by the next cycle; without a store, the file.
+    const desired = (): LoopDesired => {
+      const row = store?.desired.desired(id);
+      if (row) return { generation: row.generation, setpoint: row.setpoint, mode: row.mode };
+      const loop = this.config.loops[id]!;
+      return { generation: 1, setpoint: loop.setpoint, mode: loop.mode };
+    };
+    const cycle = new LoopCycle({
+      spec: toLoopSpec(this.config, id),
+      desired,
+      ...(store ? storedLoopState(store, id, loopLogger) : {}),
+      onCycle: (completed) => this.recorder?.record(completed),
+      latestReading: () => {
+        const sensor = this.config.loops[id]?.sensor;
+        return sensor === undefined ? undefined : this.sampler.latest(sensor);
+      },
+      actuators: this.drivers.actuators,
+      clock,
+      logger: loopLogger,
+      onStatus: (status) => this.opts.onStatus?.(status),
+    });
+    const runner = new LoopRunner({
+      name: id,
+      clock,
+      cycle: () => cycle.run(),
+      resyncMs: this.opts.resyncMs ?? 30_000,
+      backoff: { initialMs: 1_000, maxMs: 60_000 },
+      logger: loopLogger,
+    });
+    this.loops.set(id, { id, cycle, runner });
+  }
+
+  private triggerLoopsOf(sensorId: string, reason: string): void {
+    for (const loop of this.loops.values()) {
+      if (this.config.loops[loop.id]?.sensor === sensorId) loop.runner.trigger(reason);
+    }
+  }
+
   private scheduleFlushes(): void {
     if (!this.opts.store) return;
-    const everyMs = this.opts.flushEveryMs ?? this.opts.config.storage.memoryFlushS * 1000;
+    const everyMs = this.opts.flushEveryMs ?? this.config.storage.memoryFlushS * 1000;
     const tick = () => {
       this.flush();
       this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
@@ -187,23 +337,15 @@ export class Daemon {
     this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
   }
 
-  statuses(): LoopStatus[] {
-    return this.loops.flatMap((loop) => (loop.cycle.status ? [loop.cycle.status] : []));
-  }
-
-  private triggerLoopsOf(sensorId: string, reason: string): void {
-    for (const loop of this.loops) if (loop.sensorId === sensorId) loop.runner.trigger(reason);
-  }
-
   private scheduleStatusLines(): void {
     const everyMs = this.opts.statusEveryMs ?? 300_000;
     if (everyMs <= 0) return;
     const tick = () => {
-      for (const loop of this.loops) {
+      for (const loop of this.loops.values()) {
         const status = loop.cycle.status;
         if (!status) continue;
-        const unit = this.opts.config.loops[loop.id]?.unit ?? '';
-        this.opts.logger.info({ status: status }, formatStatusLine(status, unit));
+        const unit = this.config.loops[loop.id]?.unit ?? '';
+        this.opts.logger.info({ status }, formatStatusLine(status, unit));
       }
       this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
     };

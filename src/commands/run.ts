@@ -3,6 +3,7 @@ import { Daemon } from '../daemon.js';
 import { buildDrivers, speedProblem } from '../drivers/build.js';
 import { createLogger, type LogFormat } from '../logger.js';
 import type { Clock } from '../runtime/clock.js';
+import { ConfigWatcher } from '../runtime/config-watcher.js';
 import { RealClock } from '../runtime/real-clock.js';
 import { ScaledClock } from '../runtime/scaled-clock.js';
 import { openStore } from '../store/database.js';
@@ -74,22 +75,39 @@ export async function runCommand(options: RunOptions): Promise<number> {
   });
   await daemon.start();
 
+  // Hot reload: SIGHUP or an edit of the file. Reloads never overlap; one arriving during a
+  // reload runs after it, on the file as it is then.
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = (why: string) => {
+    reloading = reloading.then(async () => {
+      logger.info(`${why}: reloading ${options.configPath}`);
+      await daemon.reload(loadConfigFile(options.configPath));
+    });
+    reloading.catch((error) => logger.error({ err: error }, 'reload failed'));
+  };
+  const watcher = new ConfigWatcher(options.configPath, () => reload('config file changed'), logger);
+  watcher.start();
+  process.on('SIGHUP', () => reload('SIGHUP'));
+
   return new Promise<number>((resolve) => {
     let stopping = false;
     const shutdown = (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, `${signal}: driving actuators to their safe state`);
-      daemon.stop(signal).then(
-        () => {
-          opened.db.close();
-          resolve(0);
-        },
-        (error) => {
-          logger.error({ err: error }, 'error while stopping');
-          resolve(1);
-        },
-      );
+      watcher.stop();
+      reloading
+        .finally(() => daemon.stop(signal))
+        .then(
+          () => {
+            opened.db.close();
+            resolve(0);
+          },
+          (error) => {
+            logger.error({ err: error }, 'error while stopping');
+            resolve(1);
+          },
+        );
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);

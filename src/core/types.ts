@@ -46,4 +46,11 @@ export interface Condition {
   observedGeneration: number;
 }
 
-export type ConditionType = 'SensorHealthy' | 'ActuatorConfirmed' | 'Converged' | 'Faulted' | 'Reconciled';
+export type ConditionType =
+  | 'SensorHealthy'
+  | 'ActuatorConfirmed'
+  | 'Converged'
+  | 'Faulted'
+  | 'Reconciled'
+  /** Set by the runtime, not reconcile: False while the config file on disk is invalid. */
+  | 'ConfigValid';

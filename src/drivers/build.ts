@@ -1,4 +1,5 @@
-import type { Config } from '../config/schema.js';
+import { canonicalJson } from '../config/plan.js';
+import type { ActuatorConfig, Config, SensorConfig } from '../config/schema.js';
 import { SimContinuous, SimRelay } from './sim/actuator.js';
 import { FopdtPlant } from './sim/plant.js';
 import { Random, seedFromString } from './sim/random.js';
@@ -14,54 +15,100 @@ export interface Drivers {
 
 /** Builds the drivers named in the config. `nowMs` is the (possibly scaled) clock. */
 export function buildDrivers(config: Config, nowMs: () => number): Drivers {
-  const startMs = nowMs();
-  const plants = new Map<string, FopdtPlant>();
-  for (const [id, plant] of Object.entries(config.simulation.plants)) {
-    plants.set(id, new FopdtPlant(plant, startMs));
+  const drivers: Drivers = { sensors: new Map(), actuators: new Map(), plants: new Map() };
+  for (const id of Object.keys(config.sensors))
+    drivers.sensors.set(id, createSensorDriver(config, id, drivers, nowMs));
+  for (const id of Object.keys(config.actuators)) {
+    drivers.actuators.set(id, createActuatorDriver(config, id, drivers, nowMs));
   }
-  const plantOf = (id: string): FopdtPlant => {
-    const plant = plants.get(id);
+  return drivers;
+}
+
+/** The simulated plant `id`, created on first use (a running plant is the simulated world). */
+function plantOf(config: Config, id: string, drivers: Drivers, nowMs: () => number): FopdtPlant {
+  let plant = drivers.plants.get(id);
+  if (!plant) {
+    const plantConfig = config.simulation.plants[id];
     // The config schema checks references; this guards against a schema/driver mismatch.
-    if (!plant) throw new Error(`unknown simulation plant "${id}"`);
-    return plant;
-  };
+    if (!plantConfig) throw new Error(`unknown simulation plant "${id}"`);
+    plant = new FopdtPlant(plantConfig, nowMs());
+    drivers.plants.set(id, plant);
+  }
+  return plant;
+}
 
-  const sensors = new Map<string, SensorDriver>();
-  for (const [id, sensor] of Object.entries(config.sensors)) {
-    switch (sensor.kind) {
-      case 'simulated': {
-        const plant = config.simulation.plants[sensor.plant]!;
-        sensors.set(
-          id,
-          new SimSensor({
-            id,
-            plant: plantOf(sensor.plant),
-            nowMs,
-            noise: plant.noise,
-            quantization: plant.quantization,
-            random: new Random((config.simulation.seed ^ seedFromString(id)) >>> 0),
-          }),
-        );
-        break;
-      }
+export function createSensorDriver(
+  config: Config,
+  id: string,
+  drivers: Drivers,
+  nowMs: () => number,
+): SensorDriver {
+  const sensor = config.sensors[id];
+  if (!sensor) throw new Error(`unknown sensor "${id}"`);
+  switch (sensor.kind) {
+    case 'simulated': {
+      const plant = config.simulation.plants[sensor.plant]!;
+      return new SimSensor({
+        id,
+        plant: plantOf(config, sensor.plant, drivers, nowMs),
+        nowMs,
+        noise: plant.noise,
+        quantization: plant.quantization,
+        random: new Random((config.simulation.seed ^ seedFromString(id)) >>> 0),
+      });
     }
   }
+}
 
-  const actuators = new Map<string, ActuatorDriver>();
-  for (const [id, actuator] of Object.entries(config.actuators)) {
-    switch (actuator.kind) {
-      case 'simulated_relay':
-        actuators.set(id, new SimRelay({ id, plant: plantOf(actuator.plant), gain: actuator.gain, nowMs }));
-        break;
-      case 'simulated_continuous':
-        actuators.set(
-          id,
-          new SimContinuous({ id, plant: plantOf(actuator.plant), gain: actuator.gain, nowMs }),
-        );
-        break;
-    }
+export function createActuatorDriver(
+  config: Config,
+  id: string,
+  drivers: Drivers,
+  nowMs: () => number,
+): ActuatorDriver {
+  const actuator = config.actuators[id];
+  if (!actuator) throw new Error(`unknown actuator "${id}"`);
+  switch (actuator.kind) {
+    case 'simulated_relay':
+      return new SimRelay({
+        id,
+        plant: plantOf(config, actuator.plant, drivers, nowMs),
+        gain: actuator.gain,
+        nowMs,
+      });
+    case 'simulated_continuous':
+      return new SimContinuous({
+        id,
+        plant: plantOf(config, actuator.plant, drivers, nowMs),
+        gain: actuator.gain,
+        nowMs,
+      });
   }
-  return { sensors, actuators, plants };
+}
+
+/** Settings a loop reads (timing, safe state) rather than the driver: changing them keeps the driver. */
+const LOOP_LEVEL_KEYS = new Set([
+  'periodS',
+  'staleAfterS',
+  'minOnS',
+  'minOffS',
+  'windowS',
+  'modulation',
+  'bandC',
+  'safeState',
+  'safeLevel',
+]);
+
+/**
+ * What identifies a driver: its config section without the loop-level settings. Two configs
+ * with the same key can share the running driver (a reload keeps it: no glitch, no re-export).
+ * Simulated plants are the simulated world: they keep running across reloads, so edits to
+ * `simulation` take effect at the next start.
+ */
+export function driverKey(section: SensorConfig | ActuatorConfig): string {
+  return canonicalJson(
+    Object.fromEntries(Object.entries(section).filter(([key]) => !LOOP_LEVEL_KEYS.has(key))),
+  );
 }
 
 /**

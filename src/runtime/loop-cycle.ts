@@ -5,7 +5,7 @@ import { loopActuators } from '../core/loop-spec.js';
 import { resumeLoopMemory } from '../core/loop-state.js';
 import { initialLoopMemory, type LoopDesired, type LoopMemory, reconcile } from '../core/reconcile.js';
 import { type LoopStatus, markCycleFailed } from '../core/status.js';
-import type { ActuatorLevel, Reading } from '../core/types.js';
+import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
 import type { Clock } from './clock.js';
 import type { CycleResult } from './loop-runner.js';
@@ -45,12 +45,15 @@ export interface CompletedCycle {
  */
 export class LoopCycle {
   private memory: LoopMemory;
+  private spec: LoopSpec;
+  private configValidity: Condition | undefined;
   private resumed = false;
   private lastStatus: LoopStatus | undefined;
   private observedGeneration = 0;
 
   constructor(private readonly opts: LoopCycleOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
+    this.spec = opts.spec;
     this.lastStatus = opts.status;
     this.observedGeneration = opts.status?.observedGeneration ?? 0;
   }
@@ -64,7 +67,8 @@ export class LoopCycle {
   }
 
   async run(): Promise<CycleResult> {
-    const { spec, clock } = this.opts;
+    const { clock } = this.opts;
+    const spec = this.spec;
     const nowMs = clock.nowMs();
     const desired = this.opts.desired();
     try {
@@ -103,7 +107,7 @@ export class LoopCycle {
 
   /** Drives every actuator of the loop to its safe level; keeps going when one fails. */
   async driveSafe(reason: string): Promise<void> {
-    for (const { actuator } of loopActuators(this.opts.spec)) {
+    for (const { actuator } of loopActuators(this.spec)) {
       const driver = this.opts.actuators.get(actuator.id);
       try {
         await driver?.write(actuator.safeLevel);
@@ -122,7 +126,7 @@ export class LoopCycle {
 
   private async observeActuators(): Promise<Record<string, ActuatorLevel>> {
     const levels: Record<string, ActuatorLevel> = {};
-    for (const { actuator } of loopActuators(this.opts.spec)) {
+    for (const { actuator } of loopActuators(this.spec)) {
       try {
         levels[actuator.id] = await this.opts.actuators.get(actuator.id)?.observe();
       } catch (error) {
@@ -161,7 +165,41 @@ export class LoopCycle {
     if (failures.length > 0) throw new Error(`actuator write failed: ${failures.join('; ')}`);
   }
 
+  /**
+   * A reloaded config changed this loop's settings: the next cycle uses them, from the same
+   * memory (the PID re-bases on new gains, so the output continues where it was).
+   */
+  updateSpec(spec: LoopSpec): void {
+    this.spec = spec;
+  }
+
+  /** The `ConfigValid` condition: False while the file on disk is invalid (the last good one runs). */
+  setConfigValidity(valid: boolean, message: string, nowMs: number): void {
+    const status = valid ? 'True' : 'False';
+    const unchanged = this.configValidity?.status === status && this.configValidity.message === message;
+    if (unchanged) return;
+    this.configValidity = {
+      type: 'ConfigValid',
+      status,
+      reason: valid ? 'Applied' : 'Invalid',
+      message,
+      lastTransitionMs:
+        this.configValidity && this.configValidity.status === status
+          ? this.configValidity.lastTransitionMs
+          : nowMs,
+      observedGeneration: this.lastStatus?.generation ?? 0,
+    };
+    if (this.lastStatus) this.publish(this.lastStatus);
+  }
+
   private publish(status: LoopStatus): void {
+    if (this.configValidity) {
+      const conditions = status.conditions.filter((c) => c.type !== 'ConfigValid');
+      status = {
+        ...status,
+        conditions: [...conditions, { ...this.configValidity, observedGeneration: status.generation }],
+      };
+    }
     this.lastStatus = status;
     this.opts.onStatus?.(status);
   }

@@ -25,12 +25,14 @@ export interface SamplerOptions {
 
 interface SensorSlot {
   readonly id: string;
-  readonly sensor: SampledSensor;
+  sensor: SampledSensor;
   timer?: TimerHandle;
   /** Queued or reading: a sensor never has two reads at once. */
   busy: boolean;
   /** In a failure streak: logged once when it starts and once when it ends. */
   failing: boolean;
+  /** Dropped by reconfigure(): a read still in flight is ignored when it lands. */
+  removed?: boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export class Sampler {
   readonly errors = new Map<string, string>();
   readonly #opts: SamplerOptions;
   readonly #maxConcurrentReads: number;
-  readonly #slots: SensorSlot[];
+  #slots: SensorSlot[];
   readonly #latest = new Map<string, Reading>();
   readonly #queue: SensorSlot[] = [];
   readonly #inFlight = new Set<Promise<void>>();
@@ -104,10 +106,54 @@ export class Sampler {
     return this.#latest.get(sensorId);
   }
 
+  /**
+   * Changes the sensor set (config reload). A sensor with the same driver instance keeps its
+   * schedule and its latest reading — loops using it see no gap; a new or replaced driver is
+   * read at once; a removed one stops and its reading is forgotten.
+   */
+  reconfigure(sensors: SampledSensor[]): void {
+    const next: SensorSlot[] = [];
+    const wanted = new Map(sensors.map((sensor) => [sensor.driver.id, sensor]));
+    for (const slot of this.#slots) {
+      const sensor = wanted.get(slot.id);
+      if (sensor && sensor.driver === slot.sensor.driver) {
+        const periodChanged = sensor.periodMs !== slot.sensor.periodMs;
+        slot.sensor = sensor;
+        if (periodChanged && this.#started && slot.timer !== undefined) {
+          this.#opts.clock.clearTimer(slot.timer);
+          this.#armPeriod(slot);
+        }
+        next.push(slot);
+        wanted.delete(slot.id);
+        continue;
+      }
+      slot.removed = true;
+      if (slot.timer !== undefined) this.#opts.clock.clearTimer(slot.timer);
+      slot.timer = undefined;
+      this.#latest.delete(slot.id);
+      this.errors.delete(slot.id);
+    }
+    const queued = this.#queue.filter((slot) => !slot.removed);
+    this.#queue.length = 0;
+    this.#queue.push(...queued);
+    for (const sensor of wanted.values()) {
+      if (!(sensor.periodMs > 0) || !Number.isFinite(sensor.periodMs)) {
+        throw new RangeError(`sampler: sensor "${sensor.driver.id}": periodMs must be a finite number > 0`);
+      }
+      const slot: SensorSlot = { id: sensor.driver.id, sensor, busy: false, failing: false };
+      next.push(slot);
+      if (this.#started && !this.#stopped) {
+        this.#enqueue(slot);
+        this.#armPeriod(slot);
+      }
+    }
+    this.#slots = next;
+  }
+
   #armPeriod(slot: SensorSlot): void {
     slot.timer = this.#opts.clock.setTimer(() => {
       slot.timer = undefined;
-      if (this.#stopped) return;
+      if (this.#stopped || slot.removed) return;
       this.#enqueue(slot);
       this.#armPeriod(slot);
     }, slot.sensor.periodMs);
@@ -164,6 +210,7 @@ export class Sampler {
   }
 
   #recordGood(slot: SensorSlot, value: number): void {
+    if (slot.removed) return;
     const { clock, logger, onReading } = this.#opts;
     const reading: Reading = { value, atMs: clock.nowMs() };
     this.#latest.set(slot.id, reading);

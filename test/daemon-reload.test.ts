@@ -1,0 +1,132 @@
+/**
+ * Hot reload (Persistence issue): an invalid file keeps the last good config running and says
+ * so in ConfigValid; a valid one is applied as a new generation; loops whose settings did not
+ * change keep running untouched; changed loops switch bumplessly; removed loops end safe.
+ * Real SQLite files in a temp directory, a manual clock, the simulated demo plants.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import pino from 'pino';
+import { loadConfigFile, parseConfigText } from '../src/config/load.js';
+import { Daemon } from '../src/daemon.js';
+import { ManualClock } from '../src/runtime/manual-clock.js';
+import { openStore } from '../src/store/database.js';
+import { DesiredStore } from '../src/store/desired-store.js';
+import { StateStore } from '../src/store/state-store.js';
+
+const silent = pino({ level: 'silent' });
+const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
+
+async function startDemo(text = DEMO) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-reload-'));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const { db } = openStore({ path: path.join(dir, 'state.db'), logger: silent, nowMs: () => clock.nowMs() });
+  const store = { desired: new DesiredStore(db, () => clock.nowMs()), state: new StateStore(db) };
+  const loaded = parseConfigText(text);
+  assert.ok(loaded.ok);
+  const daemon = new Daemon({
+    config: loaded.config,
+    configText: text,
+    clock,
+    logger: silent,
+    store,
+    statusEveryMs: 0,
+  });
+  await daemon.start();
+  await clock.advance(20 * 60_000);
+  return { daemon, store, clock, db };
+}
+
+const byLoop = (daemon: Daemon) => Object.fromEntries(daemon.statuses().map((s) => [s.loop, s]));
+
+describe('hot reload', () => {
+  test('given a running demo, when the file changes the fermenter setpoint, then only the fermenter gets a new generation', async () => {
+    const { daemon, store, clock } = await startDemo();
+    const before = byLoop(daemon);
+    const roomMemoryBefore = store.desired.desired('room');
+    const outcome = await daemon.reload(parseConfigText(DEMO.replace('setpoint: 18', 'setpoint: 19')));
+    await clock.advance(60_000);
+    assert.equal(outcome.result, 'applied');
+    const after = byLoop(daemon);
+    assert.equal(after.fermenter?.setpoint, 19);
+    assert.ok(after.fermenter!.generation > before.fermenter!.generation, 'fermenter generation bumped');
+    assert.equal(after.fermenter?.observedGeneration, after.fermenter?.generation, 'and reconciled');
+    assert.equal(after.room?.generation, before.room?.generation, 'room untouched');
+    assert.deepEqual(store.desired.desired('room'), roomMemoryBefore);
+    assert.equal(after.room?.conditions.find((c) => c.type === 'ConfigValid')?.status, 'True');
+    await daemon.stop();
+  });
+
+  test('given a running demo, when the file becomes invalid, then the last good config keeps running and ConfigValid=False names the problem', async () => {
+    const { daemon, clock } = await startDemo();
+    const outcome = await daemon.reload(parseConfigText(DEMO.replace('sensor: room_temp', 'sensor: nope')));
+    assert.equal(outcome.result, 'invalid');
+    await clock.advance(60_000);
+    const room = byLoop(daemon).room!;
+    const configValid = room.conditions.find((c) => c.type === 'ConfigValid');
+    assert.equal(configValid?.status, 'False');
+    assert.match(configValid!.message, /loops\.room\.sensor: unknown sensor "nope"/);
+    assert.equal(room.conditions.find((c) => c.type === 'SensorHealthy')?.status, 'True', 'still regulating');
+    // A valid file again clears it.
+    await daemon.reload(parseConfigText(DEMO));
+    assert.equal(byLoop(daemon).room!.conditions.find((c) => c.type === 'ConfigValid')?.status, 'True');
+    await daemon.stop();
+  });
+
+  test('given a running demo, when a loop is removed from the file, then its actuators go safe and it is forgotten', async () => {
+    const { daemon, store } = await startDemo();
+    const withoutHumidity = DEMO.slice(0, DEMO.indexOf('  greenhouse_humidity:'));
+    const fogger = daemon.drivers.actuators.get('fogger')!;
+    assert.ok(((await fogger.observe()) ?? 0) > 0, 'the fogger was running');
+    const outcome = await daemon.reload(parseConfigText(withoutHumidity));
+    assert.equal(outcome.result, 'applied');
+    assert.deepEqual(outcome.result === 'applied' && outcome.removed, ['greenhouse_humidity']);
+    assert.equal(await fogger.observe(), 0, 'driven to its safe level');
+    assert.equal(byLoop(daemon).greenhouse_humidity, undefined);
+    assert.equal(store.desired.desired('greenhouse_humidity'), undefined);
+    const kinds = store.desired.events({ loop: 'greenhouse_humidity' }).map((e) => e.kind);
+    assert.ok(kinds.includes('loop-removed') && kinds.includes('loop-removed-safe'), kinds.join());
+    await daemon.stop();
+  });
+
+  test('given a running demo, when the room gain changes, then its output continues where it was (bumpless)', async () => {
+    // Two identical daemons (same seeded noise); one gets kp 0.75 → 0.5 right after a setpoint step.
+    const changed = await startDemo();
+    const twin = await startDemo();
+    // Settled, then both asked for +0.5 °C so the error is real and the output unsaturated.
+    for (const { clock, store } of [changed, twin]) {
+      await clock.advance(60 * 60_000);
+      store.desired.setDesired('room', { setpoint: 20.5 }, 'cli');
+      await clock.advance(20_000);
+    }
+    const before = byLoop(changed.daemon).room!;
+    const error = before.setpoint - before.measured!;
+    assert.ok(Math.abs(error) > 0.3, `a real error to act on (${error})`);
+    assert.ok(before.output > 0.05 && before.output < 0.95, `not saturated (${before.output})`);
+    await changed.daemon.reload(parseConfigText(DEMO.replace('kp: 0.75', 'kp: 0.5')));
+    // At the next readings, the output follows the twin's closely: no jump of Δkp·e.
+    for (const { clock } of [changed, twin]) await clock.advance(15_000);
+    const after = byLoop(changed.daemon).room!;
+    const reference = byLoop(twin.daemon).room!;
+    assert.ok(after.generation > before.generation, 'the changed loop got a new generation');
+    const naiveJump = 0.25 * Math.abs(error);
+    assert.ok(
+      Math.abs(after.output - reference.output) < naiveJump / 3,
+      `output ${after.output} vs unchanged twin ${reference.output}; a bumpy switch would differ by ${naiveJump}`,
+    );
+    await changed.daemon.stop();
+    await twin.daemon.stop();
+  });
+
+  test('the same file again is no change: same generation', async () => {
+    const { daemon } = await startDemo();
+    const before = byLoop(daemon).room!.generation;
+    const outcome = await daemon.reload(loadConfigFile('config/demo.yaml'));
+    assert.equal(outcome.result, 'unchanged');
+    assert.equal(byLoop(daemon).room!.generation, before);
+    await daemon.stop();
+  });
+});
