@@ -223,3 +223,51 @@ describe('Sampler', () => {
     assert.throws(() => makeSampler(clock, [], 0), RangeError);
   });
 });
+
+describe('Sampler.reconfigure (config reload)', () => {
+  test('given a running sampler, when the sensor set changes, then kept sensors keep their schedule and reading, new ones are read at once, removed ones stop', async () => {
+    const clock = new ManualClock();
+    const kept = new FakeSensor('kept', clock, { outcomes: [21] });
+    const dropped = new FakeSensor('dropped', clock, { outcomes: [5] });
+    const { sampler } = makeSampler(clock, [
+      { driver: kept, periodMs: 10_000 },
+      { driver: dropped, periodMs: 10_000 },
+    ]);
+    sampler.start();
+    await clock.advance(5_000);
+    const keptReading = sampler.latest('kept');
+    assert.ok(keptReading);
+
+    const added = new FakeSensor('added', clock, { outcomes: [7] });
+    sampler.reconfigure([
+      { driver: kept, periodMs: 10_000 },
+      { driver: added, periodMs: 10_000 },
+    ]);
+    await clock.advance(0);
+    assert.deepEqual(sampler.latest('kept'), keptReading, 'kept sensor keeps its latest reading');
+    assert.equal(sampler.latest('dropped'), undefined, 'removed sensor forgotten');
+    assert.equal(sampler.latest('added')?.value, 7, 'new sensor read at once');
+
+    await clock.advance(30_000);
+    assert.deepEqual(kept.startsAtMs, [0, 10_000, 20_000, 30_000], 'kept schedule unchanged');
+    assert.deepEqual(dropped.startsAtMs, [0], 'removed sensor no longer read');
+    assert.deepEqual(added.startsAtMs, [5_000, 15_000, 25_000, 35_000]);
+    await sampler.stop();
+  });
+
+  test('a replaced driver instance with the same id is a new sensor: its old reading is dropped', async () => {
+    const clock = new ManualClock();
+    const first = new FakeSensor('t', clock, { outcomes: [20] });
+    const { sampler } = makeSampler(clock, [{ driver: first, periodMs: 10_000 }]);
+    sampler.start();
+    await clock.advance(1_000);
+    assert.equal(sampler.latest('t')?.value, 20);
+    const second = new FakeSensor('t', clock, { outcomes: [30] });
+    sampler.reconfigure([{ driver: second, periodMs: 10_000 }]);
+    await clock.advance(0);
+    assert.equal(sampler.latest('t')?.value, 30);
+    await clock.advance(20_000);
+    assert.deepEqual(first.startsAtMs, [0], 'the old driver is not read again');
+    await sampler.stop();
+  });
+});
