@@ -56,24 +56,23 @@ export function loopReports(dbPath: string): LoopReport[] {
   });
 }
 
-export function statusCommand(opts: { dbPath: string; json: boolean; nowMs?: number }, write: Write): number {
+export function statusCommand(opts: { dbPath: string; json: boolean }, write: Write): number {
   const reports = loopReports(opts.dbPath);
   if (opts.json) {
     write(JSON.stringify(reports, null, 2));
     return 0;
   }
   if (reports.length === 0) write('no loops in the database yet');
-  const nowMs = opts.nowMs ?? Date.now();
   for (const report of reports) {
     const { desired } = report;
     const head = report.status
       ? formatStatusLine({ ...report.status, setpoint: desired.setpoint, mode: desired.mode }, '')
       : `${report.loop}  not reconciled yet  → ${desired.setpoint}  ${desired.mode}`;
-    const age =
-      report.savedAtMs === null ? '' : `, saved ${Math.round((nowMs - report.savedAtMs) / 1000)} s ago`;
+    // Absolute time: under --speed the daemon's clock runs ahead of the wall clock.
+    const saved = report.savedAtMs === null ? '' : `, saved ${new Date(report.savedAtMs).toISOString()}`;
     write(head.replace(/ {2,}/g, '  '));
     write(
-      `  generation ${desired.generation}, observed ${report.observedGeneration ?? '—'}; setpoint from ${desired.setpointSource}, mode from ${desired.modeSource}${age}`,
+      `  generation ${desired.generation}, observed ${report.observedGeneration ?? '—'}; setpoint from ${desired.setpointSource}, mode from ${desired.modeSource}${saved}`,
     );
   }
   return 0;
