@@ -30,42 +30,49 @@ export function applyConfig(store: DaemonStore, config: Config, text: string) {
   return store.desired.applyConfig({ text, loops });
 }
 
-/** The config applied last (before the one being applied), parsed, for finalizing loops it had. */
-export function previousConfig(store: DaemonStore | undefined): Config | undefined {
-  const latest = store?.desired.latestConfig();
-  if (!latest) return undefined;
-  const parsed = parseConfigText(latest.text);
-  return parsed.ok ? parsed.config : undefined;
+/**
+ * The newest stored config that still defines `loop` — the one whose drivers its finalizer
+ * must use. Not simply the previous config: after a crash between applying a config and
+ * finalizing, the latest stored config is already the one without the loop.
+ */
+export function lastConfigDefining(store: DaemonStore, loop: string): Config | undefined {
+  for (const { text } of store.desired.configsNewestFirst()) {
+    const parsed = parseConfigText(text);
+    if (parsed.ok && parsed.config.loops[loop]) return parsed.config;
+  }
+  return undefined;
 }
 
 /**
  * The finalizer of loops removed from the config: drives their actuators to the safe state
- * (with the drivers of the config that still had them), records it, and forgets the loop.
+ * (with the drivers of the last config that had them), records it, and forgets the loop.
  * Runs for loops removed now and for removals a crash interrupted earlier.
  */
 export async function finalizeRemovedLoops(
   store: DaemonStore,
   removed: string[],
-  oldConfig: Config | undefined,
   current: Drivers,
   nowMs: () => number,
   logger: Logger,
 ): Promise<void> {
-  if (removed.length === 0) return;
-  let oldDrivers: Drivers | undefined;
   for (const loop of removed) {
-    if (!oldConfig?.loops[loop]) {
+    const oldConfig = lastConfigDefining(store, loop);
+    if (!oldConfig) {
       logger.warn({ loop }, `loop ${loop} was removed, but no stored config describes its actuators`);
       store.desired.markRemovalFinalized(loop);
       continue;
     }
     const spec = toLoopSpec(oldConfig, loop);
+    let oldDrivers: Drivers | undefined;
     for (const actuator of [spec.raise, spec.lower]) {
       if (!actuator) continue;
-      oldDrivers ??= buildDrivers(oldConfig, nowMs);
-      const driver = current.actuators.get(actuator.id) ?? oldDrivers.actuators.get(actuator.id);
-      try {
+      let driver = current.actuators.get(actuator.id);
+      if (!driver) {
+        oldDrivers ??= buildDrivers(oldConfig, nowMs);
+        driver = oldDrivers.actuators.get(actuator.id);
         await driver?.start?.();
+      }
+      try {
         await driver?.write(actuator.safeLevel);
         logger.info({ loop, actuator: actuator.id }, `${actuator.id} → safe state (loop ${loop} removed)`);
       } catch (error) {
@@ -75,6 +82,7 @@ export async function finalizeRemovedLoops(
         );
       }
     }
+    for (const driver of oldDrivers?.actuators.values() ?? []) await driver.stop?.();
     store.desired.recordEvent({
       loop,
       kind: 'loop-removed-safe',

@@ -10,7 +10,6 @@ import {
   CycleRecorder,
   type DaemonStore,
   finalizeRemovedLoops,
-  previousConfig,
   storedLoopState,
 } from './daemon-store.js';
 import {
@@ -94,7 +93,7 @@ export class Daemon {
     for (const driver of [...this.drivers.sensors.values(), ...this.drivers.actuators.values()]) {
       await driver.start?.();
     }
-    await this.applyDesiredState(this.opts.configText, previousConfig(this.opts.store));
+    await this.applyDesiredState(this.opts.configText);
     for (const id of Object.keys(this.config.loops)) this.addLoop(id);
     this.sampler.start();
     for (const loop of this.loops.values()) loop.runner.start();
@@ -151,7 +150,7 @@ export class Daemon {
     const changed = Object.keys(next.loops).filter((id) => before.loops[id] && !unchanged(id));
 
     this.config = next;
-    const generation = await this.applyDesiredState(loaded.text, before);
+    const generation = await this.applyDesiredState(loaded.text);
     if (!this.opts.store) await this.finalizeInMemory(removed, before);
     await this.replaceChangedDrivers(before, next);
     this.sampler.reconfigure(this.sampledSensors());
@@ -193,7 +192,7 @@ export class Daemon {
    * runs the finalizer of every removed loop (also those a crash interrupted). Returns the
    * generation when the config changed.
    */
-  private async applyDesiredState(text: string | undefined, oldConfig: Config | undefined) {
+  private async applyDesiredState(text: string | undefined) {
     const { store, logger, clock } = this.opts;
     if (!store) return undefined;
     if (text === undefined) throw new Error('Daemon: configText is required with a store');
@@ -208,7 +207,6 @@ export class Daemon {
     await finalizeRemovedLoops(
       store,
       store.desired.pendingRemovals(),
-      oldConfig,
       this.drivers,
       () => clock.nowMs(),
       logger,

@@ -73,35 +73,34 @@ export async function runCommand(options: RunOptions): Promise<number> {
     store,
     statusEveryMs: 60_000 * Math.max(1, Math.min(speed, 5)),
   });
-  await daemon.start();
-
-  // Hot reload: SIGHUP or an edit of the file. Reloads never overlap; one arriving during a
-  // reload runs after it, on the file as it is then.
-  let reloading: Promise<unknown> = Promise.resolve();
+  // Hot reload: SIGHUP or an edit of the file. Reloads never overlap and never run before the
+  // start finished (`pending` chains them); a stop waits for both.
+  let pending: Promise<unknown> = daemon.start();
   const reload = (why: string) => {
-    reloading = reloading.then(async () => {
+    pending = pending.then(async () => {
       logger.info(`${why}: reloading ${options.configPath}`);
       await daemon.reload(loadConfigFile(options.configPath));
     });
-    reloading.catch((error) => logger.error({ err: error }, 'reload failed'));
+    pending.catch((error) => logger.error({ err: error }, 'reload failed'));
   };
   const watcher = new ConfigWatcher(options.configPath, () => reload('config file changed'), logger);
-  watcher.start();
-  process.on('SIGHUP', () => reload('SIGHUP'));
 
+  // Handlers are installed before the start completes: a SIGTERM during start-up still ends
+  // with every actuator at its safe state and the database closed.
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const shutdown = (signal: NodeJS.Signals) => {
+    const shutdown = (signal: NodeJS.Signals, exitCode = 0) => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, `${signal}: driving actuators to their safe state`);
       watcher.stop();
-      reloading
-        .finally(() => daemon.stop(signal))
+      pending
+        .catch(() => undefined)
+        .then(() => daemon.stop(signal))
         .then(
           () => {
             opened.db.close();
-            resolve(0);
+            resolve(exitCode);
           },
           (error) => {
             logger.error({ err: error }, 'error while stopping');
@@ -111,5 +110,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
+    process.on('SIGHUP', () => reload('SIGHUP'));
+    pending.then(
+      () => {
+        if (!stopping) watcher.start();
+      },
+      (error) => {
+        logger.error({ err: error }, 'start failed');
+        shutdown('SIGTERM', 1);
+      },
+    );
   });
 }

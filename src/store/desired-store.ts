@@ -317,6 +317,16 @@ export class DesiredStore {
     return { generation: row.generation, hash: row.hash, text: row.text, appliedAtMs: row.applied_at_ms };
   }
 
+  /** Applied config texts, newest first (for finding the last one that defined a removed loop). */
+  *configsNewestFirst(): Generator<{ generation: number; text: string }> {
+    const rows = this.db
+      .prepare<[], { generation: number; text: string }>(
+        'SELECT generation, text FROM configs ORDER BY generation DESC',
+      )
+      .iterate();
+    for (const row of rows) yield { generation: row.generation, text: row.text };
+  }
+
   /**
    * Forgets a removed loop once its finalizer ran: deletes its desired row and its saved memory
    * (a loop added later under the same name starts clean), and records 'loop-finalized'.
