@@ -1,0 +1,148 @@
+/**
+ * The inspection commands (status, plan, events) against a real database written by a daemon
+ * that ran on the demo plants for a while (manual clock, real SQLite file in a temp dir).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+import pino from 'pino';
+import { eventsCommand, parseDurationMs, planCommand, statusCommand } from '../src/commands/inspect.js';
+import { parseConfigText } from '../src/config/load.js';
+import { Daemon } from '../src/daemon.js';
+import { ManualClock } from '../src/runtime/manual-clock.js';
+import { openStore } from '../src/store/database.js';
+import { DesiredStore } from '../src/store/desired-store.js';
+import { StateStore } from '../src/store/state-store.js';
+
+const silent = pino({ level: 'silent' });
+const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-commands-'));
+const dbPath = path.join(dir, 'state.db');
+
+function capture(run: (write: (line: string) => void) => number): { code: number; lines: string[] } {
+  const lines: string[] = [];
+  const code = run((line) => lines.push(line));
+  return { code, lines };
+}
+
+before(async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const { db } = openStore({ path: dbPath, logger: silent, nowMs: () => clock.nowMs() });
+  const store = { desired: new DesiredStore(db, () => clock.nowMs()), state: new StateStore(db) };
+  const loaded = parseConfigText(DEMO);
+  assert.ok(loaded.ok);
+  const daemon = new Daemon({
+    config: loaded.config,
+    configText: DEMO,
+    clock,
+    logger: silent,
+    store,
+    statusEveryMs: 0,
+  });
+  await daemon.start();
+  await clock.advance(30 * 60_000);
+  store.desired.setDesired('room', { setpoint: 21 }, 'cli', 'req-1');
+  await clock.advance(5 * 60_000);
+  await daemon.stop();
+  db.close();
+});
+
+describe('homeostat status', () => {
+  test('--json: every loop with its desired state, generation, observedGeneration and conditions', () => {
+    const { code, lines } = capture((write) => statusCommand({ dbPath, json: true }, write));
+    assert.equal(code, 0);
+    const reports = JSON.parse(lines.join('\n')) as Array<{
+      loop: string;
+      desired: { setpoint: number; setpointSource: string; generation: number };
+      observedGeneration: number;
+      status: { conditions: { type: string }[] };
+    }>;
+    assert.deepEqual(reports.map((r) => r.loop).sort(), ['fermenter', 'greenhouse_humidity', 'room']);
+    const room = reports.find((r) => r.loop === 'room')!;
+    assert.equal(room.desired.setpoint, 21);
+    assert.equal(room.desired.setpointSource, 'cli');
+    assert.equal(room.desired.generation, 2, 'the runtime change took the next generation');
+    assert.equal(room.observedGeneration, 2, 'and was reconciled');
+    assert.ok(room.status.conditions.some((c) => c.type === 'SensorHealthy'));
+  });
+
+  test('human-readable: one status line and one generation line per loop', () => {
+    const { code, lines } = capture((write) => statusCommand({ dbPath, json: false }, write));
+    assert.equal(code, 0);
+    assert.equal(lines.length, 6);
+    assert.match(lines.join('\n'), /generation 2, observed 2; setpoint from cli, mode from file/);
+  });
+
+  test('a missing database: a clear error naming the path', () => {
+    assert.throws(
+      () => statusCommand({ dbPath: path.join(dir, 'nope.db'), json: false }, () => {}),
+      /no database at .*nope\.db/,
+    );
+  });
+});
+
+describe('homeostat plan', () => {
+  const configFile = (text: string) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-plan-')), 'config.yaml');
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  test('the applied file: no changes, exit 0', () => {
+    const { code, lines } = capture((write) => planCommand({ configPath: configFile(DEMO), dbPath }, write));
+    assert.deepEqual({ code, lines }, { code: 0, lines: ['No changes.'] });
+  });
+  test('a changed setpoint and a removed loop: Terraform-style lines, exit 2', () => {
+    const text = DEMO.replace('setpoint: 18', 'setpoint: 19').slice(
+      0,
+      DEMO.indexOf('  greenhouse_humidity:'),
+    );
+    const { code, lines } = capture((write) => planCommand({ configPath: configFile(text), dbPath }, write));
+    assert.equal(code, 2);
+    assert.ok(lines.includes('~ loops.fermenter.setpoint 18 → 19'), lines.join('\n'));
+    assert.ok(lines.includes('- loops.greenhouse_humidity (loop removed)'), lines.join('\n'));
+    assert.match(lines.at(-1)!, /^Plan: \d+ to add, 1 to change, \d+ to remove\.$/);
+  });
+  test('an invalid file: its path: message lines, exit 1', () => {
+    const { code, lines } = capture((write) =>
+      planCommand(
+        { configPath: configFile(DEMO.replace('sensor: room_temp', 'sensor: nope')), dbPath },
+        write,
+      ),
+    );
+    assert.equal(code, 1);
+    assert.ok(lines.includes('loops.room.sensor: unknown sensor "nope"'), lines.join('\n'));
+  });
+});
+
+describe('homeostat events', () => {
+  test('config applied, the runtime change with its source, actuator switches with their reason', () => {
+    const { code, lines } = capture((write) => eventsCommand({ dbPath, json: false }, write));
+    assert.equal(code, 0);
+    const text = lines.join('\n');
+    assert.match(text, /config-applied/);
+    assert.match(text, /room {2}setpoint-changed \(cli\)/);
+    assert.match(text, /room {2}actuator \(regulate\) {2}room_heater → 1/);
+  });
+  test('--loop filters', () => {
+    const { lines } = capture((write) => eventsCommand({ dbPath, json: true, loop: 'fermenter' }, write));
+    const events = JSON.parse(lines.join('\n')) as { loop?: string }[];
+    assert.ok(events.length > 0);
+    assert.ok(events.every((e) => e.loop === 'fermenter'));
+  });
+});
+
+describe('durations for --since', () => {
+  for (const [text, ms] of [
+    ['90s', 90_000],
+    ['30m', 1_800_000],
+    ['2h', 7_200_000],
+    ['1.5d', 129_600_000],
+  ] as const) {
+    test(`${text} = ${ms} ms`, () => assert.equal(parseDurationMs(text), ms));
+  }
+  test('a bad duration says how to write one', () => {
+    assert.throws(() => parseDurationMs('two hours'), /use a number and s, m, h or d/);
+  });
+});
