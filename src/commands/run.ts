@@ -108,8 +108,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
           },
         );
     };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGHUP', () => reload('SIGHUP'));
     pending.then(
       () => {
