@@ -14,6 +14,8 @@ import type { StateStore } from './store/state-store.js';
 export interface DaemonStore {
   desired: DesiredStore;
   state: StateStore;
+  /** Applies history retention (downsampling, deletion); called at start and hourly. */
+  prune?: (nowMs: number) => void;
 }
 
 /**
@@ -123,6 +125,7 @@ export function storedLoopState(
 export class CycleRecorder {
   private readonly lastSampleAtMs = new Map<string, number>();
   private readonly lastFaulted = new Map<string, string>();
+  private readonly lastLevel = new Map<string, number>();
 
   constructor(private readonly store: DaemonStore) {}
 
@@ -141,14 +144,23 @@ export class CycleRecorder {
       });
     }
     for (const command of cycle.commands) {
-      if (command.reason === 'keep-alive') continue;
+      // Switches, drift and safe states, not every move of a continuous level nor keep-alives:
+      // each event costs SD-card writes.
+      const worthAnEvent =
+        command.reason === 'drift' ||
+        command.reason === 'safe-state' ||
+        (command.reason !== 'keep-alive' && isSwitch(command.level, this.lastLevel.get(command.actuatorId)));
+      if (!worthAnEvent) {
+        this.lastLevel.set(command.actuatorId, command.level);
+        continue;
+      }
+      this.lastLevel.set(command.actuatorId, command.level);
       state.addEvent({
         atMs: nowMs,
         loop,
         kind: 'actuator',
         source: command.reason,
         message: `${command.actuatorId} → ${command.level} (${command.reason}: ${command.detail})`,
-        data: { actuator: command.actuatorId, level: command.level },
       });
     }
     const faulted = status.conditions.find((c) => c.type === 'Faulted');
@@ -166,4 +178,9 @@ export class CycleRecorder {
       this.lastFaulted.set(loop, key);
     }
   }
+}
+
+/** A command worth an event: on ↔ off (0 ↔ above 0), or the first one seen. */
+function isSwitch(level: number, before: number | undefined): boolean {
+  return before === undefined || before > 0 !== level > 0;
 }

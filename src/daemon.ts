@@ -72,6 +72,7 @@ export class Daemon {
   private readonly loops = new Map<string, RunningLoop>();
   private readonly recorder: CycleRecorder | undefined;
   private flushTimer: TimerHandle | undefined;
+  private pruneTimer: TimerHandle | undefined;
   private statusTimer: TimerHandle | undefined;
   private started = false;
   private stopped = false;
@@ -100,6 +101,7 @@ export class Daemon {
     this.started = true;
     this.scheduleStatusLines();
     this.scheduleFlushes();
+    this.schedulePruning();
     this.opts.logger.info(
       { loops: [...this.loops.keys()], node: this.config.node.id },
       `homeostat regulating ${this.loops.size} loop(s)`,
@@ -112,6 +114,7 @@ export class Daemon {
     this.stopped = true;
     if (this.statusTimer) this.opts.clock.clearTimer(this.statusTimer);
     if (this.flushTimer) this.opts.clock.clearTimer(this.flushTimer);
+    if (this.pruneTimer) this.opts.clock.clearTimer(this.pruneTimer);
     const loops = [...this.loops.values()];
     await Promise.allSettled(loops.map((loop) => loop.runner.stop()));
     await this.sampler.stop().catch((error) => this.opts.logger.error({ err: error }, 'sampler stop failed'));
@@ -333,6 +336,21 @@ export class Daemon {
       this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
     };
     this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
+  }
+
+  /** History retention now and every hour; a failure is logged and retried next hour. */
+  private schedulePruning(): void {
+    const prune = this.opts.store?.prune;
+    if (!prune) return;
+    const tick = () => {
+      try {
+        prune(this.opts.clock.nowMs());
+      } catch (error) {
+        this.opts.logger.error({ err: error }, 'history retention failed; will retry in an hour');
+      }
+      this.pruneTimer = this.opts.clock.setTimer(tick, 3_600_000);
+    };
+    tick();
   }
 
   private scheduleStatusLines(): void {

@@ -105,27 +105,13 @@ export function historyCommand(
   opts: { dbPath: string; loop: string; sinceMs: number; csv: boolean },
   write: Write,
 ): number {
-  const rows = withDb(opts.dbPath, (db) =>
-    db
-      .prepare(
-        `SELECT at_ms, setpoint, measured, output, action, resolution_s FROM samples
-         WHERE loop = ? AND at_ms >= ? ORDER BY at_ms`,
-      )
-      .all(opts.loop, opts.sinceMs),
-  ) as {
-    at_ms: number;
-    setpoint: number;
-    measured: number | null;
-    output: number;
-    action: string;
-    resolution_s: number;
-  }[];
+  const rows = withDb(opts.dbPath, (db) => new StateStore(db).history(opts.loop, opts.sinceMs));
   if (opts.csv) write('time,setpoint,measured,output,action,resolution_s');
   for (const row of rows) {
-    const time = new Date(row.at_ms).toISOString();
-    const measured = row.measured === null ? '' : String(row.measured);
+    const time = new Date(row.atMs).toISOString();
+    const measured = row.measured === undefined ? '' : String(row.measured);
     const output = String(Math.round(row.output * 1000) / 1000);
-    if (opts.csv) write(`${time},${row.setpoint},${measured},${output},${row.action},${row.resolution_s}`);
+    if (opts.csv) write(`${time},${row.setpoint},${measured},${output},${row.action},${row.resolutionS}`);
     else write(`${time}  ${measured || '—'} → ${row.setpoint}  output ${output}  ${row.action}`);
   }
   return 0;

@@ -8,6 +8,7 @@ import { RealClock } from '../runtime/real-clock.js';
 import { ScaledClock } from '../runtime/scaled-clock.js';
 import { openStore } from '../store/database.js';
 import { DesiredStore } from '../store/desired-store.js';
+import { pruneHistory } from '../store/retention.js';
 import { StateStore } from '../store/state-store.js';
 
 export interface RunOptions {
@@ -55,6 +56,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const store = {
     desired: new DesiredStore(opened.db, () => clock.nowMs()),
     state: new StateStore(opened.db),
+    prune: (nowMs: number) => pruneHistory(opened.db, nowMs, config.storage),
   };
   logger.info({ db: dbPath }, `state in ${dbPath}`);
   if (opened.recovered) {

@@ -51,12 +51,13 @@ export function initialLoopMemory(): LoopMemory {
 /**
  * Memory to resume from after a restart (stored memory, or none), reconciled with what the
  * actuators are really doing now, before the first cycle acts:
- * - a relay seen in another state than memory says switched after the memory was saved (or by
- *   hand), at an unknown time: count it as switched now, so its minimum on/off times hold in
- *   full (a compressor is never restarted early because a timestamp was lost);
+ * - every relay whose state can be observed counts as switched now: memory is written in
+ *   batches, so a switch in the last minutes before a crash may be missing from it, and a
+ *   compressor must never restart inside its minimum off time. Minimum on/off times therefore
+ *   hold in full from the restart (a heater may wait one minimum time, never a compressor less);
  * - a command memory that disagrees with the actuator is dropped, so the level is commanded
  *   afresh instead of waiting for a retry.
- * Everything else (integral, filter, windows, last switch times) resumes as stored.
+ * Everything else (integral, filters, windows) resumes as stored.
  */
 export function resumeLoopMemory(
   stored: LoopMemory | undefined,
@@ -72,9 +73,10 @@ export function resumeLoopMemory(
     if (level === undefined) continue;
     const isOn = level > 0;
     const relay = relays[id];
-    if (relay === undefined || relay.isOn !== isOn) {
-      relays[id] = { isOn, lastSwitchMs: nowMs, pulseEnded: !isOn };
-    }
+    relays[id] =
+      relay === undefined || relay.isOn !== isOn
+        ? { isOn, lastSwitchMs: nowMs, pulseEnded: !isOn }
+        : { ...relay, lastSwitchMs: Math.max(relay.lastSwitchMs ?? nowMs, nowMs) };
   }
   for (const [id, command] of Object.entries(commands)) {
     const level = observed[id];

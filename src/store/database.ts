@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { LATEST_VERSION, migrate, NewerSchemaError, schemaVersion } from './migrations.js';
+import { LATEST_VERSION, migrate, NewerSchemaError, PAGE_SIZE_BYTES, schemaVersion } from './migrations.js';
 
 /**
  * Opening homeostat's SQLite file.
@@ -105,6 +105,9 @@ export function openStoreReadOnly(dbPath: string): Database.Database {
 
 /** Pragmas, integrity check and migrations on a new connection; throws what went wrong. */
 function prepare(db: Database.Database, dbPath: string, logger: Logger): void {
+  // Small pages: every commit rewrites whole pages, so 512-byte pages write a sixth to two
+  // fifths of what 4096 does (npm run bench:storage). Takes effect on a new, empty file only.
+  db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
   // WAL: readers (the CLI) never block the daemon, and a commit is one sequential append, which
   // spares SD cards.
   db.pragma('journal_mode = WAL');

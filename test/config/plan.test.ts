@@ -161,7 +161,7 @@ describe('planChanges + formatPlan: given the applied config and a new one, the 
       when: 'node and storage change (sections after the simulation, in a fixed order)',
       current: BASE,
       next: edits(BASE, ['  id: test\n', '  id: test\n  name: Test bench\nstorage:\n  memoryFlushS: 60\n']),
-      lines: ['~ node.name "test" → "Test bench"', '~ storage.memoryFlushS 30 → 60'],
+      lines: ['~ node.name "test" → "Test bench"', '~ storage.memoryFlushS 600 → 60'],
     },
     {
       when: 'an optional field is removed',
@@ -184,7 +184,7 @@ describe('planChanges + formatPlan: given the applied config and a new one, the 
       '+ simulation.plants.room (plant added)',
       '+ simulation.seed 1',
       '+ node {"id":"test","name":"test"}',
-      '+ storage {"memoryFlushS":30}',
+      '+ storage {"downsampleS":300,"downsampledRetentionS":31536000,"eventRetentionS":7776000,"memoryFlushS":600,"rawRetentionS":604800}',
     ]);
   });
 

@@ -70,7 +70,7 @@ describe('defaults', () => {
   const cases: [string, unknown, unknown][] = [
     ['node.name is the node id', config.node.name, 'pi'],
     ['mqtt stays absent when not configured', config.mqtt, undefined],
-    ['storage.memoryFlushS', config.storage.memoryFlushS, 30],
+    ['storage.memoryFlushS', config.storage.memoryFlushS, 600],
     ['simulation.seed', config.simulation.seed, 1],
     ['plant kind', config.simulation.plants.p?.kind, 'thermal'],
     ['plant initial is its ambient', config.simulation.plants.p?.initial, 10],
