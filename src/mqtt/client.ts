@@ -1,0 +1,370 @@
+import mqtt, { type IClientOptions, type IConnackPacket, type IPublishPacket, type MqttClient } from 'mqtt';
+import type { Logger } from 'pino';
+import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff, reconnectDelayMs } from './reconnect.js';
+
+/** How to reach the broker, and who we are there. */
+export interface MqttSettings {
+  /** `mqtt://host:port` or `mqtts://host:port` (TLS). */
+  url: string;
+  /** Stable client id: the broker keeps our session (subscriptions, queued QoS 1) under it. */
+  clientId: string;
+  username?: string;
+  password?: string;
+  /** 5 (MQTT 5, default in the config) or 4 (MQTT 3.1.1, for old brokers). */
+  protocolVersion: 4 | 5;
+  /** TLS: PEM CA certificate(s) to trust instead of the system store. */
+  ca?: string | Buffer;
+  /** TLS client certificate and key (PEM), for brokers that require one. */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  /** Topic prefix of this node, e.g. `homeostat/demo`; availability is `<baseTopic>/availability`. */
+  baseTopic: string;
+}
+
+/** Tuning of {@link MqttConnection}; defaults suit a daemon, tests pass small values. */
+export interface MqttConnectionOptions {
+  /** Wait between reconnect attempts; default 1 s doubling to 60 s, jitter 0.2. */
+  reconnect?: ReconnectBackoff;
+  /** Randomness for the jitter, values in [0, 1); default `Math.random`. */
+  random?: () => number;
+  /**
+   * A QoS 1 publish not acknowledged within this time rejects, ms; default 10000. The message
+   * stays in the session and may still be delivered after a reconnect (QoS 1: at least once).
+   */
+  publishTimeoutMs?: number;
+  /** `stop()` gives up on a clean goodbye (retained `offline`, DISCONNECT) after this, ms; default 3000. */
+  stopTimeoutMs?: number;
+}
+
+/** Receives a message of a subscription; `packet` carries retain/dup/properties. */
+export type MessageHandler = (topic: string, payload: Buffer, packet: IPublishPacket) => void;
+
+interface Subscription {
+  qos: 0 | 1;
+  handlers: MessageHandler[];
+}
+
+/** MQTT keepalive, s: a dead connection is noticed within 1.5× this. */
+const KEEPALIVE_S = 30;
+/** How long the broker keeps our session (subscriptions, queued QoS 1) after a disconnect, s. */
+const SESSION_EXPIRY_S = 3_600;
+/** A broker that accepts TCP but never answers CONNECT is given up after this, ms. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The daemon's one MQTT connection. Connects in the background and keeps reconnecting with
+ * capped exponential backoff; nothing else ever waits for it (regulation runs without a
+ * broker). Publishes `online`/`offline` (retained, QoS 1, last will) on `<baseTopic>/availability`,
+ * remembers subscriptions and makes sure the broker has them after every reconnect, and tells
+ * `onConnect` listeners on every (re)connect so they republish retained state.
+ *
+ * MQTT.js's own reconnect is off (`reconnectPeriod: 0`): it only knows a fixed interval and
+ * gives up for good after a refused CONNACK (bad password), while a daemon should keep trying
+ * (the broker's password file may be fixed later) at a slower pace.
+ */
+export class MqttConnection {
+  private client: MqttClient | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Failed attempts (or lost connection) since the last successful connect. */
+  private attempt = 0;
+  /** The current failure streak has been logged at warn; later failures go to debug. */
+  private streakLogged = false;
+  /** The connection that just closed had been established (CONNACK accepted). */
+  private wasUp = false;
+  private stopped = false;
+  private readonly connectListeners: Array<() => void> = [];
+  private readonly subscriptions = new Map<string, Subscription>();
+  /** Filters the broker holds (or is being sent) for the current session. */
+  private readonly sessionFilters = new Set<string>();
+  private readonly backoff: ReconnectBackoff;
+  private readonly random: () => number;
+  private readonly publishTimeoutMs: number;
+  private readonly stopTimeoutMs: number;
+  private readonly availabilityTopic: string;
+  /** The URL without credentials, for logs. */
+  private readonly safeUrl: string;
+
+  constructor(
+    private readonly settings: MqttSettings,
+    private readonly logger: Logger,
+    opts: MqttConnectionOptions = {},
+  ) {
+    this.backoff = opts.reconnect ?? DEFAULT_RECONNECT_BACKOFF;
+    this.random = opts.random ?? Math.random;
+    this.publishTimeoutMs = opts.publishTimeoutMs ?? 10_000;
+    this.stopTimeoutMs = opts.stopTimeoutMs ?? 3_000;
+    this.availabilityTopic = `${settings.baseTopic}/availability`;
+    this.safeUrl = redactUrl(settings.url);
+  }
+
+  /** True while a session is established (CONNACK received, socket open). */
+  get connected(): boolean {
+    return this.client?.connected === true;
+  }
+
+  /**
+   * Starts connecting in the background and returns at once. An absent or refusing broker is
+   * logged and retried, never thrown; an unparsable URL throws (a configuration error).
+   */
+  start(): void {
+    if (this.stopped) throw new Error('MqttConnection: start() after stop()');
+    if (this.client) return;
+    const client = mqtt.connect(this.settings.url, this.clientOptions());
+    this.client = client;
+    client.on('connect', (connack) => this.handleConnect(connack));
+    client.on('close', () => this.handleClose());
+    client.on('error', (error) => this.noteFailure('MQTT connection failed', error));
+    client.on('disconnect', (packet) =>
+      // MQTT 5 brokers say why they drop us (session taken over by the same client id, …).
+      this.noteFailure('MQTT broker disconnected us', new Error(`reason code ${packet.reasonCode ?? 0}`)),
+    );
+    client.on('message', (topic, payload, packet) => this.dispatch(topic, payload, packet));
+  }
+
+  /**
+   * Says goodbye: retained `offline` on the availability topic, then a clean DISCONNECT (so the
+   * broker does not send the will). Gives up on the goodbye after `stopTimeoutMs` and closes
+   * the socket. Stops reconnecting. Never rejects.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const client = this.client;
+    if (!client) return;
+    const deadline = Date.now() + this.stopTimeoutMs;
+    if (client.connected) {
+      try {
+        await withTimeout(
+          this.publish(this.availabilityTopic, 'offline', { qos: 1, retain: true }),
+          this.stopTimeoutMs,
+        );
+      } catch (error) {
+        this.logger.debug({ err: errorMessage(error) }, 'MQTT offline message not confirmed');
+      }
+    }
+    const remainingMs = Math.max(0, deadline - Date.now());
+    const ended = new Promise<void>((resolve) => client.end(!client.connected, {}, () => resolve()));
+    try {
+      await withTimeout(ended, remainingMs);
+    } catch {
+      await new Promise<void>((resolve) => client.end(true, {}, () => resolve()));
+    }
+    this.logger.info({ url: this.safeUrl }, 'MQTT disconnected');
+  }
+
+  /**
+   * Calls `listener` after every successful (re)connect, after `online` and the subscriptions
+   * were sent: the place to republish discovery and retained state. A throwing listener is logged.
+   */
+  onConnect(listener: () => void): void {
+    this.connectListeners.push(listener);
+  }
+
+  /**
+   * Publishes now, or rejects at once when not connected: nothing is queued offline (the
+   * daemon republishes the current state on reconnect, which is worth more than a backlog).
+   * QoS 0 resolves once written to the socket, QoS 1 on PUBACK (or rejects after `publishTimeoutMs`).
+   */
+  publish(topic: string, payload: string | Buffer, opts: { qos: 0 | 1; retain: boolean }): Promise<void> {
+    const client = this.client;
+    if (!client?.connected) {
+      return Promise.reject(new Error(`MQTT not connected: not published to ${topic}`));
+    }
+    const sent = new Promise<void>((resolve, reject) => {
+      client.publish(topic, payload, { qos: opts.qos, retain: opts.retain }, (error) =>
+        error ? reject(error) : resolve(),
+      );
+    });
+    return opts.qos === 0
+      ? sent
+      : withTimeout(sent, this.publishTimeoutMs, `MQTT publish to ${topic} not acknowledged`);
+  }
+
+  /**
+   * Subscribes `handler` to `topicFilter` (wildcards `+` and `#` allowed), now if connected and
+   * again after every reconnect on which the broker lost our session. Handlers of overlapping
+   * filters each get a matching message. Several handlers may share a filter.
+   */
+  subscribe(topicFilter: string, qos: 0 | 1, handler: MessageHandler): void {
+    const existing = this.subscriptions.get(topicFilter);
+    if (existing) {
+      existing.handlers.push(handler);
+      if (qos > existing.qos) {
+        existing.qos = qos;
+        this.sessionFilters.delete(topicFilter); // subscribe again with the higher QoS
+      }
+    } else {
+      this.subscriptions.set(topicFilter, { qos, handlers: [handler] });
+    }
+    if (this.connected) this.subscribeMissing();
+  }
+
+  private clientOptions(): IClientOptions {
+    const { settings } = this;
+    const v5 = settings.protocolVersion === 5;
+    return {
+      clientId: settings.clientId,
+      protocolVersion: settings.protocolVersion,
+      ...(settings.username !== undefined ? { username: settings.username } : {}),
+      ...(settings.password !== undefined ? { password: settings.password } : {}),
+      ...(settings.ca !== undefined ? { ca: settings.ca } : {}),
+      ...(settings.cert !== undefined ? { cert: settings.cert } : {}),
+      ...(settings.key !== undefined ? { key: settings.key } : {}),
+      // Keep the session across short outages so QoS 1 commands sent meanwhile still arrive.
+      // MQTT 5 ends a session at disconnect unless sessionExpiryInterval > 0; 3.1.1 keeps it.
+      clean: false,
+      ...(v5 ? { properties: { sessionExpiryInterval: SESSION_EXPIRY_S } } : {}),
+      keepalive: KEEPALIVE_S,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      reconnectPeriod: 0, // we schedule reconnects ourselves (see the class comment)
+      resubscribe: false, // and resubscribe ourselves (MQTT.js only tracks it with reconnectPeriod > 0)
+      queueQoSZero: false, // the default queues QoS 0 offline without bound
+      will: { topic: this.availabilityTopic, payload: Buffer.from('offline'), qos: 1, retain: true },
+    };
+  }
+
+  private handleConnect(connack: IConnackPacket): void {
+    const client = this.client;
+    if (!client) return;
+    this.attempt = 0;
+    this.streakLogged = false;
+    this.wasUp = true;
+    // A broker restart (without persistence) or an expired session forgets our subscriptions.
+    if (!connack.sessionPresent) this.sessionFilters.clear();
+    this.logger.info(
+      {
+        url: this.safeUrl,
+        clientId: this.settings.clientId,
+        sessionPresent: connack.sessionPresent === true,
+      },
+      'MQTT connected',
+    );
+    this.publish(this.availabilityTopic, 'online', { qos: 1, retain: true }).catch((error: unknown) =>
+      this.logger.debug({ err: errorMessage(error) }, 'MQTT online message not confirmed'),
+    );
+    this.subscribeMissing();
+    for (const listener of this.connectListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error({ err: errorMessage(error) }, 'MQTT onConnect listener failed');
+      }
+    }
+  }
+
+  /** Every connection attempt ends here once (refused, failed or lost): plan the next one. */
+  private handleClose(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    if (this.wasUp) this.noteFailure('MQTT connection lost', undefined);
+    this.wasUp = false;
+    this.attempt += 1;
+    const delayMs = reconnectDelayMs(this.attempt, this.backoff, this.random);
+    this.logger.debug({ attempt: this.attempt, delayMs: Math.round(delayMs) }, 'MQTT reconnect scheduled');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      const client = this.client;
+      if (this.stopped || !client) return;
+      // Pass the current stores: reconnect() otherwise starts empty ones, and QoS 1 messages
+      // in flight when the connection broke would never be resent nor their callbacks called.
+      client.reconnect({ incomingStore: client.incomingStore, outgoingStore: client.outgoingStore });
+    }, delayMs);
+    // Reconnecting alone must not keep a process alive that has nothing else to do.
+    this.reconnectTimer.unref();
+  }
+
+  /** Logs the first failure of a streak at warn (someone should look), the rest at debug. */
+  private noteFailure(msg: string, error: Error | undefined): void {
+    if (this.stopped) return;
+    const fields = { url: this.safeUrl, ...(error ? { err: errorMessage(error) } : {}) };
+    if (this.streakLogged) {
+      this.logger.debug(fields, msg);
+      return;
+    }
+    this.streakLogged = true;
+    this.logger.warn(fields, `${msg}; retrying in the background`);
+  }
+
+  private subscribeMissing(): void {
+    const client = this.client;
+    if (!client?.connected) return;
+    for (const [filter, { qos }] of this.subscriptions) {
+      if (this.sessionFilters.has(filter)) continue;
+      this.sessionFilters.add(filter);
+      client.subscribe(filter, { qos }, (error, granted) => {
+        const refused = granted?.find((grant) => grant.qos >= 0x80);
+        if (error || refused) {
+          // Lost with the connection, or refused (ACL): tried again on the next connect.
+          this.sessionFilters.delete(filter);
+          const reason = error ? errorMessage(error) : `reason code ${refused?.qos}`;
+          this.logger.warn({ filter, err: reason }, 'MQTT subscribe failed');
+        }
+      });
+    }
+  }
+
+  private dispatch(topic: string, payload: Buffer, packet: IPublishPacket): void {
+    for (const [filter, { handlers }] of this.subscriptions) {
+      if (!topicMatchesFilter(filter, topic)) continue;
+      for (const handler of handlers) {
+        try {
+          handler(topic, payload, packet);
+        } catch (error) {
+          // A handler must not take the connection down: MQTT.js calls us inside its parser.
+          this.logger.error({ topic, err: errorMessage(error) }, 'MQTT message handler failed');
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Whether `topic` matches the subscription `filter` (MQTT 5 §4.7): `+` is one level, a final
+ * `#` any number including none (`a/#` matches `a`); wildcards at the first level do not match
+ * `$`-topics (`$SYS/…`). Shared subscriptions (`$share/…`) are not supported.
+ */
+export function topicMatchesFilter(filter: string, topic: string): boolean {
+  const filterLevels = filter.split('/');
+  const topicLevels = topic.split('/');
+  if (topic.startsWith('$') && (filterLevels[0] === '+' || filterLevels[0] === '#')) return false;
+  for (let i = 0; i < filterLevels.length; i++) {
+    const level = filterLevels[i];
+    if (level === '#') return true;
+    if (i >= topicLevels.length) return false;
+    if (level !== '+' && level !== topicLevels[i]) return false;
+  }
+  return filterLevels.length === topicLevels.length;
+}
+
+/** `mqtt://user:secret@host` → `mqtt://user:***@host`; anything unparsable is returned as is. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what = 'timed out'): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} within ${timeoutMs} ms`)), timeoutMs);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

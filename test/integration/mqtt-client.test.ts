@@ -1,0 +1,387 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, type TestContext, test } from 'node:test';
+import mqtt, { type MqttClient } from 'mqtt';
+import pino from 'pino';
+import {
+  MqttConnection,
+  type MqttConnectionOptions,
+  type MqttSettings,
+  topicMatchesFilter,
+} from '../../src/mqtt/client.js';
+import { REPO_ROOT, waitUntil } from './helpers.js';
+import { type Broker, type BrokerOptions, createTestCa, startMosquitto } from './mosquitto.js';
+
+/**
+ * The daemon's MQTT connection against a real Mosquitto on a free port (one per test), watched
+ * by a plain MQTT.js client: availability (online, offline, last will), no offline queue,
+ * reconnect with backoff after a broker restart, subscriptions restored, kept sessions,
+ * passwords and TLS. Small backoff settings keep the whole file to a few seconds.
+ */
+
+const BASE = 'homeostat/it';
+const AVAILABILITY = `${BASE}/availability`;
+/** 20 ms doubling to 100 ms: a restarted broker is found again within a tenth of a second. */
+const FAST: MqttConnectionOptions = {
+  reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 },
+  publishTimeoutMs: 2_000,
+  stopTimeoutMs: 2_000,
+};
+
+interface Received {
+  topic: string;
+  payload: string;
+  retain: boolean;
+}
+
+interface LogRecord {
+  level: number;
+  msg: string;
+  err?: string;
+  url?: string;
+  [field: string]: unknown;
+}
+
+const WARN = 40;
+
+/** A debug-level pino logger that keeps its records for assertions. */
+function recordingLogger(): { logger: pino.Logger; records: LogRecord[] } {
+  const records: LogRecord[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void records.push(JSON.parse(line)) });
+  return { logger, records };
+}
+
+let clientNo = 0;
+function settingsFor(broker: Broker, extra: Partial<MqttSettings> = {}): MqttSettings {
+  clientNo += 1;
+  return {
+    url: broker.url,
+    clientId: `homeostat-it-${process.pid}-${clientNo}`,
+    protocolVersion: 5,
+    baseTopic: BASE,
+    ...extra,
+  };
+}
+
+/** A broker for one test, removed after it. */
+async function brokerFor(t: TestContext, opts?: BrokerOptions): Promise<Broker> {
+  const broker = await startMosquitto(opts);
+  t.after(() => broker.dispose());
+  return broker;
+}
+
+/** A connection for one test, stopped after it (stop is idempotent). */
+function connectionFor(
+  t: TestContext,
+  settings: MqttSettings,
+  opts: MqttConnectionOptions = FAST,
+): { conn: MqttConnection; records: LogRecord[]; connects: () => number } {
+  const { logger, records } = recordingLogger();
+  const conn = new MqttConnection(settings, logger, opts);
+  let connects = 0;
+  conn.onConnect(() => {
+    connects += 1;
+  });
+  t.after(() => conn.stop());
+  return { conn, records, connects: () => connects };
+}
+
+/**
+ * A second, independent client that records what it receives on `filter`; it reconnects (and
+ * resubscribes) by itself every 50 ms, so it survives broker restarts.
+ */
+async function watcher(
+  t: TestContext,
+  broker: Broker,
+  filter: string,
+  extra: mqtt.IClientOptions = {},
+): Promise<{ client: MqttClient; messages: Received[]; payloads: (topic: string) => string[] }> {
+  const client = mqtt.connect(broker.url, { reconnectPeriod: 50, ...extra });
+  const messages: Received[] = [];
+  client.on('message', (topic, payload, packet) => {
+    messages.push({ topic, payload: payload.toString(), retain: packet.retain });
+  });
+  t.after(() => client.endAsync(true));
+  await client.subscribeAsync(filter, { qos: 1 });
+  return {
+    client,
+    messages,
+    payloads: (topic) => messages.filter((m) => m.topic === topic).map((m) => m.payload),
+  };
+}
+
+/** The retained payload of `topic` as a fresh client sees it (undefined: none). */
+async function retainedOf(broker: Broker, topic: string, ca?: string): Promise<string | undefined> {
+  const client = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0, ...(ca ? { ca } : {}) });
+  try {
+    const got = new Promise<string>((resolve) =>
+      client.on('message', (_t, payload) => resolve(payload.toString())),
+    );
+    await client.subscribeAsync(topic, { qos: 1 });
+    // Mosquitto sends retained messages right after the SUBACK; a publish round trip started
+    // after the SUBACK ends after them, so if nothing came by then, nothing is retained.
+    const none = client.publishAsync(`${BASE}/probe/${Math.random()}`, 'x', { qos: 1 }).then(() => undefined);
+    return await Promise.race([got, none]);
+  } finally {
+    await client.endAsync(true);
+  }
+}
+
+const countWarnings = (records: LogRecord[]): number => records.filter((r) => r.level === WARN).length;
+const countAttempts = (records: LogRecord[]): number =>
+  records.filter((r) => r.msg === 'MQTT reconnect scheduled').length;
+
+describe('topicMatchesFilter', () => {
+  test('MQTT wildcard rules', () => {
+    const table: Array<[filter: string, topic: string, matches: boolean]> = [
+      ['a/b', 'a/b', true],
+      ['a/b', 'a/c', false],
+      ['a/+', 'a/b', true],
+      ['a/+', 'a/b/c', false],
+      ['a/+/c', 'a/b/c', true],
+      ['a/#', 'a', true], // # also matches the parent level
+      ['a/#', 'a/b/c', true],
+      ['a/#', 'b/c', false],
+      ['#', 'a/b', true],
+      ['+', 'a', true],
+      ['+/+', 'a/', true], // an empty level is a level
+      ['#', '$SYS/broker/uptime', false], // wildcards at the first level skip $-topics
+      ['+/broker/uptime', '$SYS/broker/uptime', false],
+      ['$SYS/#', '$SYS/broker/uptime', true],
+      ['homeostat/demo/+/set', 'homeostat/demo/room/set', true],
+      ['homeostat/demo/+/set', 'homeostat/demo/room/setpoint/set', false],
+    ];
+    for (const [filter, topic, matches] of table) {
+      assert.equal(topicMatchesFilter(filter, topic), matches, `${filter} vs ${topic}`);
+    }
+  });
+});
+
+describe('MqttConnection against Mosquitto', () => {
+  test('given a broker, when started, then a second client sees retained "online" and onConnect fired once', async (t) => {
+    const broker = await brokerFor(t);
+    const { conn, records, connects } = connectionFor(t, settingsFor(broker));
+
+    conn.start();
+    await waitUntil(() => connects() === 1, { what: 'onConnect' });
+
+    assert.equal(conn.connected, true);
+    assert.equal(await retainedOf(broker, AVAILABILITY), 'online');
+    const connected = records.find((r) => r.msg === 'MQTT connected');
+    assert.equal(connected?.url, broker.url);
+    assert.equal(countWarnings(records), 0);
+  });
+
+  test('given a connection, when stopped cleanly, then "offline" is retained and publishing rejects', async (t) => {
+    const broker = await brokerFor(t);
+    const { conn } = connectionFor(t, settingsFor(broker));
+    const watch = await watcher(t, broker, AVAILABILITY);
+    conn.start();
+    await waitUntil(() => watch.payloads(AVAILABILITY).includes('online'), { what: 'online' });
+
+    await conn.stop();
+
+    assert.equal(conn.connected, false);
+    assert.equal(await retainedOf(broker, AVAILABILITY), 'offline');
+    await waitUntil(() => watch.payloads(AVAILABILITY).at(-1) === 'offline', { what: 'offline seen live' });
+    await assert.rejects(conn.publish(`${BASE}/x`, '1', { qos: 0, retain: false }), /not connected/);
+  });
+
+  test('given a daemon process, when it is killed (SIGKILL), then the broker publishes its last will "offline"', async (t) => {
+    const broker = await brokerFor(t);
+    const watch = await watcher(t, broker, AVAILABILITY);
+    const settings = settingsFor(broker);
+    // A separate process, so the socket dies the way it does in a crash: no DISCONNECT sent.
+    const script = [
+      `import { MqttConnection } from ${JSON.stringify(new URL('../../src/mqtt/client.ts', import.meta.url).href)};`,
+      `import pino from 'pino';`,
+      `const conn = new MqttConnection(${JSON.stringify(settings)}, pino({ level: 'silent' }));`,
+      `conn.onConnect(() => console.log('connected'));`,
+      'conn.start();',
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    t.after(() => {
+      child.kill('SIGKILL');
+      return exited;
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('connected') && resolve());
+      child.once('exit', (code) => reject(new Error(`child exited (${code}) before connecting`)));
+    });
+    await waitUntil(() => watch.payloads(AVAILABILITY).at(-1) === 'online', { what: 'online from child' });
+
+    child.kill('SIGKILL');
+    await exited;
+
+    await waitUntil(() => watch.payloads(AVAILABILITY).at(-1) === 'offline', { what: 'last will' });
+    assert.equal(await retainedOf(broker, AVAILABILITY), 'offline');
+  });
+
+  test('given a connection, when the broker stops, then publish rejects at once and nothing is queued; when it restarts on the same port, the connection comes back by itself with its subscription', async (t) => {
+    const broker = await brokerFor(t);
+    const { conn, records, connects } = connectionFor(t, settingsFor(broker));
+    const commands: string[] = [];
+    conn.subscribe(`${BASE}/+/set`, 1, (topic, payload) => commands.push(`${topic}=${payload.toString()}`));
+    const watch = await watcher(t, broker, `${BASE}/#`);
+    conn.start();
+    await waitUntil(() => connects() === 1, { what: 'first connect' });
+
+    // Broker down: the connection notices, publishing fails fast at QoS 0 and 1.
+    await broker.stop();
+    await waitUntil(() => !conn.connected, { what: 'connected false' });
+    await assert.rejects(
+      conn.publish(`${BASE}/queued`, 'while-down-0', { qos: 0, retain: false }),
+      /not connected/,
+    );
+    await assert.rejects(
+      conn.publish(`${BASE}/queued`, 'while-down-1', { qos: 1, retain: false }),
+      /not connected/,
+    );
+    await waitUntil(() => countAttempts(records) >= 3, { what: 'three reconnect attempts while down' });
+
+    // Broker back (without its retained messages and sessions: persistence is off).
+    await broker.start();
+    await waitUntil(() => connects() === 2, { what: 'onConnect after restart' });
+    assert.equal(conn.connected, true);
+    await waitUntil(() => watch.client.connected, { what: 'watcher back' });
+    await waitUntil(() => watch.payloads(AVAILABILITY).at(-1) === 'online', { what: 'online after restart' });
+
+    // The subscription is back: a command sent after the restart is received.
+    await watch.client.publishAsync(`${BASE}/room/set`, '{"setpoint":21}', { qos: 1 });
+    await waitUntil(() => commands.length === 1, { what: 'command after restart' });
+    assert.deepEqual(commands, [`${BASE}/room/set={"setpoint":21}`]);
+
+    // Nothing published while down was queued: the first message on the topic is the new one.
+    await conn.publish(`${BASE}/queued`, 'after', { qos: 1, retain: false });
+    await waitUntil(() => watch.payloads(`${BASE}/queued`).length > 0, { what: 'message after restart' });
+    assert.deepEqual(watch.payloads(`${BASE}/queued`), ['after']);
+
+    // One warning for the whole outage, however many attempts it took.
+    assert.equal(countWarnings(records), 1, JSON.stringify(records.filter((r) => r.level === WARN)));
+    assert.match(records.find((r) => r.level === WARN)?.msg ?? '', /connection lost/);
+  });
+
+  for (const protocolVersion of [5, 4] as const) {
+    test(`MQTT ${protocolVersion === 5 ? '5' : '3.1.1'}: given a stopped daemon, a QoS 1 command sent meanwhile is delivered on the next start (kept session)`, async (t) => {
+      const broker = await brokerFor(t);
+      const settings = settingsFor(broker, { protocolVersion });
+      const received: string[] = [];
+      const first = connectionFor(t, settings);
+      first.conn.subscribe(`${BASE}/room/setpoint/set`, 1, (_topic, payload) =>
+        received.push(payload.toString()),
+      );
+      first.conn.start();
+      await waitUntil(() => first.connects() === 1, { what: 'first run' });
+      await first.conn.stop();
+
+      const sender = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+      t.after(() => sender.endAsync(true));
+      await sender.publishAsync(`${BASE}/room/setpoint/set`, '22.5', { qos: 1 });
+
+      // Same client id, handlers registered before start (as the daemon does).
+      const second = connectionFor(t, settings);
+      const secondReceived: string[] = [];
+      second.conn.subscribe(`${BASE}/room/setpoint/set`, 1, (_topic, payload) =>
+        secondReceived.push(payload.toString()),
+      );
+      second.conn.start();
+      await waitUntil(() => secondReceived.length === 1, { what: 'queued command' });
+
+      assert.deepEqual(received, []);
+      assert.deepEqual(secondReceived, ['22.5']);
+      const connected = second.records.find((r) => r.msg === 'MQTT connected');
+      assert.equal(connected?.sessionPresent, true);
+    });
+  }
+
+  test('given a password file, the right password connects', async (t) => {
+    const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 's3cret!' }] });
+    const { conn, records, connects } = connectionFor(
+      t,
+      settingsFor(broker, { username: 'homeostat', password: 's3cret!' }),
+    );
+
+    conn.start();
+    await waitUntil(() => connects() === 1, { what: 'connect with password' });
+
+    assert.equal(conn.connected, true);
+    assert.ok(!JSON.stringify(records).includes('s3cret!'), 'the password is never logged');
+  });
+
+  test('given a wrong password, the connection keeps retrying without throwing and warns once per streak', async (t) => {
+    const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 's3cret!' }] });
+    const { conn, records, connects } = connectionFor(
+      t,
+      settingsFor(broker, { username: 'homeostat', password: 'wrong-pw' }),
+    );
+
+    conn.start();
+    await waitUntil(() => countAttempts(records) >= 4, { what: 'four refused attempts' });
+
+    assert.equal(conn.connected, false);
+    assert.equal(connects(), 0);
+    const warnings = records.filter((r) => r.level === WARN);
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.match(warnings[0]?.err ?? '', /not authori[sz]ed/i);
+    assert.equal(warnings[0]?.url, broker.url);
+    assert.ok(!JSON.stringify(records).includes('wrong-pw'), 'the password is never logged');
+    await conn.stop(); // resolves although never connected
+  });
+
+  test('given a TLS broker requiring client certificates, the generated CA and client certificate connect', async (t) => {
+    const broker = await brokerFor(t, { tls: true, requireCertificate: true });
+    const ca = readFileSync(broker.caPath!);
+    const { conn, connects } = connectionFor(
+      t,
+      settingsFor(broker, {
+        ca,
+        cert: readFileSync(broker.clientCertPath!),
+        key: readFileSync(broker.clientKeyPath!),
+      }),
+    );
+
+    conn.start();
+    await waitUntil(() => connects() === 1, { what: 'TLS connect' });
+
+    assert.equal(conn.connected, true);
+    assert.match(broker.url, /^mqtts:/);
+  });
+
+  test('given a TLS broker, a client trusting another CA keeps failing and says why once', async (t) => {
+    const broker = await brokerFor(t, { tls: true });
+    const wrongCa = createTestCa(broker.dir, 'other-ca');
+    const { conn, records, connects } = connectionFor(
+      t,
+      settingsFor(broker, { ca: readFileSync(wrongCa.certPath) }),
+    );
+
+    conn.start();
+    await waitUntil(() => countAttempts(records) >= 3, { what: 'three TLS failures' });
+
+    assert.equal(conn.connected, false);
+    assert.equal(connects(), 0);
+    const warnings = records.filter((r) => r.level === WARN);
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.match(warnings[0]?.err ?? '', /certificate/i);
+  });
+
+  test('given no broker at all, start() returns at once and stop() still resolves', async (t) => {
+    const broker = await brokerFor(t);
+    await broker.stop(); // a port nobody listens on
+    const { conn, records } = connectionFor(t, settingsFor(broker));
+
+    conn.start();
+    await waitUntil(() => countAttempts(records) >= 2, { what: 'two refused attempts' });
+
+    assert.equal(conn.connected, false);
+    assert.equal(countWarnings(records), 1);
+    assert.match(records.find((r) => r.level === WARN)?.err ?? '', /ECONNREFUSED/);
+    await conn.stop();
+  });
+});
