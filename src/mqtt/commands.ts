@@ -1,0 +1,229 @@
+/**
+ * Commands received over MQTT, parsed strictly and validated against the loop they address.
+ *
+ * A command is desired state from outside: anything we are not sure about is rejected with a
+ * reason a person can act on, never guessed at, clamped or partly applied. A rejected command
+ * changes nothing. Commands are absolute (a setpoint, a mode), so a duplicate delivered by
+ * QoS 1 applies the same change twice, which is the same as once.
+ *
+ * Pure: bytes in, an outcome out. The caller applies an accepted change (bumping the loop's
+ * generation) and publishes `resultPayload(...)` on `<loop>/result`.
+ */
+
+import { z } from 'zod';
+import type { Mode } from '../core/types.js';
+import type { CommandKind } from './topics.js';
+
+/** The change an accepted command asks for. */
+export interface CommandChange {
+  setpoint?: number;
+  mode?: Mode;
+  /** Fault reset: clear latched faults (nothing else changes). */
+  faultReset?: true;
+}
+
+export type CommandOutcome =
+  | { accepted: true; change: CommandChange; requestId?: string }
+  | { accepted: false; reason: string; requestId?: string };
+
+/** What a command is validated against. */
+export interface CommandTarget {
+  /** Setpoint limits, loop unit (inclusive). */
+  limits: { min: number; max: number };
+  /** Modes this loop allows (allowedModes in config/schema.ts). */
+  modes: readonly Mode[];
+  /**
+   * Setpoint step of user interfaces, loop unit. Not enforced: it is a UI hint (Home
+   * Assistant already rounds to it) and a script may legitimately ask for 20.25.
+   */
+  step?: number;
+}
+
+export interface ParseOptions {
+  /** Largest payload accepted, bytes. Default 1024: every valid command is far smaller. */
+  maxPayloadBytes?: number;
+}
+
+/** Default limit on a command payload, bytes. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1024;
+/** Longest requestId echoed back, characters. */
+export const MAX_REQUEST_ID_LENGTH = 64;
+
+/**
+ * A plain decimal: optional minus, digits, optional fraction. No exponent (`1e3`), hex,
+ * `Infinity`, `NaN`, leading `+` or `.5`, comma decimals or quotes: one spelling per value,
+ * so what a person typed is what the loop gets.
+ */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+
+const jsonCommandSchema = z.strictObject({
+  setpoint: z.number().optional(),
+  mode: z.string().optional(),
+  requestId: z.string().max(MAX_REQUEST_ID_LENGTH).optional(),
+});
+
+/**
+ * Parses and validates one command. Order: size limit, UTF-8, syntax, then the loop's rules
+ * (limits, allowed modes). Never throws.
+ */
+export function parseCommand(
+  kind: CommandKind,
+  payload: Uint8Array,
+  loop: CommandTarget,
+  opts: ParseOptions = {},
+): CommandOutcome {
+  const maxBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  if (payload.byteLength > maxBytes) {
+    return reject(`payload is ${payload.byteLength} bytes, more than the ${maxBytes} allowed`);
+  }
+  const text = decodeUtf8(payload);
+  if (text === undefined) return reject('payload is not valid UTF-8 text');
+
+  switch (kind) {
+    case 'setpoint':
+      return setpointCommand(text, loop);
+    case 'mode':
+      return modeCommand(text, loop);
+    case 'json':
+      return jsonCommand(text, loop);
+    case 'faultReset':
+      return faultResetCommand(text);
+  }
+}
+
+function setpointCommand(text: string, loop: CommandTarget): CommandOutcome {
+  const trimmed = text.trim();
+  if (!PLAIN_NUMBER.test(trimmed)) {
+    return reject(`setpoint must be a plain decimal number such as 21 or 21.5 (got ${quote(text)})`);
+  }
+  return checkSetpoint(Number(trimmed), loop);
+}
+
+function modeCommand(text: string, loop: CommandTarget): CommandOutcome {
+  return checkMode(text.trim(), loop);
+}
+
+function faultResetCommand(text: string): CommandOutcome {
+  const trimmed = text.trim();
+  if (trimmed !== '' && trimmed !== 'reset') {
+    return reject(`fault reset takes an empty payload or "reset" (got ${quote(text)})`);
+  }
+  return { accepted: true, change: { faultReset: true } };
+}
+
+function jsonCommand(text: string, loop: CommandTarget): CommandOutcome {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return reject(`payload is not JSON: expected {"setpoint": 21.5} and/or {"mode": "heat"}`);
+  }
+  const requestId = salvageRequestId(value);
+  const parsed = jsonCommandSchema.safeParse(value);
+  if (!parsed.success) {
+    return reject(`invalid command: ${describeIssues(parsed.error)}`, requestId);
+  }
+  const { setpoint, mode } = parsed.data;
+  if (setpoint === undefined && mode === undefined) {
+    return reject('command needs a setpoint, a mode or both', requestId);
+  }
+
+  const change: CommandChange = {};
+  if (setpoint !== undefined) {
+    const outcome = checkSetpoint(setpoint, loop);
+    if (!outcome.accepted) return { ...outcome, ...withRequestId(requestId) };
+    change.setpoint = outcome.change.setpoint!;
+  }
+  if (mode !== undefined) {
+    const outcome = checkMode(mode, loop);
+    if (!outcome.accepted) return { ...outcome, ...withRequestId(requestId) };
+    change.mode = outcome.change.mode!;
+  }
+  return { accepted: true, change, ...withRequestId(requestId) };
+}
+
+function checkSetpoint(value: number, loop: CommandTarget): CommandOutcome {
+  if (!Number.isFinite(value)) return reject('setpoint must be a finite number');
+  // -0 is 0: keep it out of stored state and JSON (where it would print as 0 anyway).
+  const setpoint = value === 0 ? 0 : value;
+  const { min, max } = loop.limits;
+  if (setpoint < min || setpoint > max) {
+    return reject(`setpoint ${setpoint} is outside the limits ${min}..${max}`);
+  }
+  return { accepted: true, change: { setpoint } };
+}
+
+function checkMode(mode: string, loop: CommandTarget): CommandOutcome {
+  const allowed = loop.modes.find((m) => m === mode);
+  if (allowed === undefined) {
+    return reject(`mode ${quote(mode)} is not allowed for this loop (allowed: ${loop.modes.join(', ')})`);
+  }
+  return { accepted: true, change: { mode: allowed } };
+}
+
+/** The requestId of a command that failed validation elsewhere, so its sender can still correlate. */
+function salvageRequestId(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (!Object.hasOwn(value, 'requestId')) return undefined;
+  const id = (value as { requestId?: unknown }).requestId;
+  return typeof id === 'string' && id.length <= MAX_REQUEST_ID_LENGTH ? id : undefined;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A payload quoted for a message: JSON-escaped (no control characters reach logs) and short. */
+function quote(text: string): string {
+  const short = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return JSON.stringify(short);
+}
+
+function reject(reason: string, requestId?: string): CommandOutcome {
+  return { accepted: false, reason, ...withRequestId(requestId) };
+}
+
+function withRequestId(requestId: string | undefined): { requestId?: string } {
+  return requestId === undefined ? {} : { requestId };
+}
+
+/** What `resultPayload` needs besides the outcome. */
+export interface ResultContext {
+  loop: string;
+  /** When the command was handled, ISO-8601. */
+  atIso: string;
+  /** Accepted: the generation the change produced. Rejected: the loop's current one (unchanged). */
+  generation?: number;
+}
+
+/**
+ * The JSON published (not retained) on `<loop>/result`, one per command:
+ * `{"loop","accepted":true,"change":{…},"generation","requestId"?,"at"}` or
+ * `{"loop","accepted":false,"reason","generation"?,"requestId"?,"at"}`.
+ */
+export function resultPayload(outcome: CommandOutcome & ResultContext): string {
+  const common = {
+    loop: outcome.loop,
+    ...(outcome.requestId === undefined ? {} : { requestId: outcome.requestId }),
+  };
+  const generation = outcome.generation === undefined ? {} : { generation: outcome.generation };
+  const body = outcome.accepted
+    ? { ...common, accepted: true, change: outcome.change, ...generation, at: outcome.atIso }
+    : { ...common, accepted: false, reason: outcome.reason, ...generation, at: outcome.atIso };
+  return JSON.stringify(body);
+}
