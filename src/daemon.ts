@@ -46,6 +46,8 @@ export interface DaemonOptions {
   configText?: string;
   /** Batched state is written this often, ms. Default storage.memoryFlushS of the config. */
   flushEveryMs?: number;
+  /** After a reload applied a config (MQTT reconciles discovery and clears removed loops). */
+  onConfigApplied?: (config: Config, removedLoops: string[]) => void;
 }
 
 interface RunningLoop {
@@ -171,6 +173,7 @@ export class Daemon {
     if (added.length + changed.length + removed.length === 0 && generation === undefined) {
       return { result: 'unchanged' };
     }
+    this.opts.onConfigApplied?.(next, removed);
     this.opts.logger.info({ added, changed, removed, generation }, 'reload: config applied');
     return { result: 'applied', generation: generation ?? 1, added, changed, removed };
   }
@@ -184,6 +187,16 @@ export class Daemon {
     } catch (error) {
       this.opts.logger.error({ err: error }, 'could not write loop state to the database; will retry');
     }
+  }
+
+  /** Asks a loop for a cycle now (a command changed its desired state); unknown loops are ignored. */
+  triggerLoop(id: string, reason: string): void {
+    this.loops.get(id)?.runner.trigger(reason);
+  }
+
+  /** The config in force (it changes on reload). */
+  currentConfig(): Config {
+    return this.config;
   }
 
   statuses(): LoopStatus[] {

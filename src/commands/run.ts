@@ -2,6 +2,8 @@ import { loadConfigFile } from '../config/load.js';
 import { Daemon } from '../daemon.js';
 import { buildDrivers, speedProblem } from '../drivers/build.js';
 import { createLogger, type LogFormat } from '../logger.js';
+import type { MqttBridge } from '../mqtt/bridge.js';
+import type { MqttSettings } from '../mqtt/client.js';
 import type { Clock } from '../runtime/clock.js';
 import { ConfigWatcher } from '../runtime/config-watcher.js';
 import { RealClock } from '../runtime/real-clock.js';
@@ -10,6 +12,7 @@ import { openStore } from '../store/database.js';
 import { DesiredStore } from '../store/desired-store.js';
 import { pruneHistory } from '../store/retention.js';
 import { StateStore } from '../store/state-store.js';
+import { createMqttBridge, mqttSettings } from './mqtt-setup.js';
 
 export interface RunOptions {
   configPath: string;
@@ -48,7 +51,6 @@ export async function runCommand(options: RunOptions): Promise<number> {
     { config: options.configPath, mqttUrl, speed },
     `starting homeostat (node ${config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
   );
-  if (mqttUrl) logger.warn('MQTT is not implemented yet in this version: regulating locally only');
 
   // --db wins over storage.path: the command line is the more specific intent.
   const dbPath = options.dbPathGiven ? options.dbPath : (config.storage.path ?? options.dbPath);
@@ -66,7 +68,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
-  const daemon = new Daemon({
+  // MQTT is optional and never blocks regulation: a bad password file disables it, loudly.
+  let bridge: MqttBridge | undefined;
+  let settings: MqttSettings | undefined;
+  try {
+    settings = mqttSettings(config, options.mqttUrl);
+  } catch (error) {
+    logger.error(`${(error as Error).message}; regulating without MQTT`);
+  }
+  const daemon: Daemon = new Daemon({
     config,
     configText: loaded.text,
     clock,
@@ -74,10 +84,29 @@ export async function runCommand(options: RunOptions): Promise<number> {
     drivers,
     store,
     statusEveryMs: 60_000 * Math.max(1, Math.min(speed, 5)),
+    onStatus: (status) => bridge?.publishStatus(status),
+    onConfigApplied: (_config, removed) => bridge?.configChanged(removed),
   });
+  if (settings) {
+    bridge = createMqttBridge({
+      settings,
+      config,
+      daemon: () => daemon,
+      desired: store.desired,
+      clock,
+      logger,
+    });
+  }
   // Hot reload: SIGHUP or an edit of the file. Reloads never overlap and never run before the
   // start finished (`pending` chains them); a stop waits for both.
-  let pending: Promise<unknown> = daemon.start();
+  let pending: Promise<unknown> = daemon.start().then(() => {
+    try {
+      bridge?.start();
+    } catch (error) {
+      logger.error({ err: error }, 'MQTT could not start; regulating without it');
+      bridge = undefined;
+    }
+  });
   const reload = (why: string) => {
     pending = pending.then(async () => {
       logger.info(`${why}: reloading ${options.configPath}`);
@@ -99,6 +128,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       pending
         .catch(() => undefined)
         .then(() => daemon.stop(signal))
+        .then(() => bridge?.stop())
         .then(
           () => {
             opened.db.close();

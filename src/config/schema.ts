@@ -94,7 +94,27 @@ const mqttSchema = z
     passwordFile: z
       .string()
       .optional()
-      .describe('Path of a file holding the broker password (kept out of this file). Default: none.'),
+      .describe(
+        'Path of a file holding the broker password (kept out of this file; the environment variable ' +
+          'HOMEOSTAT_MQTT_PASSWORD works too). Never logged. Default: none.',
+      ),
+    protocolVersion: z
+      .union([z.literal(5), z.literal(4)])
+      .default(5)
+      .describe('MQTT protocol: 5, or 4 for MQTT 3.1.1 brokers. Default 5.'),
+    tls: z
+      .strictObject({
+        caFile: z.string().optional().describe('CA certificate (PEM) that signed the broker certificate.'),
+        certFile: z.string().optional().describe('Client certificate (PEM), for brokers that require one.'),
+        keyFile: z.string().optional().describe('Client private key (PEM).'),
+      })
+      .optional()
+      .describe('TLS files for an mqtts:// broker. Default: the system CAs, no client certificate.'),
+    heartbeatS: z
+      .number()
+      .gt(0)
+      .default(60)
+      .describe('An unchanged loop state is republished (retained) this often, seconds. Default 60.'),
     discovery: z
       .strictObject({
         enabled: z.boolean().default(true).describe('Publish Home Assistant discovery. Default true.'),

@@ -128,6 +128,8 @@ describe('defaults', () => {
     assert.deepEqual(c.mqtt, {
       url: 'mqtt://127.0.0.1:1883',
       baseTopic: 'homeostat',
+      protocolVersion: 5,
+      heartbeatS: 60,
       discovery: { enabled: true, prefix: 'homeassistant' },
     });
   });

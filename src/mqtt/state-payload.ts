@@ -1,0 +1,37 @@
+import type { LoopStatus } from '../core/status.js';
+
+/**
+ * The retained `<base>/<loop>/state` JSON (the contract): the loop's status with times as
+ * ISO-8601 and conditions in the Kubernetes shape (`lastTransitionTime`). Home Assistant's
+ * templates read `mode`, `setpoint`, `measured`, `output`, `action` and `conditions`.
+ */
+export function statePayload(status: LoopStatus): Record<string, unknown> {
+  return {
+    loop: status.loop,
+    quantity: status.quantity,
+    mode: status.mode,
+    setpoint: status.setpoint,
+    measured: status.measured ?? null,
+    measuredAt: status.measuredAtMs === undefined ? null : new Date(status.measuredAtMs).toISOString(),
+    output: Math.round(status.output * 1000) / 1000,
+    action: status.action,
+    generation: status.generation,
+    observedGeneration: status.observedGeneration,
+    actuators: status.actuators,
+    conditions: status.conditions.map((condition) => ({
+      type: condition.type,
+      status: condition.status,
+      reason: condition.reason,
+      message: condition.message,
+      lastTransitionTime: new Date(condition.lastTransitionMs).toISOString(),
+      observedGeneration: condition.observedGeneration,
+    })),
+    updatedAt: new Date(status.updatedAtMs).toISOString(),
+  };
+}
+
+/** The payload without its timestamps: equal fingerprints need no republish (only a heartbeat). */
+export function stateFingerprint(payload: Record<string, unknown>): string {
+  const { updatedAt: _updated, measuredAt: _measured, ...rest } = payload;
+  return JSON.stringify(rest);
+}
