@@ -9,6 +9,7 @@ import {
 } from './commands/inspect.js';
 import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
 import { runCommand } from './commands/run.js';
+import { setCommand } from './commands/set.js';
 import { loadConfigFile } from './config/load.js';
 
 const USAGE = `homeostat — keeps temperatures and humidities where you want them
@@ -20,6 +21,8 @@ Usage:
   homeostat status   [--db FILE] [--json]                 every loop's desired and observed state
   homeostat history  LOOP [--since 2h] [--csv] [--db FILE]
   homeostat events   [--since 2h] [--loop LOOP] [--json] [--db FILE]
+  homeostat set      LOOP [--setpoint X] [--mode M] [--config FILE] [--mqtt-url URL]
+                     sends the change through the broker and waits for the daemon's result
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db.
@@ -77,6 +80,28 @@ async function main(argv: string[]): Promise<number> {
         },
         write,
       );
+    case 'set': {
+      const loop = parsed.positionals[0];
+      const setpoint = parsed.setpoint === undefined ? undefined : Number(parsed.setpoint);
+      if (!loop || (setpoint === undefined && parsed.mode === undefined)) {
+        process.stderr.write('homeostat set: name a loop and --setpoint X and/or --mode M\n');
+        return 2;
+      }
+      if (setpoint !== undefined && !Number.isFinite(setpoint)) {
+        process.stderr.write(`homeostat set: --setpoint must be a number, got "${parsed.setpoint}"\n`);
+        return 2;
+      }
+      return setCommand(
+        {
+          configPath,
+          loop,
+          ...(setpoint === undefined ? {} : { setpoint }),
+          ...(parsed.mode === undefined ? {} : { mode: parsed.mode }),
+          ...(parsed['mqtt-url'] === undefined ? {} : { mqttUrl: parsed['mqtt-url'] }),
+        },
+        write,
+      );
+    }
     case 'history': {
       const loop = parsed.positionals[0];
       if (!loop) {
@@ -104,6 +129,8 @@ function parseOptions(args: string[]) {
       csv: { type: 'boolean', default: false },
       since: { type: 'string' },
       loop: { type: 'string' },
+      setpoint: { type: 'string' },
+      mode: { type: 'string' },
       config: { type: 'string' },
       db: { type: 'string' },
       'mqtt-url': { type: 'string' },
