@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import type Database from 'better-sqlite3';
 import type { LoopStatus } from '../core/status.js';
+import type { StoredEvent } from './desired-store.js';
 
 /**
  * Controller memory, last status, history samples and routine events: written in batches, one
@@ -36,14 +37,7 @@ export interface StoredSample extends Sample {
 }
 
 /** A history event that may wait for the next batch (actuator switched, fault raised…). */
-export interface BufferedEvent {
-  atMs: number;
-  loop?: string;
-  kind: string;
-  source?: string;
-  message: string;
-  data?: unknown;
-}
+export type BufferedEvent = StoredEvent;
 
 /**
  * Readings packed into one samples row at most: ~150 bytes, so three rows share a 512-byte page
