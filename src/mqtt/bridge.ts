@@ -5,7 +5,7 @@ import type { Clock, TimerHandle } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
 import type { MqttConnection } from './client.js';
 import { type CommandOutcome, parseCommand, resultPayload } from './commands.js';
-import { discoveryDiff, discoveryPayload, homeAssistantStatusTopic } from './discovery.js';
+import { discoveryDiff, discoveryPayload, discoveryTopic, homeAssistantStatusTopic } from './discovery.js';
 import { stateFingerprint, statePayload } from './state-payload.js';
 import type { CommandKind, Topics } from './topics.js';
 
@@ -28,6 +28,15 @@ export interface MqttBridgeOptions {
   heartbeatMs?: number;
 }
 
+/** What this node last published, by loop and discovery component (kept in the database). */
+interface PublishedRecord {
+  loops: string[];
+  /** Component unique id → platform. */
+  components: Record<string, string>;
+}
+
+const PUBLISHED_KEY = 'mqttPublished';
+
 /**
  * Connects the daemon to MQTT: commands in, status and Home Assistant discovery out.
  * Regulation never depends on it: offline, publishes are dropped (the state is republished
@@ -36,6 +45,8 @@ export interface MqttBridgeOptions {
 export class MqttBridge {
   private readonly lastState = new Map<string, { fingerprint: string; atMs: number }>();
   private discovery: Map<string, string> | undefined;
+  private published: PublishedRecord | undefined;
+  private reconcileSequence = 0;
   private heartbeatTimer: TimerHandle | undefined;
 
   constructor(private readonly opts: MqttBridgeOptions) {}
@@ -75,41 +86,100 @@ export class MqttBridge {
   }
 
   /**
-   * The config changed (reload): discovery is reconciled (only what changed), and the retained
-   * state of removed loops is cleared — the MQTT part of their finalizer.
+   * The config changed (reload): discovery and the retained states are reconciled — only what
+   * changed is published, and a removed loop's entities and state are cleared (the MQTT part
+   * of its finalizer).
    */
-  configChanged(removedLoops: string[]): void {
-    for (const loop of removedLoops) {
-      this.lastState.delete(loop);
-      this.publish(this.opts.topics.loopState(loop), '', true);
-    }
-    this.reconcileDiscovery();
+  configChanged(_removedLoops: string[]): void {
+    this.reconcilePublished();
   }
 
   private republishAll(why: string): void {
     this.opts.logger.info(`MQTT: ${why}: publishing discovery and every loop's state`);
     this.discovery = undefined;
-    this.reconcileDiscovery();
+    this.reconcilePublished();
     for (const status of this.opts.statuses()) this.publishStatus(status, true);
   }
 
-  private reconcileDiscovery(): void {
-    const config = this.opts.config();
-    const mqtt = config.mqtt;
+  /**
+   * Makes the broker match the config: discovery (a removed component first gets HA's removal
+   * marker) and retained loop states (a removed loop's is cleared). What was published is
+   * remembered in the database, so a loop removed while offline or while the daemon was
+   * stopped is still cleared at the next connection. Level-based, like the loops.
+   */
+  private reconcilePublished(): void {
     if (!this.opts.connection.connected) return;
+    const config = this.opts.config();
+    // What this process published (or is publishing) wins over the database, which is only
+    // written once the publishes went through: two reconciles in quick succession see each other.
+    const record = this.published ?? this.loadRecord();
+    const loops = Object.keys(config.loops);
+    const removedLoops = record.loops.filter((loop) => !loops.includes(loop));
+
+    const mqtt = config.mqtt;
+    const prefix = mqtt?.discovery.prefix ?? 'homeassistant';
     const next =
       mqtt?.discovery.enabled === false
         ? []
         : [
             discoveryPayload(config, {
-              prefix: mqtt?.discovery.prefix ?? 'homeassistant',
+              prefix,
               baseTopic: mqtt?.baseTopic ?? 'homeostat',
               version: this.opts.version,
             }),
           ];
-    const diff = discoveryDiff(this.discovery, next);
-    for (const message of diff.publishes) this.publish(message.topic, message.payload, true);
+    // Not published in this process yet: start from what the database says was published, so
+    // removal markers go out for components that are gone.
+    const previous =
+      this.discovery ??
+      this.previousDiscovery(record, next[0]?.topic ?? discoveryTopic(prefix, config.node.id));
+    const diff = discoveryDiff(previous, next);
+    const sends = [
+      ...diff.publishes.map((message) => this.publish(message.topic, message.payload, true)),
+      ...removedLoops.map((loop) => this.publish(this.opts.topics.loopState(loop), '', true)),
+    ];
+    for (const loop of removedLoops) this.lastState.delete(loop);
     this.discovery = diff.published;
+    const components = Object.fromEntries(
+      Object.entries(next[0]?.payload.cmps ?? {}).map(([id, component]) => [id, component.p]),
+    );
+    const published = { loops, components };
+    this.published = published;
+    const sequence = ++this.reconcileSequence;
+    // Remember it durably only once every publish went out; otherwise forget it, so the next
+    // connection reconciles from the database again. A newer reconcile supersedes this one.
+    void Promise.all(sends).then((ok) => {
+      if (sequence !== this.reconcileSequence) return;
+      if (ok.every(Boolean)) this.saveRecord(published);
+      else this.published = undefined;
+    });
+  }
+
+  private previousDiscovery(record: PublishedRecord, topic: string): Map<string, string> | undefined {
+    if (Object.keys(record.components).length === 0) return undefined;
+    const cmps = Object.fromEntries(Object.entries(record.components).map(([id, p]) => [id, { p }]));
+    return new Map([[topic, JSON.stringify({ cmps })]]);
+  }
+
+  private loadRecord(): PublishedRecord {
+    const text = this.opts.desired.getMeta(PUBLISHED_KEY);
+    if (!text) return { loops: [], components: {} };
+    try {
+      const parsed = JSON.parse(text) as Partial<PublishedRecord>;
+      return { loops: parsed.loops ?? [], components: parsed.components ?? {} };
+    } catch {
+      return { loops: [], components: {} };
+    }
+  }
+
+  private saveRecord(record: PublishedRecord): void {
+    const text = JSON.stringify(record);
+    if (this.opts.desired.getMeta(PUBLISHED_KEY) === text) return;
+    try {
+      this.opts.desired.setMeta(PUBLISHED_KEY, text);
+    } catch (error) {
+      this.opts.logger.warn({ err: error }, 'could not remember what MQTT published; will reconcile again');
+    }
   }
 
   /** One command: validated, stored (committed) before its result is published, never clamped. */
@@ -171,11 +241,15 @@ export class MqttBridge {
     this.publish(this.opts.topics.loopResult(loop), payload, false);
   }
 
-  private publish(topic: string, payload: string, retain: boolean): void {
-    this.opts.connection.publish(topic, payload, { qos: 1, retain }).catch((error) => {
-      // Offline or timed out: the next (re)connect republishes states and discovery.
-      this.opts.logger.debug({ err: error, topic }, 'MQTT publish dropped');
-    });
+  /** Resolves true once the broker has it, false when dropped (offline: the next connect redoes it). */
+  private publish(topic: string, payload: string, retain: boolean): Promise<boolean> {
+    return this.opts.connection.publish(topic, payload, { qos: 1, retain }).then(
+      () => true,
+      (error) => {
+        this.opts.logger.debug({ err: error, topic }, 'MQTT publish dropped');
+        return false;
+      },
+    );
   }
 
   private scheduleHeartbeat(): void {

@@ -317,6 +317,21 @@ export class DesiredStore {
     return { generation: row.generation, hash: row.hash, text: row.text, appliedAtMs: row.applied_at_ms };
   }
 
+  /** A small piece of node state that must survive restarts (e.g. what MQTT last published). */
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key);
+    return row?.value;
+  }
+
+  /** Stores it at once (one small transaction). */
+  setMeta(key: string, value: string): void {
+    this.db
+      .prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      )
+      .run(key, value);
+  }
+
   /** Applied config texts, newest first (for finding the last one that defined a removed loop). */
   *configsNewestFirst(): Generator<{ generation: number; text: string }> {
     const rows = this.db
