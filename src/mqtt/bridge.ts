@@ -190,7 +190,9 @@ export class MqttBridge {
     const atIso = new Date(this.opts.clock.nowMs()).toISOString();
     const loopConfig = this.opts.config().loops[loop];
     if (!loopConfig) {
-      this.publishResult(loop, { accepted: false, reason: `unknown loop "${loop}"` }, atIso);
+      const reason = `unknown loop "${loop}"`;
+      this.opts.desired.recordEvent({ kind: 'command-rejected', source: 'mqtt', message: reason });
+      this.publishResult(loop, { accepted: false, reason }, atIso);
       return;
     }
     const outcome = parseCommand(kind, payload, {
