@@ -70,7 +70,7 @@ export async function finalizeRemovedLoops(
       if (!actuator) continue;
       let driver = current.actuators.get(actuator.id);
       if (!driver) {
-        oldDrivers ??= buildDrivers(oldConfig, nowMs);
+        oldDrivers ??= buildDrivers(oldConfig, nowMs, { mqtt: current.mqtt });
         driver = oldDrivers.actuators.get(actuator.id);
         await driver?.start?.();
       }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ConfigResult } from './config/load.js';
 import { loopSectionHash } from './config/plan.js';
 import type { Config } from './config/schema.js';
-import { toLoopSpec } from './config/to-loop-spec.js';
+import { safeLevelOf, toLoopSpec } from './config/to-loop-spec.js';
 import type { LoopDesired } from './core/reconcile.js';
 import type { LoopStatus } from './core/status.js';
 import {
@@ -90,6 +90,7 @@ export class Daemon {
       sensors: this.sampledSensors(),
       onReading: (sensorId) => this.triggerLoopsOf(sensorId, 'reading'),
     });
+    this.listenToPushSensors();
   }
 
   async start(): Promise<void> {
@@ -159,6 +160,7 @@ export class Daemon {
     if (!this.opts.store) await this.finalizeInMemory(removed, before);
     await this.replaceChangedDrivers(before, next);
     this.sampler.reconfigure(this.sampledSensors());
+    this.listenToPushSensors();
     for (const id of changed) {
       this.loops.get(id)?.cycle.updateSpec(toLoopSpec(next, id));
       this.loops.get(id)?.runner.trigger('config');
@@ -263,9 +265,7 @@ export class Daemon {
       if (old && driverKey(old) === driverKey(section) && this.drivers.actuators.has(id)) continue;
       const previous = this.drivers.actuators.get(id);
       if (previous && old) {
-        await previous.write(
-          old.kind === 'simulated_relay' ? (old.safeState === 'on' ? 1 : 0) : old.safeLevel,
-        );
+        await previous.write(safeLevelOf(old));
         await previous.stop?.();
       }
       const driver = createActuatorDriver(next, id, this.drivers, nowMs);
@@ -290,6 +290,11 @@ export class Daemon {
       await this.drivers.sensors.get(id)?.stop?.();
       this.drivers.sensors.delete(id);
     }
+  }
+
+  /** A push driver's new value is sampled at once (and so reaches its loops at once). */
+  private listenToPushSensors(): void {
+    for (const [id, driver] of this.drivers.sensors) driver.onValue?.(() => this.sampler.readNow(id));
   }
 
   private sampledSensors() {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import type { Config } from '../config/schema.js';
+import { type Config, usesMqtt } from '../config/schema.js';
 import type { Daemon } from '../daemon.js';
 import { MqttBridge } from '../mqtt/bridge.js';
 import { MqttConnection, type MqttSettings } from '../mqtt/client.js';
@@ -44,9 +44,49 @@ export function mqttSettings(
   };
 }
 
-/** Builds the MQTT bridge for a daemon (not started). */
+/**
+ * The node's one MQTT connection (not started): `homeostat run` builds it before the drivers,
+ * which share it with the bridge, and the bridge starts it.
+ */
+export function createMqttConnection(settings: MqttSettings, logger: Logger): MqttConnection {
+  return new MqttConnection(settings, logger.child({ component: 'mqtt' }));
+}
+
+/** Whether any sensor or actuator of the config talks to the broker. */
+export function configUsesMqtt(config: Config): boolean {
+  return [...Object.values(config.sensors), ...Object.values(config.actuators)].some(usesMqtt);
+}
+
+/**
+ * Resolves true once `connection` is up, or false after `timeoutMs` (wall clock: the broker
+ * lives in real time). For a bounded wait before regulation starts, never an unbounded one.
+ */
+export function waitForConnection(
+  connection: Pick<MqttConnection, 'connected' | 'onConnect'>,
+  timeoutMs: number,
+): Promise<boolean> {
+  if (connection.connected) return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    let settled = false;
+    const settle = (up: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(up);
+    };
+    const timer = setTimeout(() => settle(false), timeoutMs);
+    // onConnect listeners cannot be removed: this one does nothing once settled.
+    connection.onConnect(() => settle(true));
+  });
+}
+
+/**
+ * Builds the MQTT bridge for a daemon (not started). `connection`: the node's shared one (the
+ * MQTT drivers use it too); without it, a connection is made from `settings`.
+ */
 export function createMqttBridge(opts: {
   settings: MqttSettings;
+  connection?: MqttConnection;
   config: Config;
   daemon: () => Daemon;
   desired: DesiredStore;
@@ -56,7 +96,7 @@ export function createMqttBridge(opts: {
   const { settings, config } = opts;
   const logger = opts.logger.child({ component: 'mqtt' });
   return new MqttBridge({
-    connection: new MqttConnection(settings, logger),
+    connection: opts.connection ?? new MqttConnection(settings, logger),
     topics: topicsFor(config.mqtt?.baseTopic ?? 'homeostat', config.node.id),
     config: () => opts.daemon().currentConfig(),
     desired: opts.desired,

@@ -1,9 +1,10 @@
 import { loadConfigFile } from '../config/load.js';
 import { Daemon } from '../daemon.js';
 import { buildDrivers, speedProblem } from '../drivers/build.js';
+import { offlineTransport } from '../drivers/mqtt/transport.js';
 import { createLogger, type LogFormat } from '../logger.js';
 import type { MqttBridge } from '../mqtt/bridge.js';
-import type { MqttSettings } from '../mqtt/client.js';
+import type { MqttConnection, MqttSettings } from '../mqtt/client.js';
 import type { Clock } from '../runtime/clock.js';
 import { ConfigWatcher } from '../runtime/config-watcher.js';
 import { RealClock } from '../runtime/real-clock.js';
@@ -12,7 +13,20 @@ import { openStore } from '../store/database.js';
 import { DesiredStore } from '../store/desired-store.js';
 import { pruneHistory } from '../store/retention.js';
 import { StateStore } from '../store/state-store.js';
-import { createMqttBridge, mqttSettings } from './mqtt-setup.js';
+import {
+  configUsesMqtt,
+  createMqttBridge,
+  createMqttConnection,
+  mqttSettings,
+  waitForConnection,
+} from './mqtt-setup.js';
+
+/**
+ * With MQTT sensors or actuators, regulation starts once the broker is connected or after
+ * this long, ms: their first cycle would otherwise fail its writes. Never longer: the other
+ * loops must not wait for a broker that is down.
+ */
+const MQTT_START_WAIT_MS = 5_000;
 
 export interface RunOptions {
   configPath: string;
@@ -38,7 +52,27 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const config = loaded.config;
   const speed = options.speed ?? 1;
   const clock: Clock = speed === 1 ? new RealClock() : new ScaledClock(speed);
-  const drivers = buildDrivers(config, () => clock.nowMs());
+
+  // MQTT is optional and never blocks regulation: a bad password file disables it, loudly.
+  // One connection per node, made before the drivers: MQTT sensors and actuators share it
+  // with the bridge (which starts it).
+  let settings: MqttSettings | undefined;
+  let mqttProblem: string | undefined;
+  try {
+    settings = mqttSettings(config, options.mqttUrl);
+  } catch (error) {
+    mqttProblem = (error as Error).message;
+    logger.error(`${mqttProblem}; regulating without MQTT`);
+  }
+  const connection: MqttConnection | undefined = settings
+    ? createMqttConnection(settings, logger)
+    : undefined;
+  const drivers = buildDrivers(config, () => clock.nowMs(), {
+    mqtt:
+      connection ??
+      offlineTransport(mqttProblem ? `MQTT disabled (${mqttProblem})` : 'no MQTT broker configured'),
+    logger: logger.child({ component: 'drivers' }),
+  });
   if (speed !== 1) {
     const problem = speedProblem(drivers);
     if (problem) {
@@ -68,14 +102,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
-  // MQTT is optional and never blocks regulation: a bad password file disables it, loudly.
   let bridge: MqttBridge | undefined;
-  let settings: MqttSettings | undefined;
-  try {
-    settings = mqttSettings(config, options.mqttUrl);
-  } catch (error) {
-    logger.error(`${(error as Error).message}; regulating without MQTT`);
-  }
   const daemon: Daemon = new Daemon({
     config,
     configText: loaded.text,
@@ -87,9 +114,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
     onStatus: (status) => bridge?.publishStatus(status),
     onConfigApplied: (_config, removed) => bridge?.configChanged(removed),
   });
-  if (settings) {
+  if (settings && connection) {
     bridge = createMqttBridge({
       settings,
+      connection,
       config,
       daemon: () => daemon,
       desired: store.desired,
@@ -97,16 +125,33 @@ export async function runCommand(options: RunOptions): Promise<number> {
       logger,
     });
   }
-  // Hot reload: SIGHUP or an edit of the file. Reloads never overlap and never run before the
-  // start finished (`pending` chains them); a stop waits for both.
-  let pending: Promise<unknown> = daemon.start().then(() => {
+  const startBridge = () => {
     try {
       bridge?.start();
     } catch (error) {
       logger.error({ err: error }, 'MQTT could not start; regulating without it');
       bridge = undefined;
     }
-  });
+  };
+  // Without MQTT drivers the bridge starts after the daemon, as the status it publishes exists
+  // by then. With them, it starts first and regulation waits (boundedly) for the broker.
+  const brokerFirst = configUsesMqtt(config) && bridge !== undefined;
+  const connected = async () => {
+    startBridge();
+    if (!bridge || !connection) return;
+    if (!(await waitForConnection(connection, MQTT_START_WAIT_MS))) {
+      logger.warn(
+        `MQTT broker not connected within ${MQTT_START_WAIT_MS / 1000} s; regulating anyway (MQTT devices unknown until it is)`,
+      );
+    }
+  };
+  // Hot reload: SIGHUP or an edit of the file. Reloads never overlap and never run before the
+  // start finished (`pending` chains them); a stop waits for both.
+  let pending: Promise<unknown> = (brokerFirst ? connected() : Promise.resolve())
+    .then(() => daemon.start())
+    .then(() => {
+      if (!brokerFirst) startBridge();
+    });
   const reload = (why: string) => {
     pending = pending.then(async () => {
       logger.info(`${why}: reloading ${options.configPath}`);

@@ -19,6 +19,13 @@
 import { z } from 'zod';
 import { defaultDerivativeFilterS } from '../core/pid.js';
 import type { Mode, Quantity } from '../core/types.js';
+import {
+  FIELD_PATH_PATTERN,
+  plainTopicProblem,
+  SWITCH_PRESET_NAMES,
+  type SwitchPayloads,
+  switchPreset,
+} from '../drivers/mqtt/payload.js';
 
 // ---------------------------------------------------------------------------------------
 // Vocabulary
@@ -51,6 +58,17 @@ const idKey = (what: string) =>
   z.string().regex(ID_PATTERN, { error: `invalid ${what} id: use lowercase letters, digits, _ and -` });
 
 const ref = (what: string) => z.string().min(1).describe(`Id of a ${what} defined in this file.`);
+
+/** An exact MQTT topic: wildcards would match other devices, `$` topics are the broker's. */
+const plainTopic = z.string().superRefine((topic, ctx) => {
+  const problem = plainTopicProblem(topic);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** A dot path into a JSON payload. */
+const fieldPath = z.string().regex(FIELD_PATH_PATTERN, {
+  error: 'use a dot path such as AM2301.Temperature (no spaces, no empty parts)',
+});
 
 const rangeSchema = (what: string) =>
   z.strictObject({
@@ -219,7 +237,7 @@ const simulationSchema = z
 
 // ---------------------------------------------------------------------------------------
 // Sensors. To add a kind: define its object with `...sensorCommon`, add it to the union,
-// and (if it reads a simulated plant) to `sensorPlant` below.
+// and (if it reads a simulated plant) to `sensorPlant` below; if it talks MQTT, to `usesMqtt`.
 
 const sensorCommon = {
   periodS: z.number().gt(0).default(10).describe('Seconds between two reads. Default 10.'),
@@ -238,11 +256,50 @@ const simulatedSensorSchema = z
   })
   .describe('Reads a simulated plant.');
 
-const sensorSchema = z.discriminatedUnion('kind', [simulatedSensorSchema]);
+const mqttSensorSchema = z
+  .strictObject({
+    kind: z.literal('mqtt').describe('Sensor kind.'),
+    topic: plainTopic.describe(
+      'Topic the device publishes its reading on, e.g. tele/th1/SENSOR (Tasmota), zigbee2mqtt/bedroom ' +
+        '(Zigbee2MQTT), shellies/ht-1/sensor/temperature (Shelly). No wildcards. Required.',
+    ),
+    field: fieldPath
+      .optional()
+      .describe(
+        'Dot path of the value in a JSON payload: AM2301.Temperature (Tasmota), temperature ' +
+          '(Zigbee2MQTT), tC (Shelly Plus). Messages without it are ignored. Default: none, the ' +
+          'payload is a plain number.',
+      ),
+    periodS: z
+      .number()
+      .gt(0)
+      .default(60)
+      .describe(
+        'How often the device publishes, seconds; the latest value is also sampled this often. Default 60.',
+      ),
+    staleAfterS: sensorCommon.staleAfterS,
+  })
+  .describe(
+    'A value a device publishes on MQTT (Tasmota, Zigbee2MQTT, Shelly, ESPHome); needs the mqtt block. ' +
+      'Non-numeric, NaN or infinite values are refused and count as missing.',
+  )
+  .superRefine((sensor, ctx) => {
+    // The value only changes when the device publishes: it would go stale between messages.
+    if (sensor.staleAfterS !== undefined && sensor.staleAfterS <= sensor.periodS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['staleAfterS'],
+        message: `must be greater than periodS (${sensor.periodS}): the device publishes that often`,
+      });
+    }
+  });
+
+const sensorSchema = z.discriminatedUnion('kind', [simulatedSensorSchema, mqttSensorSchema]);
 
 // ---------------------------------------------------------------------------------------
 // Actuators. To add a kind: define its object, add it to the union and, if it drives a
-// simulated plant, to `actuatorPlant` below.
+// simulated plant, to `actuatorPlant` below; a relay spreads `relayFields` and goes in
+// `isRelay`; an MQTT one goes in `usesMqtt`; its safe level in to-loop-spec.ts `safeLevelOf`.
 
 const gainSchema = z
   .number()
@@ -250,45 +307,50 @@ const gainSchema = z
     'Steady-state change of the plant at full output (°C or %RH): +20 for a heater, -15 for a cooler.',
   );
 
+/** How a relay is driven: shared by every relay kind (simulated, MQTT, GPIO). */
+const relayFields = {
+  minOnS: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe('Shortest on time, seconds (protects compressors). Default 0.'),
+  minOffS: z.number().min(0).default(0).describe('Shortest off time, seconds. Default 0.'),
+  windowS: z
+    .number()
+    .gt(0)
+    .default(600)
+    .describe(
+      'Time-proportioning window, seconds (modulation window): a PID output of 0.3 is on 30 % of each window. Default 600.',
+    ),
+  modulation: z
+    .enum(['window', 'band'])
+    .default('window')
+    .describe(
+      'How a PID output (0..1) drives the relay. window: time-proportioning over windowS, a predictable ' +
+        'switching rate (relay wear, compressors). band: on above output 0.5 + kp·bandC, off below ' +
+        '0.5 − kp·bandC; regulates closer at a similar rate, best with PI (tdS 0). Needs a pid controller. ' +
+        'Minimum on/off times hold with both. Default window.',
+    ),
+  bandC: z
+    .number()
+    .gt(0)
+    .default(0.25)
+    .describe(
+      "modulation band only: half width of the band in the loop's unit (°C, %RH); on the PID output " +
+        'it is kp·bandC, which must stay below 0.5. Wider: fewer switches, more ripple. Default 0.25.',
+    ),
+  safeState: z
+    .enum(['off', 'on'])
+    .default('off')
+    .describe('State forced on faults, stale readings and shutdown. Default off.'),
+};
+
 const simulatedRelaySchema = z
   .strictObject({
     kind: z.literal('simulated_relay').describe('Actuator kind.'),
     plant: ref('simulation plant'),
     gain: gainSchema,
-    minOnS: z
-      .number()
-      .min(0)
-      .default(0)
-      .describe('Shortest on time, seconds (protects compressors). Default 0.'),
-    minOffS: z.number().min(0).default(0).describe('Shortest off time, seconds. Default 0.'),
-    windowS: z
-      .number()
-      .gt(0)
-      .default(600)
-      .describe(
-        'Time-proportioning window, seconds (modulation window): a PID output of 0.3 is on 30 % of each window. Default 600.',
-      ),
-    modulation: z
-      .enum(['window', 'band'])
-      .default('window')
-      .describe(
-        'How a PID output (0..1) drives the relay. window: time-proportioning over windowS, a predictable ' +
-          'switching rate (relay wear, compressors). band: on above output 0.5 + kp·bandC, off below ' +
-          '0.5 − kp·bandC; regulates closer at a similar rate, best with PI (tdS 0). Needs a pid controller. ' +
-          'Minimum on/off times hold with both. Default window.',
-      ),
-    bandC: z
-      .number()
-      .gt(0)
-      .default(0.25)
-      .describe(
-        "modulation band only: half width of the band in the loop's unit (°C, %RH); on the PID output " +
-          'it is kp·bandC, which must stay below 0.5. Wider: fewer switches, more ripple. Default 0.25.',
-      ),
-    safeState: z
-      .enum(['off', 'on'])
-      .default('off')
-      .describe('State forced on faults, stale readings and shutdown. Default off.'),
+    ...relayFields,
   })
   .describe('A simulated on/off relay acting on a plant.');
 
@@ -306,7 +368,112 @@ const simulatedContinuousSchema = z
   })
   .describe('A simulated actuator with a continuous output 0..1.');
 
-const actuatorSchema = z.discriminatedUnion('kind', [simulatedRelaySchema, simulatedContinuousSchema]);
+const stateStaleAfterS = z
+  .number()
+  .gt(0)
+  .default(600)
+  .describe(
+    'A state report older than this many seconds makes the state unknown, and the command is sent ' +
+      'again. Keep it above the keep-alive (300 s): the command is re-sent that often and devices ' +
+      'answer it with their state. Default 600.',
+  );
+
+const mqttSwitchSchema = z
+  .strictObject({
+    kind: z.literal('mqtt_switch').describe('Actuator kind.'),
+    preset: z
+      .enum(SWITCH_PRESET_NAMES)
+      .optional()
+      .describe(
+        'Topics and payloads of a device family, with device: tasmota (cmnd/<device>/POWER ON/OFF, ' +
+          'state stat/<device>/POWER), zigbee2mqtt (<device>/set {"state":"ON"}, state field state of ' +
+          '<device>). Fields given here override the preset. Default: none, give every topic and payload.',
+      ),
+    device: plainTopic
+      .optional()
+      .describe(
+        "With preset: tasmota, the device's Topic (plug); zigbee2mqtt, its topic with the base " +
+          '(zigbee2mqtt/heater_plug).',
+      ),
+    commandTopic: plainTopic
+      .optional()
+      .describe('Topic commands are published on (QoS 1, never retained). Default: from the preset.'),
+    stateTopic: plainTopic
+      .optional()
+      .describe('Topic the device reports its actual state on. Default: from the preset.'),
+    payloadOn: z.string().min(1).optional().describe('Command that switches on. Default: from the preset.'),
+    payloadOff: z.string().min(1).optional().describe('Command that switches off. Default: from the preset.'),
+    stateOn: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "State meaning on (compared ignoring case; JSON true reads as 'true'). Default: from the preset.",
+      ),
+    stateOff: z.string().min(1).optional().describe('State meaning off. Default: from the preset.'),
+    stateField: fieldPath
+      .optional()
+      .describe(
+        'Dot path of the state in a JSON state payload (state for Zigbee2MQTT, output for Shelly Plus). ' +
+          'Default: from the preset, else the whole payload.',
+      ),
+    stateStaleAfterS,
+    ...relayFields,
+  })
+  .describe(
+    'An on/off relay behind MQTT (Tasmota or Zigbee2MQTT plug, Shelly relay); needs the mqtt block. ' +
+      'Commands are absolute (never TOGGLE), confirmed on the state topic, re-sent when unconfirmed.',
+  )
+  .superRefine(checkMqttSwitch);
+
+const mqttLevelSchema = z
+  .strictObject({
+    kind: z.literal('mqtt_level').describe('Actuator kind.'),
+    commandTopic: plainTopic.describe(
+      'Topic the level is published on (QoS 1, never retained), e.g. cmnd/dimmer/Dimmer. Required.',
+    ),
+    stateTopic: plainTopic.describe(
+      'Topic the device reports its actual level on, e.g. stat/dimmer/RESULT. Required.',
+    ),
+    commandField: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Send JSON {"<commandField>": n} (e.g. brightness). Default: the plain number.'),
+    stateField: fieldPath
+      .optional()
+      .describe(
+        'Dot path of the level in a JSON state payload (Dimmer for Tasmota). Messages without it are ' +
+          'ignored. Default: none, the payload is the number.',
+      ),
+    levelScale: z
+      .number()
+      .int()
+      .min(1)
+      .default(100)
+      .describe(
+        'Device units at full output: output 0..1 is sent as round(output × levelScale). 100 for ' +
+          'percent (dimmers, valves, fans), 254 for Zigbee brightness, 255 for 8-bit PWM. Default 100.',
+      ),
+    stateStaleAfterS,
+    safeLevel: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe('Output (0..1) forced on faults, stale readings and shutdown. Default 0.'),
+  })
+  .describe(
+    'A continuous actuator behind MQTT (dimmer, valve, fan speed) taking a level and reporting it ' +
+      'back; needs the mqtt block.',
+  );
+
+const actuatorSchema = z.discriminatedUnion('kind', [
+  simulatedRelaySchema,
+  simulatedContinuousSchema,
+  mqttSwitchSchema,
+  mqttLevelSchema,
+]);
 
 // ---------------------------------------------------------------------------------------
 // Controllers
@@ -413,6 +580,14 @@ const loopSchema = z
       .describe(
         "A reading older than this many seconds is missing: safe state. Default: the sensor's staleAfterS.",
       ),
+    retryInitialS: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe(
+        'First re-send of an actuator command not yet confirmed, seconds; doubles per attempt up to ' +
+          'the keep-alive (300 s). Raise it for devices that answer slowly. Default 5.',
+      ),
     plausible: rangeSchema('plausible reading')
       .optional()
       .describe(
@@ -498,7 +673,11 @@ export type ControllerConfig = PidConfig | HysteresisConfig;
 
 /** A sensor; `staleAfterS` resolved to 3 × periodS when absent. */
 export type SensorConfig = z.output<typeof sensorSchema> & { staleAfterS: number };
-export type ActuatorConfig = z.output<typeof actuatorSchema>;
+type RawActuator = z.output<typeof actuatorSchema>;
+type RawMqttSwitch = z.output<typeof mqttSwitchSchema>;
+/** An MQTT relay with its preset applied: every topic and payload resolved. */
+export type MqttSwitchConfig = Omit<RawMqttSwitch, keyof SwitchPayloads> & SwitchPayloads;
+export type ActuatorConfig = Exclude<RawActuator, { kind: 'mqtt_switch' }> | MqttSwitchConfig;
 /** A simulated plant; `initial` resolved to `ambient` when absent. */
 export type PlantConfig = z.output<typeof plantSchema> & { initial: number };
 export type DisturbanceConfig = z.output<typeof disturbanceSchema>;
@@ -596,13 +775,70 @@ function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
   }
 }
 
+/** An MQTT relay's own fields over its preset's; keys neither gives are absent. */
+function switchPayloads(raw: RawMqttSwitch): Partial<SwitchPayloads> {
+  const preset =
+    raw.preset !== undefined && raw.device !== undefined ? switchPreset(raw.preset, raw.device) : {};
+  const own = {
+    commandTopic: raw.commandTopic,
+    stateTopic: raw.stateTopic,
+    payloadOn: raw.payloadOn,
+    payloadOff: raw.payloadOff,
+    stateOn: raw.stateOn,
+    stateOff: raw.stateOff,
+    stateField: raw.stateField,
+  };
+  const merged: Partial<SwitchPayloads> = { ...preset };
+  for (const [key, value] of Object.entries(own) as [keyof SwitchPayloads, string | undefined][]) {
+    if (value !== undefined) merged[key] = value;
+  }
+  return merged;
+}
+
+const REQUIRED_SWITCH_KEYS = [
+  'commandTopic',
+  'stateTopic',
+  'payloadOn',
+  'payloadOff',
+  'stateOn',
+  'stateOff',
+] as const satisfies readonly (keyof SwitchPayloads)[];
+
+/** An MQTT relay's own rules: preset with device, every payload known, absolute and distinct commands. */
+function checkMqttSwitch(raw: RawMqttSwitch, ctx: z.RefinementCtx): void {
+  const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  if (raw.preset !== undefined && raw.device === undefined) {
+    issue(['device'], `required with preset ${raw.preset}`);
+    return; // every topic and payload would be missing too: one message says it
+  }
+  if (raw.device !== undefined && raw.preset === undefined) {
+    issue(['preset'], 'required with device (tasmota or zigbee2mqtt), or give the topics instead');
+  }
+  const payloads = switchPayloads(raw);
+  for (const key of REQUIRED_SWITCH_KEYS) {
+    if (payloads[key] === undefined) issue([key], 'required (or a preset and device)');
+  }
+  for (const key of ['payloadOn', 'payloadOff'] as const) {
+    // A toggle undoes itself when repeated, and the core repeats commands (retry, keep-alive).
+    if (payloads[key] !== undefined && /toggle/i.test(payloads[key])) {
+      issue([key], 'must be an absolute command (ON/OFF), never a toggle');
+    }
+  }
+  if (payloads.payloadOn !== undefined && payloads.payloadOn === payloads.payloadOff) {
+    issue(['payloadOff'], 'must differ from payloadOn');
+  }
+  const same = (a?: string, b?: string) =>
+    a !== undefined && a.trim().toLowerCase() === b?.trim().toLowerCase();
+  if (same(payloads.stateOn, payloads.stateOff)) issue(['stateOff'], 'must differ from stateOn');
+}
+
 /** The simulated plant a sensor reads, if any. */
 function sensorPlant(sensor: z.output<typeof sensorSchema>): string | undefined {
   return sensor.kind === 'simulated' ? sensor.plant : undefined;
 }
 
 /** The simulated plant an actuator drives and its gain, if any. */
-function actuatorPlant(actuator: ActuatorConfig): { plant: string; gain: number } | undefined {
+function actuatorPlant(actuator: RawActuator): { plant: string; gain: number } | undefined {
   return actuator.kind === 'simulated_relay' || actuator.kind === 'simulated_continuous'
     ? { plant: actuator.plant, gain: actuator.gain }
     : undefined;
@@ -619,11 +855,29 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
     if (plant !== undefined && !Object.hasOwn(plants, plant)) {
       issue(['sensors', id, 'plant'], `unknown plant "${plant}"`);
     }
+    if (usesMqtt(sensor) && !config.mqtt)
+      issue(['sensors', id], `kind ${sensor.kind} needs the mqtt block (broker)`);
   }
+  /** command topic → the actuator publishing on it: two would fight over one device. */
+  const commandTopics = new Map<string, string>();
   for (const [id, actuator] of Object.entries(config.actuators)) {
     const driven = actuatorPlant(actuator);
     if (driven && !Object.hasOwn(plants, driven.plant)) {
       issue(['actuators', id, 'plant'], `unknown plant "${driven.plant}"`);
+    }
+    if (!usesMqtt(actuator)) continue;
+    if (!config.mqtt) issue(['actuators', id], `kind ${actuator.kind} needs the mqtt block (broker)`);
+    const topic =
+      actuator.kind === 'mqtt_switch'
+        ? switchPayloads(actuator).commandTopic
+        : actuator.kind === 'mqtt_level'
+          ? actuator.commandTopic
+          : undefined;
+    const other = topic === undefined ? undefined : commandTopics.get(topic);
+    if (topic !== undefined && other !== undefined) {
+      issue(['actuators', id], `command topic ${topic} is already actuators.${other}'s`);
+    } else if (topic !== undefined) {
+      commandTopics.set(topic, id);
     }
   }
 
@@ -680,12 +934,12 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
  */
 function checkModulation(
   actuatorId: string,
-  actuator: ActuatorConfig,
+  actuator: RawActuator,
   loopId: string,
   controller: RawLoop['controller'],
   issue: (path: (string | number)[], message: string) => void,
 ): void {
-  if (actuator.kind !== 'simulated_relay' || actuator.modulation !== 'band') return;
+  if (!isRelay(actuator) || actuator.modulation !== 'band') return;
   if (controller.type !== 'pid') {
     issue(
       ['actuators', actuatorId, 'modulation'],
@@ -702,6 +956,18 @@ function checkModulation(
         `(must be < 0.5, so bandC < ${round(0.5 / controller.kp)} for loops.${loopId})`,
     );
   }
+}
+
+/** Relay kinds: they share `relayFields` (timing, modulation, safe state). */
+export function isRelay<A extends { kind: string }>(
+  actuator: A,
+): actuator is Extract<A, { kind: 'simulated_relay' | 'mqtt_switch' }> {
+  return actuator.kind === 'simulated_relay' || actuator.kind === 'mqtt_switch';
+}
+
+/** Kinds that talk to a broker: they need the mqtt block, and are never simulated. */
+export function usesMqtt(section: { kind: string }): boolean {
+  return section.kind === 'mqtt' || section.kind === 'mqtt_switch' || section.kind === 'mqtt_level';
 }
 
 /** For messages: at most 4 significant digits, no float noise. */
@@ -731,6 +997,22 @@ function resolveController(controller: RawLoop['controller']): ControllerConfig 
   };
 }
 
+function resolveActuator(actuator: RawActuator): ActuatorConfig {
+  if (actuator.kind !== 'mqtt_switch') return actuator;
+  // checkMqttSwitch guarantees every required key; the fallbacks only keep types honest.
+  const payloads = switchPayloads(actuator);
+  return {
+    ...actuator,
+    ...payloads,
+    commandTopic: payloads.commandTopic ?? '',
+    stateTopic: payloads.stateTopic ?? '',
+    payloadOn: payloads.payloadOn ?? '',
+    payloadOff: payloads.payloadOff ?? '',
+    stateOn: payloads.stateOn ?? '',
+    stateOff: payloads.stateOff ?? '',
+  };
+}
+
 function resolve(raw: RawConfig): Config {
   const sensors = mapValues(raw.sensors, (s) => ({ ...s, staleAfterS: s.staleAfterS ?? 3 * s.periodS }));
   const loops = mapValues(raw.loops, (loop, id): LoopConfig => {
@@ -755,6 +1037,7 @@ function resolve(raw: RawConfig): Config {
       plants: mapValues(raw.simulation.plants, (p) => ({ ...p, initial: p.initial ?? p.ambient })),
     },
     sensors,
+    actuators: mapValues(raw.actuators, resolveActuator),
     loops,
   };
 }

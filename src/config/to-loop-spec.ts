@@ -25,7 +25,7 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     deadband: loop.deadband,
     changeoverMs: loop.changeoverS * 1000,
     keepAliveMs: LOOP_POLICY.keepAliveMs,
-    retryInitialMs: LOOP_POLICY.retryInitialMs,
+    retryInitialMs: loop.retryInitialS !== undefined ? loop.retryInitialS * 1000 : LOOP_POLICY.retryInitialMs,
     convergedBand: Math.max(loop.step, loop.deadband / 2),
   };
 }
@@ -51,13 +51,29 @@ function controllerSpec(loop: LoopConfig): LoopSpec['controller'] {
   };
 }
 
+/**
+ * The level an actuator is driven to on faults, stale readings, removal and shutdown:
+ * a relay's safeState (off 0, on 1), a continuous actuator's safeLevel.
+ */
+export function safeLevelOf(actuator: ActuatorConfig): number {
+  switch (actuator.kind) {
+    case 'simulated_relay':
+    case 'mqtt_switch':
+      return actuator.safeState === 'on' ? 1 : 0;
+    case 'simulated_continuous':
+    case 'mqtt_level':
+      return actuator.safeLevel;
+  }
+}
+
 function actuatorSpec(id: string, actuator: ActuatorConfig, loop: LoopConfig): ActuatorSpec {
   switch (actuator.kind) {
     case 'simulated_relay':
+    case 'mqtt_switch':
       return {
         id,
         kind: 'relay',
-        safeLevel: actuator.safeState === 'on' ? 1 : 0,
+        safeLevel: safeLevelOf(actuator),
         timeProportioning: {
           windowMs: actuator.windowS * 1000,
           minOnMs: actuator.minOnS * 1000,
@@ -66,7 +82,8 @@ function actuatorSpec(id: string, actuator: ActuatorConfig, loop: LoopConfig): A
         ...relayBand(actuator.modulation, actuator.bandC, loop),
       };
     case 'simulated_continuous':
-      return { id, kind: 'continuous', safeLevel: actuator.safeLevel };
+    case 'mqtt_level':
+      return { id, kind: 'continuous', safeLevel: safeLevelOf(actuator) };
   }
 }
 

@@ -1,27 +1,59 @@
+import type { Logger } from 'pino';
 import { canonicalJson } from '../config/plan.js';
 import type { ActuatorConfig, Config, SensorConfig } from '../config/schema.js';
+import { MqttLevel, MqttSwitch } from './mqtt/actuator.js';
+import { MqttSensor } from './mqtt/sensor.js';
+import { type MqttTransport, offlineTransport } from './mqtt/transport.js';
 import { SimContinuous, SimRelay } from './sim/actuator.js';
 import { FopdtPlant } from './sim/plant.js';
 import { Random, seedFromString } from './sim/random.js';
 import { SimSensor } from './sim/sensor.js';
 import type { ActuatorDriver, SensorDriver } from './types.js';
 
-/** Every driver a config asks for, by id, plus the simulated plants behind the simulated ones. */
+/**
+ * Every driver a config asks for, by id, plus the simulated plants behind the simulated ones
+ * and the broker connection of the MQTT ones (drivers created later, on reload, share it).
+ */
 export interface Drivers {
   sensors: Map<string, SensorDriver>;
   actuators: Map<string, ActuatorDriver>;
   plants: Map<string, FopdtPlant>;
+  /** The node's one MQTT connection; absent: MQTT drivers get an offline transport. */
+  mqtt?: MqttTransport;
+  /** Where MQTT actuators report state payloads they do not understand. */
+  logger?: Logger;
+}
+
+/** What drivers need besides the config and the clock. */
+export interface DriverDeps {
+  /**
+   * The daemon's MQTT connection, shared by every MQTT driver. Without it, MQTT drivers are
+   * built on an offline transport: unknown states, failed writes, loops safe and saying why.
+   */
+  mqtt?: MqttTransport | undefined;
+  logger?: Logger | undefined;
 }
 
 /** Builds the drivers named in the config. `nowMs` is the (possibly scaled) clock. */
-export function buildDrivers(config: Config, nowMs: () => number): Drivers {
-  const drivers: Drivers = { sensors: new Map(), actuators: new Map(), plants: new Map() };
+export function buildDrivers(config: Config, nowMs: () => number, deps: DriverDeps = {}): Drivers {
+  const drivers: Drivers = {
+    sensors: new Map(),
+    actuators: new Map(),
+    plants: new Map(),
+    ...(deps.mqtt ? { mqtt: deps.mqtt } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  };
   for (const id of Object.keys(config.sensors))
     drivers.sensors.set(id, createSensorDriver(config, id, drivers, nowMs));
   for (const id of Object.keys(config.actuators)) {
     drivers.actuators.set(id, createActuatorDriver(config, id, drivers, nowMs));
   }
   return drivers;
+}
+
+/** The shared MQTT connection, or one that explains why there is none. */
+function transportOf(drivers: Drivers): MqttTransport {
+  return drivers.mqtt ?? offlineTransport('MQTT not configured');
 }
 
 /** The simulated plant `id`, created on first use (a running plant is the simulated world). */
@@ -57,6 +89,15 @@ export function createSensorDriver(
         random: new Random((config.simulation.seed ^ seedFromString(id)) >>> 0),
       });
     }
+    case 'mqtt':
+      return new MqttSensor({
+        id,
+        transport: transportOf(drivers),
+        topic: sensor.topic,
+        field: sensor.field,
+        staleAfterMs: sensor.staleAfterS * 1000,
+        nowMs,
+      });
   }
 }
 
@@ -83,6 +124,34 @@ export function createActuatorDriver(
         gain: actuator.gain,
         nowMs,
       });
+    case 'mqtt_switch':
+      return new MqttSwitch({
+        id,
+        transport: transportOf(drivers),
+        commandTopic: actuator.commandTopic,
+        stateTopic: actuator.stateTopic,
+        payloadOn: actuator.payloadOn,
+        payloadOff: actuator.payloadOff,
+        stateOn: actuator.stateOn,
+        stateOff: actuator.stateOff,
+        stateField: actuator.stateField,
+        stateStaleAfterMs: actuator.stateStaleAfterS * 1000,
+        nowMs,
+        logger: drivers.logger,
+      });
+    case 'mqtt_level':
+      return new MqttLevel({
+        id,
+        transport: transportOf(drivers),
+        commandTopic: actuator.commandTopic,
+        stateTopic: actuator.stateTopic,
+        commandField: actuator.commandField,
+        stateField: actuator.stateField,
+        levelScale: actuator.levelScale,
+        stateStaleAfterMs: actuator.stateStaleAfterS * 1000,
+        nowMs,
+        logger: drivers.logger,
+      });
   }
 }
 
@@ -106,9 +175,10 @@ const LOOP_LEVEL_KEYS = new Set([
  * `simulation` take effect at the next start.
  */
 export function driverKey(section: SensorConfig | ActuatorConfig): string {
-  return canonicalJson(
-    Object.fromEntries(Object.entries(section).filter(([key]) => !LOOP_LEVEL_KEYS.has(key))),
-  );
+  // An MQTT sensor checks staleness itself (it keeps a pushed value): its staleAfterS is the driver's.
+  const loopLevel = (key: string) =>
+    LOOP_LEVEL_KEYS.has(key) && !(section.kind === 'mqtt' && key === 'staleAfterS');
+  return canonicalJson(Object.fromEntries(Object.entries(section).filter(([key]) => !loopLevel(key))));
 }
 
 /**

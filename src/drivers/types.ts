@@ -1,4 +1,4 @@
-import type { ActuatorLevel } from '../core/types.js';
+import type { ActuatorLevel, Reading } from '../core/types.js';
 
 /**
  * A sensor driver reads one value. It may be slow (a DS18B20 read holds ~750 ms); the
@@ -10,6 +10,17 @@ export interface SensorDriver {
   /** True for drivers that only exist in simulation (allows `--speed`). */
   readonly simulated: boolean;
   read(): Promise<number>;
+  /**
+   * Push drivers (MQTT): the latest value stamped with the time it arrived, which the sampler
+   * keeps instead of stamping `read()` with the time of the read (a value pushed a while ago
+   * must not look fresh). Same errors as `read()`.
+   */
+  readStamped?(): Promise<Reading>;
+  /**
+   * Push drivers: `listener` is called when a message changed what `read()` reports, so the
+   * sampler reads at once. Replaces the previous listener (registering again is harmless).
+   */
+  onValue?(listener: () => void): void;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

@@ -101,7 +101,20 @@ export class Sampler {
     await Promise.all(this.#inFlight);
   }
 
-  /** The last good reading of a sensor (`atMs` = clock time the read completed), if any. */
+  /**
+   * Reads a sensor now, off its period (a push driver announced a new value); ignored before
+   * `start()`, after `stop()`, for unknown sensors and while its read is queued or running.
+   */
+  readNow(sensorId: string): void {
+    if (!this.#started || this.#stopped) return;
+    const slot = this.#slots.find((s) => s.id === sensorId);
+    if (slot && !slot.busy) this.#enqueue(slot);
+  }
+
+  /**
+   * The last good reading of a sensor, if any: `atMs` is the clock time the read completed, or
+   * for push drivers (`readStamped`) the time the value arrived.
+   */
   latest(sensorId: string): Reading | undefined {
     return this.#latest.get(sensorId);
   }
@@ -186,16 +199,19 @@ export class Sampler {
   /** Never rejects. */
   async #read(slot: SensorSlot): Promise<void> {
     let value: number | undefined;
+    let atMs: number | undefined;
     let failed = false;
     let error: unknown;
     try {
-      value = await slot.sensor.driver.read();
+      const { driver } = slot.sensor;
+      if (driver.readStamped) ({ value, atMs } = await driver.readStamped());
+      else value = await driver.read();
     } catch (err) {
       failed = true;
       error = err;
     }
     if (!failed && typeof value === 'number' && Number.isFinite(value)) {
-      this.#recordGood(slot, value);
+      this.#recordGood(slot, value, atMs);
     } else {
       const message = failed
         ? error instanceof Error
@@ -209,10 +225,10 @@ export class Sampler {
     this.#pump();
   }
 
-  #recordGood(slot: SensorSlot, value: number): void {
+  #recordGood(slot: SensorSlot, value: number, atMs: number | undefined): void {
     if (slot.removed) return;
     const { clock, logger, onReading } = this.#opts;
-    const reading: Reading = { value, atMs: clock.nowMs() };
+    const reading: Reading = { value, atMs: atMs ?? clock.nowMs() };
     this.#latest.set(slot.id, reading);
     this.errors.delete(slot.id);
     if (slot.failing) {

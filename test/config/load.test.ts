@@ -297,7 +297,7 @@ describe('parseConfigText', () => {
       text: yamlWith((c) => {
         c.sensors.t_box = { kind: 'ds18b21' };
       }),
-      expected: 'sensors.t_box.kind: unknown kind "ds18b21" (expected one of "simulated")',
+      expected: 'sensors.t_box.kind: unknown kind "ds18b21" (expected one of "simulated", "mqtt")',
     },
     {
       name: 'list item path',
@@ -376,7 +376,7 @@ describe('parseConfigText', () => {
     );
     assert.ok(!result.ok);
     assert.deepEqual(result.errors.toSorted(), [
-      'loops.box.colour: unknown key (allowed: name, quantity, unit, sensor, raise, lower, setpoint, mode, limits, step, staleAfterS, plausible, deadband, changeoverS, controller)',
+      'loops.box.colour: unknown key (allowed: name, quantity, unit, sensor, raise, lower, setpoint, mode, limits, step, staleAfterS, retryInitialS, plausible, deadband, changeoverS, controller)',
       'loops.box.limits.min: must be less than limits.max',
       'loops.room.setpoint: 35 is outside limits 5..30',
     ]);

@@ -1,0 +1,208 @@
+import type { Logger } from 'pino';
+import type { ActuatorLevel } from '../../core/types.js';
+import type { ActuatorDriver } from '../types.js';
+import { levelCommandPayload, type Parsed, parseNumberPayload, parseSwitchState } from './payload.js';
+import type { MqttTransport, PublishOptions } from './transport.js';
+
+/**
+ * Commands are QoS 1 (the broker acknowledges them) and never retained: a retained `ON`
+ * would switch the heater on again whenever the plug reconnects, long after homeostat
+ * wanted it — the daemon re-asserts the wanted state itself (keep-alive).
+ */
+export const COMMAND_PUBLISH: Readonly<PublishOptions> = Object.freeze({ qos: 1, retain: false });
+
+/** Options shared by the MQTT actuators. */
+export interface MqttActuatorOptions {
+  id: string;
+  transport: MqttTransport;
+  commandTopic: string;
+  /** Where the device reports its actual state (no wildcards). */
+  stateTopic: string;
+  /** A state older than this is unknown (a plug that stopped reporting), ms. */
+  stateStaleAfterMs: number;
+  /** The daemon's clock: states are stamped with it when they arrive. */
+  nowMs: () => number;
+  /** Where a state payload that cannot be understood is reported (once per streak). */
+  logger?: Logger | undefined;
+}
+
+/** The last word from the state topic. */
+type DeviceState<T> = { value: T; atMs: number } | { problem: string; atMs: number };
+
+/**
+ * What MQTT actuators share: a subscription to the device's state topic, whose last message
+ * is the observed state (or unknown when none came, it is stale, or it was not understood),
+ * and absolute commands published on the command topic. Retries, keep-alive and drift are
+ * the core's business: the driver only sends and reports what it sees.
+ *
+ * The state topic is subscribed at QoS 0 (no replayed backlog of old states after a
+ * reconnect); a retained state is accepted as the device's last word.
+ */
+abstract class MqttActuator<T> implements ActuatorDriver {
+  readonly id: string;
+  readonly simulated = false;
+  abstract readonly kind: 'relay' | 'continuous';
+  protected readonly opts: MqttActuatorOptions;
+  private state: DeviceState<T> | undefined;
+  private subscribed = false;
+  private stopped = false;
+  /** A not-understood state has been logged; cleared by an understood one. */
+  private problemLogged = false;
+
+  constructor(opts: MqttActuatorOptions) {
+    if (!(opts.stateStaleAfterMs > 0)) {
+      throw new RangeError(
+        `actuator ${opts.id}: stateStaleAfterMs must be > 0, got ${opts.stateStaleAfterMs}`,
+      );
+    }
+    this.id = opts.id;
+    this.opts = opts;
+  }
+
+  /** Subscribes to the state topic (the transport keeps it across reconnects). */
+  async start(): Promise<void> {
+    if (this.subscribed || this.stopped) return;
+    this.subscribed = true;
+    this.opts.transport.subscribe(this.opts.stateTopic, 0, (_topic, payload) => this.onState(payload));
+  }
+
+  /** Ignores further states (the transport has no unsubscribe). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+  }
+
+  /** The last state reported, if fresh and understood; `undefined` (unknown) otherwise. */
+  async observe(): Promise<ActuatorLevel> {
+    const state = this.state;
+    if (state === undefined || 'problem' in state) return undefined;
+    if (this.opts.nowMs() - state.atMs > this.opts.stateStaleAfterMs) return undefined;
+    return this.toLevel(state.value);
+  }
+
+  /** Publishes the absolute command for `level`; rejects when offline or not acknowledged. */
+  async write(level: number): Promise<void> {
+    const payload = this.commandPayload(level);
+    await this.opts.transport.publish(this.opts.commandTopic, payload, COMMAND_PUBLISH);
+  }
+
+  /** The command for a level; throws RangeError for a level this kind does not accept. */
+  protected abstract commandPayload(level: number): string;
+  /** A state payload: the device's value, `missing` (not about the state), or rejected. */
+  protected abstract parseState(payload: Buffer): Parsed<T>;
+  /** The device's value as a level 0..1. */
+  protected abstract toLevel(value: T): ActuatorLevel;
+
+  private onState(payload: Buffer): void {
+    if (this.stopped) return;
+    const parsed = this.parseState(payload);
+    const atMs = this.opts.nowMs();
+    if (parsed.ok) {
+      this.state = { value: parsed.value, atMs };
+      this.problemLogged = false;
+      return;
+    }
+    if (parsed.missing) return;
+    // The device's latest word is not understood: its state is unknown, whatever it said before.
+    this.state = { problem: parsed.reason, atMs };
+    if (!this.problemLogged) {
+      this.problemLogged = true;
+      this.opts.logger?.warn(
+        { actuator: this.id, topic: this.opts.stateTopic, err: parsed.reason },
+        `${this.id}: state on ${this.opts.stateTopic} not understood (${parsed.reason}); treating it as unknown`,
+      );
+    }
+  }
+}
+
+/** Options of an {@link MqttSwitch}: the payloads of the device (see `switchPreset`). */
+export interface MqttSwitchOptions extends MqttActuatorOptions {
+  payloadOn: string;
+  payloadOff: string;
+  stateOn: string;
+  stateOff: string;
+  /** Dot path of the state in a JSON state payload; absent: the whole payload. */
+  stateField?: string | undefined;
+}
+
+/** A relay behind MQTT: a Tasmota or Zigbee2MQTT plug, a Shelly relay. Accepts only 0 and 1. */
+export class MqttSwitch extends MqttActuator<0 | 1> {
+  readonly kind = 'relay' as const;
+  private readonly payloads: MqttSwitchOptions;
+
+  constructor(opts: MqttSwitchOptions) {
+    super(opts);
+    this.payloads = opts;
+  }
+
+  protected commandPayload(level: number): string {
+    if (level === 1) return this.payloads.payloadOn;
+    if (level === 0) return this.payloads.payloadOff;
+    throw new RangeError(`relay ${this.id}: level must be 0 or 1, got ${level}`);
+  }
+
+  protected parseState(payload: Buffer): Parsed<0 | 1> {
+    return parseSwitchState(payload, this.payloads);
+  }
+
+  protected toLevel(value: 0 | 1): ActuatorLevel {
+    return value;
+  }
+}
+
+/** Options of an {@link MqttLevel}. */
+export interface MqttLevelOptions extends MqttActuatorOptions {
+  /** Device units at full output (100 for percent, 254 for Zigbee brightness); an integer >= 1. */
+  levelScale: number;
+  /** Send `{"<commandField>": n}`; absent: the plain number. */
+  commandField?: string | undefined;
+  /** Dot path of the level in a JSON state payload; absent: the payload is the number. */
+  stateField?: string | undefined;
+}
+
+/**
+ * A continuous actuator behind MQTT (dimmer, valve, fan speed): level 0..1 is sent as the
+ * integer `round(level × levelScale)` in device units, and the state is read back in them.
+ */
+export class MqttLevel extends MqttActuator<number> {
+  readonly kind = 'continuous' as const;
+  private readonly levelScale: number;
+  private readonly commandField: string | undefined;
+  private readonly stateField: string | undefined;
+  /** The last level written and the device value sent for it. */
+  private lastCommand: { level: number; deviceValue: number } | undefined;
+
+  constructor(opts: MqttLevelOptions) {
+    super(opts);
+    if (!Number.isInteger(opts.levelScale) || opts.levelScale < 1) {
+      throw new RangeError(`actuator ${opts.id}: levelScale must be an integer >= 1, got ${opts.levelScale}`);
+    }
+    this.levelScale = opts.levelScale;
+    this.commandField = opts.commandField;
+    this.stateField = opts.stateField;
+  }
+
+  protected commandPayload(level: number): string {
+    if (!(level >= 0 && level <= 1)) {
+      throw new RangeError(`continuous actuator ${this.id}: level must be within 0..1, got ${level}`);
+    }
+    const deviceValue = Math.round(level * this.levelScale);
+    this.lastCommand = { level, deviceValue };
+    return levelCommandPayload(deviceValue, this.commandField);
+  }
+
+  protected parseState(payload: Buffer): Parsed<number> {
+    const parsed = parseNumberPayload(payload, this.stateField);
+    if (parsed.ok && !(parsed.value >= 0 && parsed.value <= this.levelScale)) {
+      return { ok: false, missing: false, reason: `level ${parsed.value} is outside 0..${this.levelScale}` };
+    }
+    return parsed;
+  }
+
+  protected toLevel(deviceValue: number): ActuatorLevel {
+    // The device reports what we sent: that is the level we asked for. Dividing back would
+    // differ by the rounding (0.425 → 43 → 0.43), more than the core's tolerance at scale 100,
+    // and the command would never count as confirmed.
+    if (this.lastCommand && this.lastCommand.deviceValue === deviceValue) return this.lastCommand.level;
+    return deviceValue / this.levelScale;
+  }
+}

@@ -1,0 +1,49 @@
+import type { MqttTransport, PublishOptions, TransportHandler } from '../../../src/drivers/mqtt/transport.js';
+
+/** One publish a driver asked for. */
+export interface RecordedPublish {
+  topic: string;
+  payload: string;
+  opts: PublishOptions;
+}
+
+/**
+ * A transport for driver tests: records subscriptions and publishes, delivers messages the
+ * test hands it (exact topics only), and can be taken offline (publishes then reject, as the
+ * real connection does).
+ */
+export class FakeTransport implements MqttTransport {
+  connected = true;
+  readonly published: RecordedPublish[] = [];
+  readonly subscriptions: { filter: string; qos: 0 | 1 }[] = [];
+  private readonly handlers: { filter: string; handler: TransportHandler }[] = [];
+
+  subscribe(filter: string, qos: 0 | 1, handler: TransportHandler): void {
+    this.subscriptions.push({ filter, qos });
+    this.handlers.push({ filter, handler });
+  }
+
+  async publish(topic: string, payload: string | Buffer, opts: PublishOptions): Promise<void> {
+    if (!this.connected) throw new Error(`MQTT not connected: not published to ${topic}`);
+    this.published.push({ topic, payload: payload.toString(), opts });
+  }
+
+  /** Delivers a message to every handler subscribed to exactly `topic`. */
+  deliver(topic: string, payload: string | Buffer, opts: { retain?: boolean } = {}): void {
+    const buffer = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    for (const { filter, handler } of this.handlers) {
+      if (filter === topic) handler(topic, buffer, { retain: opts.retain ?? false });
+    }
+  }
+}
+
+/** A clock a test moves by hand, in ms since the epoch. */
+export function manualTime(startMs = 1_700_000_000_000) {
+  let nowMs = startMs;
+  return {
+    nowMs: () => nowMs,
+    advanceS: (s: number) => {
+      nowMs += s * 1000;
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  levelCommandPayload,
+  MAX_PAYLOAD_BYTES,
+  type Parsed,
+  parseNumberPayload,
+  parseSwitchState,
+  plainTopicProblem,
+  switchPreset,
+} from '../../../src/drivers/mqtt/payload.js';
+
+/** What a table row expects: a value, "missing" (ignored), or a rejection whose reason matches. */
+type Expect<T> = T | 'missing' | RegExp;
+
+function check<T>(parsed: Parsed<T>, expected: Expect<T>): void {
+  if (expected === 'missing') {
+    assert.deepEqual(parsed.ok ? parsed : { ok: false, missing: parsed.missing }, {
+      ok: false,
+      missing: true,
+    });
+  } else if (expected instanceof RegExp) {
+    assert.equal(parsed.ok, false, `expected a rejection, got ${JSON.stringify(parsed)}`);
+    if (!parsed.ok) {
+      assert.equal(parsed.missing, false);
+      assert.match(parsed.reason, expected);
+    }
+  } else {
+    assert.deepEqual(parsed, { ok: true, value: expected });
+  }
+}
+
+const TASMOTA_SENSOR = JSON.stringify({
+  Time: '2026-01-01T12:00:00',
+  AM2301: { Temperature: 21.4, Humidity: 48.2, DewPoint: 10 },
+  TempUnit: 'C',
+});
+const Z2M_SENSOR = JSON.stringify({ battery: 97, humidity: 51.3, linkquality: 120, temperature: 19.87 });
+const SHELLY_PLUS = JSON.stringify({ id: 0, tC: 22.5, tF: 72.5 });
+
+describe('parseNumberPayload', () => {
+  // [payload, field, expected]
+  const cases: [string | Buffer, string | undefined, Expect<number>][] = [
+    // plain numbers
+    ['21.5', undefined, 21.5],
+    [' 21.5\n', undefined, 21.5],
+    ['-3', undefined, -3],
+    ['+0.5', undefined, 0.5],
+    ['.5', undefined, 0.5],
+    ['2.15e1', undefined, 21.5],
+    ['0', undefined, 0],
+    // JSON with a field: Tasmota (nested), Zigbee2MQTT, Shelly Plus, arrays
+    [TASMOTA_SENSOR, 'AM2301.Temperature', 21.4],
+    [TASMOTA_SENSOR, 'AM2301.Humidity', 48.2],
+    [Z2M_SENSOR, 'temperature', 19.87],
+    [SHELLY_PLUS, 'tC', 22.5],
+    ['{"sensors":[{"v":1},{"v":2.5}]}', 'sensors.1.v', 2.5],
+    ['{"t":"21.5"}', 't', 21.5],
+    // the field is not there: not about this value, ignored
+    [TASMOTA_SENSOR, 'DS18B20.Temperature', 'missing'],
+    [TASMOTA_SENSOR, 'AM2301.Temperature.x', 'missing'],
+    ['{"sensors":[{"v":1}]}', 'sensors.3.v', 'missing'],
+    ['{"a":1}', 'constructor', 'missing'],
+    ['{"a":1}', '__proto__', 'missing'],
+    ['21.5', 'temperature', 'missing'],
+    // garbage
+    ['', undefined, /not a finite number/],
+    ['abc', undefined, /"abc" is not a finite number/],
+    ['21,5', undefined, /not a finite number/],
+    ['0x10', undefined, /not a finite number/],
+    ['true', undefined, /not a finite number/],
+    ['{"temperature":21}', undefined, /not a finite number/],
+    ['not json', 'temperature', /not JSON/],
+    ['{"temperature":"warm"}', 'temperature', /field temperature is "warm", not a finite number/],
+    ['{"temperature":null}', 'temperature', /is null, not a finite number/],
+    ['{"temperature":true}', 'temperature', /not a finite number/],
+    ['{"temperature":{"v":1}}', 'temperature', /not a finite number/],
+    ['{"temperature":""}', 'temperature', /not a finite number/],
+    // NaN and huge
+    ['NaN', undefined, /not a finite number/],
+    ['nan', undefined, /not a finite number/],
+    ['Infinity', undefined, /not a finite number/],
+    ['-Infinity', undefined, /not a finite number/],
+    ['1e999', undefined, /not a finite number/],
+    ['-1e400', undefined, /not a finite number/],
+    ['{"temperature":1e999}', 'temperature', /field temperature is Infinity, not a finite number/],
+    ['{"temperature":"NaN"}', 'temperature', /not a finite number/],
+    [Buffer.alloc(MAX_PAYLOAD_BYTES + 1, '1'), undefined, /too large/],
+    [`{"t":1,"pad":"${'x'.repeat(MAX_PAYLOAD_BYTES)}"}`, 't', /too large/],
+  ];
+  for (const [payload, field, expected] of cases) {
+    const label = typeof payload === 'string' ? payload.slice(0, 50) : `<${payload.length} bytes>`;
+    test(`${JSON.stringify(label)}${field ? ` field ${field}` : ''} → ${String(expected)}`, () => {
+      const buffer = typeof payload === 'string' ? Buffer.from(payload) : payload;
+      check(parseNumberPayload(buffer, field), expected);
+    });
+  }
+
+  test('a long garbage payload is cut short in the reason', () => {
+    const parsed = parseNumberPayload(Buffer.from('x'.repeat(500)));
+    assert.ok(!parsed.ok && parsed.reason.length < 100, JSON.stringify(parsed));
+  });
+});
+
+describe('parseSwitchState', () => {
+  const tasmota = { stateOn: 'ON', stateOff: 'OFF' };
+  const z2m = { stateOn: 'ON', stateOff: 'OFF', stateField: 'state' };
+  const shelly = { stateOn: 'true', stateOff: 'false', stateField: 'output' };
+  // [format, payload, expected]
+  const cases: [string, typeof z2m | typeof tasmota, string, Expect<0 | 1>][] = [
+    ['tasmota', tasmota, 'ON', 1],
+    ['tasmota', tasmota, 'OFF', 0],
+    ['tasmota', tasmota, ' on\n', 1],
+    ['tasmota', tasmota, 'off', 0],
+    ['tasmota', tasmota, 'TOGGLE', /"TOGGLE" is neither "ON" nor "OFF"/],
+    ['tasmota', tasmota, '', /neither/],
+    ['tasmota', tasmota, '{"POWER":"ON"}', /neither/],
+    ['zigbee2mqtt', z2m, '{"state":"ON","linkquality":87,"power":1200}', 1],
+    ['zigbee2mqtt', z2m, '{"state":"OFF"}', 0],
+    ['zigbee2mqtt', z2m, '{"linkquality":87}', 'missing'],
+    ['zigbee2mqtt', z2m, '{"state":null}', /not a state/],
+    ['zigbee2mqtt', z2m, '{"state":{"x":1}}', /not a state/],
+    ['zigbee2mqtt', z2m, '{"state":"BLINK"}', /neither/],
+    ['zigbee2mqtt', z2m, 'ON', /not JSON/],
+    ['shelly', shelly, '{"id":0,"output":true,"apower":0}', 1],
+    ['shelly', shelly, '{"id":0,"output":false}', 0],
+  ];
+  for (const [name, format, payload, expected] of cases) {
+    test(`${name}: ${JSON.stringify(payload)} → ${String(expected)}`, () => {
+      check(parseSwitchState(Buffer.from(payload), format), expected);
+    });
+  }
+
+  test('an oversized state payload is rejected', () => {
+    check(parseSwitchState(Buffer.alloc(MAX_PAYLOAD_BYTES + 1, 'O'), tasmota), /too large/);
+  });
+});
+
+describe('switchPreset', () => {
+  test('tasmota: cmnd/<device>/POWER ON/OFF, state on stat/<device>/POWER', () => {
+    assert.deepEqual(switchPreset('tasmota', 'plug'), {
+      commandTopic: 'cmnd/plug/POWER',
+      stateTopic: 'stat/plug/POWER',
+      payloadOn: 'ON',
+      payloadOff: 'OFF',
+      stateOn: 'ON',
+      stateOff: 'OFF',
+    });
+  });
+
+  test('zigbee2mqtt: <device>/set {"state":"ON"}, state field state of <device>', () => {
+    assert.deepEqual(switchPreset('zigbee2mqtt', 'zigbee2mqtt/heater_plug'), {
+      commandTopic: 'zigbee2mqtt/heater_plug/set',
+      stateTopic: 'zigbee2mqtt/heater_plug',
+      payloadOn: '{"state":"ON"}',
+      payloadOff: '{"state":"OFF"}',
+      stateOn: 'ON',
+      stateOff: 'OFF',
+      stateField: 'state',
+    });
+  });
+
+  test('no preset ever commands a toggle', () => {
+    for (const preset of ['tasmota', 'zigbee2mqtt'] as const) {
+      const { payloadOn, payloadOff } = switchPreset(preset, 'x');
+      assert.doesNotMatch(`${payloadOn} ${payloadOff}`, /toggle/i);
+    }
+  });
+});
+
+describe('levelCommandPayload', () => {
+  const cases: [number, string | undefined, string][] = [
+    [42, undefined, '42'],
+    [0, undefined, '0'],
+    [127, 'brightness', '{"brightness":127}'],
+  ];
+  for (const [value, field, expected] of cases) {
+    test(`${value}${field ? ` as ${field}` : ''} → ${expected}`, () => {
+      assert.equal(levelCommandPayload(value, field), expected);
+    });
+  }
+});
+
+describe('plainTopicProblem', () => {
+  const cases: [string, RegExp | undefined][] = [
+    ['tele/th1/SENSOR', undefined],
+    ['zigbee2mqtt/living room/lamp', undefined],
+    ['tele/+/SENSOR', /wildcards/],
+    ['tele/#', /wildcards/],
+    ['', /empty/],
+    ['$SYS/broker/uptime', /broker topics/],
+    ['a\u0000b', /NUL/],
+  ];
+  for (const [topic, expected] of cases) {
+    test(`${JSON.stringify(topic)} → ${expected ?? 'fine'}`, () => {
+      const problem = plainTopicProblem(topic);
+      if (expected) assert.match(problem ?? '', expected);
+      else assert.equal(problem, undefined);
+    });
+  }
+});

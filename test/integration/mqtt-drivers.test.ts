@@ -1,0 +1,378 @@
+/**
+ * MQTT drivers against a real Mosquitto (one per test, on a free port): an in-process Daemon
+ * on the real clock whose heater is a Tasmota plug behind the broker, sharing the daemon's one
+ * MqttConnection as `homeostat run` does. The plug is a separate MQTT.js client that answers
+ * `cmnd/plug/POWER` with `stat/plug/POWER` at once, two seconds late, or never, and can be
+ * switched by hand. The room's sensor is simulated (a cold room: the heater is always wanted),
+ * or an MQTT topic another client publishes on.
+ *
+ * Timings are shortened through the config (retryInitialS, staleAfterS); assertions on time
+ * are lower bounds only (a loaded machine makes things late, never early).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, type TestContext, test } from 'node:test';
+import mqtt, { type MqttClient } from 'mqtt';
+import pino from 'pino';
+import { waitForConnection } from '../../src/commands/mqtt-setup.js';
+import { parseConfigText } from '../../src/config/load.js';
+import type { LoopStatus } from '../../src/core/status.js';
+import { Daemon } from '../../src/daemon.js';
+import { buildDrivers } from '../../src/drivers/build.js';
+import { MqttConnection } from '../../src/mqtt/client.js';
+import { RealClock } from '../../src/runtime/real-clock.js';
+import { openStore } from '../../src/store/database.js';
+import { DesiredStore } from '../../src/store/desired-store.js';
+import { StateStore } from '../../src/store/state-store.js';
+import { CliProcess, makeTempDir, sleep, waitUntil } from './helpers.js';
+import { type Broker, startMosquitto } from './mosquitto.js';
+
+const COMMAND_TOPIC = 'cmnd/plug/POWER';
+const STATE_TOPIC = 'stat/plug/POWER';
+const SENSOR_TOPIC = 'sensors/room/temperature';
+
+let clientNo = 0;
+const clientId = (what: string) => `${what}-${process.pid}-${++clientNo}`;
+
+/** A plain MQTT.js client for the test's own devices, ended after the test. */
+async function deviceClient(t: TestContext, broker: Broker, what: string): Promise<MqttClient> {
+  const client = await mqtt.connectAsync(broker.url, { clientId: clientId(what), reconnectPeriod: 0 });
+  t.after(() => client.endAsync(true));
+  return client;
+}
+
+type PlugBehaviour = 'confirms' | 'lags' | 'never answers';
+
+/** How late a lagging plug answers, ms. */
+const LAG_MS = 2_000;
+
+/**
+ * A Tasmota plug: answers every `ON`/`OFF` on cmnd/plug/POWER with the same on
+ * stat/plug/POWER (not retained, as Tasmota does), at once, late, or never.
+ */
+async function fakeTasmotaPlug(t: TestContext, broker: Broker, behaviour: PlugBehaviour) {
+  const client = await deviceClient(t, broker, 'fake-plug');
+  const commands: { payload: string; atMs: number }[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  t.after(() => {
+    for (const timer of timers) clearTimeout(timer);
+  });
+  const report = (state: string) => client.publishAsync(STATE_TOPIC, state, { qos: 1, retain: false });
+  client.on('message', (topic, payload) => {
+    if (topic !== COMMAND_TOPIC) return;
+    const state = payload.toString();
+    commands.push({ payload: state, atMs: Date.now() });
+    if (state !== 'ON' && state !== 'OFF') return;
+    if (behaviour === 'confirms') void report(state);
+    if (behaviour === 'lags') {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        void report(state);
+      }, LAG_MS);
+      timers.add(timer);
+    }
+  });
+  await client.subscribeAsync(COMMAND_TOPIC, { qos: 1 });
+  return {
+    commands,
+    /** Someone pressed the plug's button: it reports its new state. */
+    switchByHand: (state: 'ON' | 'OFF') => report(state),
+  };
+}
+
+/** A thermometer publishing `value` on SENSOR_TOPIC every 100 ms until `stop()`. */
+async function fakeThermometer(t: TestContext, broker: Broker, value: number) {
+  const client = await deviceClient(t, broker, 'fake-thermometer');
+  let lastAtMs = 0;
+  const timer = setInterval(() => {
+    lastAtMs = Date.now();
+    void client.publishAsync(SENSOR_TOPIC, String(value), { qos: 0 }).catch(() => undefined);
+  }, 100);
+  t.after(() => clearInterval(timer));
+  return {
+    /** Stops publishing; returns when the last message was sent (wall clock, ms). */
+    stop: () => {
+      clearInterval(timer);
+      return lastAtMs;
+    },
+  };
+}
+
+interface NodeOptions {
+  sensor: 'simulated' | 'mqtt';
+  /** The loop's first retry of an unconfirmed command, seconds. */
+  retryInitialS: number;
+}
+
+/**
+ * A daemon regulating a 15 °C room to 20 °C with the plug as its heater (hysteresis, so the
+ * heater is wanted on), its drivers on one shared MqttConnection, a SQLite store for events.
+ */
+async function startNode(t: TestContext, broker: Broker, opts: NodeOptions) {
+  const sensor =
+    opts.sensor === 'simulated'
+      ? '{ kind: simulated, plant: room, periodS: 0.1 }'
+      : `{ kind: mqtt, topic: ${SENSOR_TOPIC}, periodS: 0.2, staleAfterS: 1 }`;
+  const text = `
+version: 1
+node: { id: it }
+mqtt: { url: "${broker.url}" }
+simulation: { plants: { room: { ambient: 15, timeConstantS: 3600 } } }
+sensors:
+  room_temp: ${sensor}
+actuators:
+  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
+loops:
+  room:
+    sensor: room_temp
+    raise: heater
+    setpoint: 20
+    limits: { min: 5, max: 30 }
+    controller: { type: hysteresis }
+    retryInitialS: ${opts.retryInitialS}
+`;
+  const loaded = parseConfigText(text);
+  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
+  const logLines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
+  const clock = new RealClock();
+  const connection = new MqttConnection(
+    { url: broker.url, clientId: clientId('homeostat-it'), protocolVersion: 5, baseTopic: 'homeostat/it' },
+    logger,
+    { reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 }, publishTimeoutMs: 2_000, stopTimeoutMs: 2_000 },
+  );
+  const temp = makeTempDir('homeostat-mqtt-drivers-');
+  const opened = openStore({ path: join(temp.dir, 'state.db'), logger, nowMs: () => clock.nowMs() });
+  const store = {
+    desired: new DesiredStore(opened.db, () => clock.nowMs()),
+    state: new StateStore(opened.db),
+  };
+  const drivers = buildDrivers(loaded.config, () => clock.nowMs(), { mqtt: connection, logger });
+  const daemon = new Daemon({
+    config: loaded.config,
+    configText: text,
+    clock,
+    logger,
+    drivers,
+    store,
+    statusEveryMs: 0,
+  });
+  connection.start();
+  assert.ok(await waitForConnection(connection, 5_000), 'the daemon connects to the broker');
+  await daemon.start();
+  t.after(async () => {
+    await daemon.stop();
+    await connection.stop();
+    opened.db.close();
+    temp.remove();
+  });
+  const room = (): LoopStatus | undefined => daemon.statuses().find((s) => s.loop === 'room');
+  const condition = (type: string) => room()?.conditions.find((c) => c.type === type);
+  return { daemon, store, room, condition, log: () => logLines.join('') };
+}
+
+async function brokerFor(t: TestContext): Promise<Broker> {
+  const broker = await startMosquitto();
+  t.after(() => broker.dispose());
+  return broker;
+}
+
+describe('MQTT drivers in a running daemon', () => {
+  test('given a plug that confirms, the heater is commanded ON once and ActuatorConfirmed is True', async (t) => {
+    const broker = await brokerFor(t);
+    const plug = await fakeTasmotaPlug(t, broker, 'confirms');
+    const node = await startNode(t, broker, { sensor: 'simulated', retryInitialS: 0.2 });
+    await waitUntil(() => node.condition('ActuatorConfirmed')?.status === 'True', {
+      what: 'ActuatorConfirmed True',
+    });
+    assert.equal(node.room()?.action, 'heating');
+    // Confirmed: no retry (at 0.2 s, 0.6 s, 1.4 s… were it not), keep-alive only after 300 s.
+    await sleep(1_500);
+    assert.deepEqual(
+      plug.commands.map((c) => c.payload),
+      ['ON'],
+      node.log(),
+    );
+    assert.equal(node.condition('ActuatorConfirmed')?.status, 'True');
+  });
+
+  test('given a plug that answers 2 s late, the command is retried with backoff meanwhile, then confirmed', async (t) => {
+    const broker = await brokerFor(t);
+    const plug = await fakeTasmotaPlug(t, broker, 'lags');
+    const node = await startNode(t, broker, { sensor: 'simulated', retryInitialS: 0.5 });
+    await waitUntil(() => plug.commands.length > 0, { what: 'the first command' });
+    await waitUntil(() => node.condition('ActuatorConfirmed')?.status === 'False', {
+      what: 'ActuatorConfirmed False while the plug has not answered',
+    });
+    await waitUntil(() => node.condition('ActuatorConfirmed')?.status === 'True', {
+      what: 'ActuatorConfirmed True once the plug answers',
+      timeoutMs: 10_000,
+    });
+    const first = plug.commands[0]!.atMs;
+    const beforeAnswer = plug.commands.filter((c) => c.atMs < first + LAG_MS);
+    // Sends at 0, 0.5 and 1.5 s before the answer at 2 s: a few, not one per cycle (10 per s).
+    assert.ok(beforeAnswer.length >= 2 && beforeAnswer.length <= 3, JSON.stringify(plug.commands));
+    assert.ok(
+      plug.commands.every((c) => c.payload === 'ON'),
+      'absolute commands only, never a toggle',
+    );
+  });
+
+  test('given a plug that never answers, ON is re-sent at doubling intervals and ActuatorConfirmed stays False', async (t) => {
+    const broker = await brokerFor(t);
+    const plug = await fakeTasmotaPlug(t, broker, 'never answers');
+    const initialMs = 200;
+    const node = await startNode(t, broker, { sensor: 'simulated', retryInitialS: initialMs / 1000 });
+    // Expected sends at 0, 0.2, 0.6, 1.4, 3.0 s: five within 3.5 s.
+    await waitUntil(() => plug.commands.length >= 5, { what: 'five sends', timeoutMs: 15_000 });
+    const times = plug.commands.map((c) => c.atMs);
+    const gaps = times.slice(1).map((at, i) => at - times[i]!);
+    gaps.slice(0, 4).forEach((gapMs, i) => {
+      // Each retry waits initial × 2^i after the previous send (50 ms for broker delivery jitter).
+      assert.ok(gapMs >= initialMs * 2 ** i - 50, `gap ${i} is ${gapMs} ms: ${JSON.stringify(gaps)}`);
+    });
+    assert.ok(
+      plug.commands.every((c) => c.payload === 'ON'),
+      'the same absolute command',
+    );
+    const confirmed = node.condition('ActuatorConfirmed');
+    assert.equal(confirmed?.status, 'False');
+    assert.equal(confirmed?.reason, 'Pending');
+  });
+
+  test('given a confirmed plug switched OFF by hand, the next cycle re-sends ON and records a drift event', async (t) => {
+    const broker = await brokerFor(t);
+    const plug = await fakeTasmotaPlug(t, broker, 'confirms');
+    const node = await startNode(t, broker, { sensor: 'simulated', retryInitialS: 0.2 });
+    await waitUntil(() => node.condition('ActuatorConfirmed')?.status === 'True', {
+      what: 'ActuatorConfirmed True',
+    });
+    const before = plug.commands.length;
+    await plug.switchByHand('OFF');
+    await waitUntil(() => plug.commands.length > before, { what: 'ON re-sent after the hand switch' });
+    assert.equal(plug.commands.at(-1)?.payload, 'ON');
+    await waitUntil(() => node.condition('ActuatorConfirmed')?.status === 'True', {
+      what: 'confirmed again',
+    });
+    node.daemon.flush();
+    const drift = node.store.desired
+      .events({ loop: 'room' })
+      .filter((e) => e.kind === 'actuator' && e.source === 'drift');
+    assert.equal(drift.length, 1, JSON.stringify(node.store.desired.events({ loop: 'room' })));
+    assert.match(drift[0]!.message, /heater → 1 \(drift/);
+  });
+
+  test('given an MQTT sensor that goes quiet, the loop goes safe: the plug is commanded OFF after staleAfterS', async (t) => {
+    const broker = await brokerFor(t);
+    const plug = await fakeTasmotaPlug(t, broker, 'confirms');
+    const thermometer = await fakeThermometer(t, broker, 15);
+    const node = await startNode(t, broker, { sensor: 'mqtt', retryInitialS: 0.2 });
+    await waitUntil(
+      () => node.condition('ActuatorConfirmed')?.status === 'True' && node.room()?.action === 'heating',
+      {
+        what: 'heating on the MQTT reading',
+      },
+    );
+    assert.equal(node.room()?.measured, 15);
+    // (Before the first reading the loop was safe too: commands so far may include an OFF.)
+    const sentBefore = plug.commands.length;
+    const quietAtMs = thermometer.stop();
+    const offAfterQuiet = () => plug.commands.slice(sentBefore).find((c) => c.payload === 'OFF');
+    const off = await waitUntil(offAfterQuiet, {
+      what: 'OFF after the sensor went quiet',
+      timeoutMs: 10_000,
+    });
+    const staleAfterMs = 1_000;
+    assert.ok(
+      off.atMs - quietAtMs >= staleAfterMs - 50,
+      `OFF ${off.atMs - quietAtMs} ms after the last reading`,
+    );
+    const faulted = node.condition('Faulted');
+    assert.equal(faulted?.status, 'True');
+    assert.equal(faulted?.reason, 'SensorStale');
+    assert.equal(node.condition('SensorHealthy')?.status, 'False');
+  });
+});
+
+describe('homeostat run with MQTT drivers', () => {
+  /** A config file for `homeostat run`: the plug heats a simulated cold room. */
+  function writeRunConfig(dir: string, broker: Broker): string {
+    const path = join(dir, 'config.yaml');
+    writeFileSync(
+      path,
+      `
+version: 1
+node: { id: plugged }
+mqtt: { url: "${broker.url}" }
+simulation: { plants: { room: { ambient: 15, timeConstantS: 3600 } } }
+sensors:
+  room_temp: { kind: simulated, plant: room, periodS: 1 }
+actuators:
+  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
+loops:
+  room: { sensor: room_temp, raise: heater, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+`,
+    );
+    return path;
+  }
+
+  test('one connection for bridge and drivers: the plug is switched ON, discovery is published, and SIGTERM leaves it OFF', async (t) => {
+    const broker = await brokerFor(t);
+    const temp = makeTempDir('homeostat-mqtt-run-');
+    t.after(temp.remove);
+    const plug = await fakeTasmotaPlug(t, broker, 'confirms');
+    const watcher = await deviceClient(t, broker, 'watcher');
+    const seen = new Map<string, string>();
+    watcher.on('message', (topic, payload) => seen.set(topic, payload.toString()));
+    await watcher.subscribeAsync(['homeostat/plugged/#', 'homeassistant/device/plugged/config'], { qos: 1 });
+    const run = new CliProcess([
+      'run',
+      '--config',
+      writeRunConfig(temp.dir, broker),
+      '--db',
+      join(temp.dir, 'state.db'),
+      '--log-format',
+      'json',
+    ]);
+    t.after(() => run.kill('SIGKILL'));
+    await waitUntil(() => plug.commands.some((c) => c.payload === 'ON'), {
+      what: `the plug switched ON\n${run.output}`,
+      timeoutMs: 20_000,
+    });
+    await waitUntil(() => seen.has('homeassistant/device/plugged/config'), {
+      what: `discovery published on connect\n${run.output}`,
+    });
+    assert.equal(seen.get('homeostat/plugged/availability'), 'online');
+    // Regulation waited for the broker: the first command did not fail for want of a connection.
+    assert.equal(run.find(/cycle failed/), undefined, run.output);
+    assert.equal(
+      run.filter((line) => line.msg === 'MQTT connected').length,
+      1,
+      'a single connection for the bridge and the drivers',
+    );
+    const exit = await run.kill('SIGTERM');
+    assert.equal(exit.code, 0, run.output);
+    assert.equal(plug.commands.at(-1)?.payload, 'OFF', 'safe state sent before the connection closed');
+  });
+
+  test('--speed is refused when a driver talks MQTT', async (t) => {
+    const broker = await brokerFor(t);
+    const temp = makeTempDir('homeostat-mqtt-run-');
+    t.after(temp.remove);
+    const run = new CliProcess([
+      'run',
+      '--config',
+      writeRunConfig(temp.dir, broker),
+      '--db',
+      join(temp.dir, 'state.db'),
+      '--speed',
+      '60',
+      '--log-format',
+      'json',
+    ]);
+    const exit = await run.exited;
+    assert.equal(exit.code, 1, run.output);
+    assert.ok(run.find('--speed needs every driver to be simulated; real drivers: heater'), run.output);
+  });
+});
