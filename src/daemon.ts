@@ -24,6 +24,7 @@ import { LoopCycle } from './runtime/loop-cycle.js';
 import { LoopRunner } from './runtime/loop-runner.js';
 import { Sampler } from './runtime/sampler.js';
 import { formatStatusLine } from './status-line.js';
+import type { LoopLiveness } from './systemd/watchdog.js';
 
 export interface DaemonOptions {
   config: Config;
@@ -46,6 +47,11 @@ export interface DaemonOptions {
   configText?: string;
   /** Batched state is written this often, ms. Default storage.memoryFlushS of the config. */
   flushEveryMs?: number;
+  /**
+   * Told when loops are added and removed and after each successful cycle (the systemd
+   * watchdog gate). A loop must succeed at least every 3 × `resyncMs`.
+   */
+  liveness?: LoopLiveness;
   /** After a reload applied a config (MQTT reconciles discovery and clears removed loops). */
   onConfigApplied?: (config: Config, removedLoops: string[]) => void;
 }
@@ -251,6 +257,7 @@ export class Daemon {
     const loop = this.loops.get(id);
     if (!loop) return;
     this.loops.delete(id);
+    this.opts.liveness?.removeLoop(id);
     await loop.runner.stop();
   }
 
@@ -329,14 +336,19 @@ export class Daemon {
       logger: loopLogger,
       onStatus: (status) => this.opts.onStatus?.(status),
     });
+    const resyncMs = this.opts.resyncMs ?? 30_000;
     const runner = new LoopRunner({
       name: id,
       clock,
       cycle: () => cycle.run(),
-      resyncMs: this.opts.resyncMs ?? 30_000,
+      resyncMs,
       backoff: { initialMs: 1_000, maxMs: 60_000 },
       logger: loopLogger,
+      onCycleSuccess: () => this.opts.liveness?.cycleSucceeded(id),
     });
+    // Three missed resyncs before the watchdog gives up on the loop: a failure streak backs off
+    // to 60 s at most, so one streak of retries does not restart the daemon, a hung cycle does.
+    this.opts.liveness?.addLoop(id, 3 * resyncMs);
     this.loops.set(id, { id, cycle, runner });
   }
 

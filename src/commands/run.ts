@@ -13,6 +13,8 @@ import { openStore } from '../store/database.js';
 import { DesiredStore } from '../store/desired-store.js';
 import { pruneHistory } from '../store/retention.js';
 import { StateStore } from '../store/state-store.js';
+import { createNotifier, NOTIFY_UNAVAILABLE_EXIT_CODE, type Notifier } from '../systemd/notify.js';
+import { monotonicClock, systemdStatusLine, WatchdogGate } from '../systemd/watchdog.js';
 import {
   configUsesMqtt,
   createMqttBridge,
@@ -44,9 +46,26 @@ export interface RunOptions {
  */
 export async function runCommand(options: RunOptions): Promise<number> {
   const logger = createLogger({ format: options.logFormat });
+  // First of all: under a watchdog, a notify socket we cannot use means systemd would kill us
+  // every WatchdogSec. Exit at once instead (the unit does not restart after this exit code).
+  let notifier: Notifier;
+  try {
+    notifier = createNotifier(process.env, {
+      onSendError: (error, message) =>
+        logger.warn({ err: error }, `systemd notify: could not send ${message}`),
+    });
+  } catch (error) {
+    logger.fatal((error as Error).message);
+    return NOTIFY_UNAVAILABLE_EXIT_CODE;
+  }
+  if (notifier.problem) logger.warn(notifier.problem);
+  else if (notifier.enabled) {
+    logger.info({ watchdogPingMs: notifier.watchdogIntervalMs }, 'systemd notify enabled');
+  }
   const loaded = loadConfigFile(options.configPath);
   if (!loaded.ok) {
     for (const line of loaded.errors) logger.error(`config: ${line}`);
+    notifier.close();
     return 1;
   }
   const config = loaded.config;
@@ -77,6 +96,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     const problem = speedProblem(drivers);
     if (problem) {
       logger.error(problem);
+      notifier.close();
       return 1;
     }
   }
@@ -103,7 +123,21 @@ export async function runCommand(options: RunOptions): Promise<number> {
   }
 
   let bridge: MqttBridge | undefined;
+  // READY=1 once every loop has cycled; WATCHDOG=1 only while every loop keeps cycling.
+  const gate = new WatchdogGate({
+    clock: monotonicClock,
+    notifier,
+    pingEveryMs: notifier.watchdogIntervalMs,
+    summary: () =>
+      systemdStatusLine(daemon.statuses(), (loop) => daemon.currentConfig().loops[loop]?.unit ?? ''),
+    onWithheld: (silent) =>
+      logger.error(
+        { silent },
+        `watchdog ping withheld: no successful cycle from ${silent.map((l) => l.name).join(', ')}; systemd will restart homeostat`,
+      ),
+  });
   const daemon: Daemon = new Daemon({
+    liveness: gate,
     config,
     configText: loaded.text,
     clock,
@@ -150,6 +184,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   let pending: Promise<unknown> = (brokerFirst ? connected() : Promise.resolve())
     .then(() => daemon.start())
     .then(() => {
+      gate.start();
       if (!brokerFirst) startBridge();
     });
   const reload = (why: string) => {
@@ -169,6 +204,11 @@ export async function runCommand(options: RunOptions): Promise<number> {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, `${signal}: driving actuators to their safe state`);
+      gate.stop();
+      // A last ping: the watchdog cannot fire during the stop (TimeoutStopSec=30 < WatchdogSec=60).
+      notifier.watchdog();
+      notifier.stopping();
+      notifier.status(`${signal}: driving actuators to their safe state`);
       watcher.stop();
       pending
         .catch(() => undefined)
@@ -177,10 +217,12 @@ export async function runCommand(options: RunOptions): Promise<number> {
         .then(
           () => {
             opened.db.close();
+            notifier.close();
             resolve(exitCode);
           },
           (error) => {
             logger.error({ err: error }, 'error while stopping');
+            notifier.close();
             resolve(1);
           },
         );
