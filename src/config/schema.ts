@@ -188,6 +188,43 @@ const storageSchema = z
   .describe('Where desired state, controller memory and history are kept.');
 
 // ---------------------------------------------------------------------------------------
+// GPIO (Raspberry Pi)
+
+const gpioSchema = z
+  .strictObject({
+    sysfsRoot: z
+      .string()
+      .min(1)
+      .default('/sys')
+      .describe('Where sysfs is mounted. Default /sys; tests point it at a fixture directory.'),
+    chipLabel: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Label of the GPIO chip whose line N is BCM GPIO N, when detection picks the wrong one. ' +
+          'Default: detected (pinctrl-bcm2835, pinctrl-bcm2711, pinctrl-rp1, else the lowest-based chip ' +
+          'with at least 54 lines).',
+      ),
+    base: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'sysfs number of BCM GPIO 0; wins over chipLabel and detection (sysfs is then not read). ' +
+          'Override only if detection fails. Default: detected.',
+      ),
+  })
+  .describe(
+    'Raspberry Pi GPIO, for the gpio_relay, gpio_input and pulse_rate kinds (and the 1-Wire bus of ' +
+      'ds18b20). Pins are BCM numbers (GPIO17, not header pin 11), resolved through ' +
+      '/sys/class/gpio/gpiochip*/label and base: the base is 512 on a Pi 4 with Bookworm, 571 on a ' +
+      'Pi 5, 0 on older kernels. Applies to GPIO drivers created after it changes (all of them at the ' +
+      'next start). Default: detected under /sys.',
+  );
+
+// ---------------------------------------------------------------------------------------
 // Simulation
 
 const disturbanceSchema = z.strictObject({
@@ -237,7 +274,8 @@ const simulationSchema = z
 
 // ---------------------------------------------------------------------------------------
 // Sensors. To add a kind: define its object with `...sensorCommon`, add it to the union,
-// and (if it reads a simulated plant) to `sensorPlant` below; if it talks MQTT, to `usesMqtt`.
+// and (if it reads a simulated plant) to `sensorPlant` below; if it talks MQTT, to `usesMqtt`;
+// if it uses a GPIO pin, to `gpioPinOf`.
 
 const sensorCommon = {
   periodS: z.number().gt(0).default(10).describe('Seconds between two reads. Default 10.'),
@@ -294,12 +332,129 @@ const mqttSensorSchema = z
     }
   });
 
-const sensorSchema = z.discriminatedUnion('kind', [simulatedSensorSchema, mqttSensorSchema]);
+/** A BCM GPIO number: the Pi's main controller has 54 (58 on a Pi 4, the last 4 unused). */
+const bcmSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(53)
+  .describe(
+    'BCM GPIO number, 0..53 (GPIO17 of pinout diagrams, not the header pin); each pin once per file. ' +
+      'Required.',
+  );
+
+const ds18b20Schema = z
+  .strictObject({
+    kind: z.literal('ds18b20').describe('Sensor kind.'),
+    address: z
+      .string()
+      .regex(/^28-[0-9a-f]{12}$/i, { error: 'use the 1-Wire address, e.g. 28-0316a2795bff' })
+      .optional()
+      .describe(
+        'Its directory under /sys/bus/w1/devices, e.g. 28-0316a2795bff. Default: the only DS18B20 ' +
+          'present (an error when there are several).',
+      ),
+    ...sensorCommon,
+    plausible: z
+      .strictObject({
+        min: z.number().describe('Lowest believable reading, °C.'),
+        max: z.number().describe('Highest believable reading, °C; must be greater than min.'),
+      })
+      .optional()
+      .describe(
+        'Readings outside are rejected by the driver (kept out of history too), °C. Default -55..125.',
+      ),
+    maxRatePerS: z
+      .number()
+      .gt(0)
+      .default(1)
+      .describe(
+        'Fastest believable change, °C/s; a faster jump is rejected unless the next read confirms it. Default 1.',
+      ),
+  })
+  .describe(
+    'A DS18B20 temperature probe on the 1-Wire bus (dtoverlay=w1-gpio in /boot/firmware/config.txt, ' +
+      'GPIO4 by default, 4.7 kΩ pull-up), °C. Rejects CRC errors, the 85 °C power-on value and jumps.',
+  )
+  .superRefine((sensor, ctx) => {
+    if (sensor.plausible && !(sensor.plausible.min < sensor.plausible.max)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['plausible', 'min'],
+        message: 'must be less than plausible.max',
+      });
+    }
+  });
+
+const gpioInputSchema = z
+  .strictObject({
+    kind: z.literal('gpio_input').describe('Sensor kind.'),
+    bcm: bcmSchema,
+    activeLow: z
+      .boolean()
+      .default(false)
+      .describe('Read 1 when the pin is low (a switch to ground with a pull-up). Default false.'),
+    debounceMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(20)
+      .describe('An edge counts once the level has been stable this long, ms; 0 = off. Default 20.'),
+    ...sensorCommon,
+  })
+  .describe(
+    'A digital input read as 0 or 1 (window contact, float switch); use quantity generic. Read every ' +
+      'periodS and at once on each edge. Set the pull-up/down in config.txt (gpio=<bcm>=ip,pu).',
+  );
+
+const pulseRateSchema = z
+  .strictObject({
+    kind: z.literal('pulse_rate').describe('Sensor kind.'),
+    bcm: bcmSchema,
+    activeLow: z
+      .boolean()
+      .default(false)
+      .describe('Invert the pin (an open-collector output pulling low). Default false.'),
+    edge: z
+      .enum(['rising', 'falling'])
+      .default('rising')
+      .describe('Which transition is one pulse (after activeLow). Default rising.'),
+    windowS: z
+      .number()
+      .gt(0)
+      .default(60)
+      .describe(
+        'Pulses are counted over the last windowS seconds; longer is smoother and slower. No reading ' +
+          'until one window has passed. Default 60.',
+      ),
+    factor: z
+      .number()
+      .gt(0)
+      .default(1)
+      .describe(
+        'Quantity per pulse: the reading is pulses per minute × factor. 0.0022222 (1/450 L per pulse, ' +
+          'a YF-S201 flow meter) gives L/min. Default 1 (pulses/min).',
+      ),
+    ...sensorCommon,
+  })
+  .describe(
+    'A pulse counter read as a rate (flow meter, anemometer, S0 energy meter); use quantity generic. ' +
+      'No debounce: bouncy reed contacts need an RC filter.',
+  );
+
+const sensorSchema = z.discriminatedUnion('kind', [
+  simulatedSensorSchema,
+  mqttSensorSchema,
+  ds18b20Schema,
+  gpioInputSchema,
+  pulseRateSchema,
+]);
 
 // ---------------------------------------------------------------------------------------
 // Actuators. To add a kind: define its object, add it to the union and, if it drives a
 // simulated plant, to `actuatorPlant` below; a relay spreads `relayFields` and goes in
-// `isRelay`; an MQTT one goes in `usesMqtt`; its safe level in to-loop-spec.ts `safeLevelOf`.
+// `isRelay`; an MQTT one goes in `usesMqtt`; a GPIO one in `gpioPinOf`; its safe level in
+// to-loop-spec.ts `safeLevelOf`.
 
 const gainSchema = z
   .number()
@@ -468,11 +623,30 @@ const mqttLevelSchema = z
       'back; needs the mqtt block.',
   );
 
+const gpioRelaySchema = z
+  .strictObject({
+    kind: z.literal('gpio_relay').describe('Actuator kind.'),
+    bcm: bcmSchema,
+    activeLow: z
+      .boolean()
+      .default(true)
+      .describe(
+        'The relay is energised when the pin is low, as on most opto-isolated relay boards; false for ' +
+          'boards switched by a high pin. Default true.',
+      ),
+    ...relayFields,
+  })
+  .describe(
+    'A relay on a Raspberry Pi GPIO pin, read back every cycle. Never switched on at start; a pin ' +
+      'still exported from a previous run is adopted at its level, without a glitch.',
+  );
+
 const actuatorSchema = z.discriminatedUnion('kind', [
   simulatedRelaySchema,
   simulatedContinuousSchema,
   mqttSwitchSchema,
   mqttLevelSchema,
+  gpioRelaySchema,
 ]);
 
 // ---------------------------------------------------------------------------------------
@@ -625,6 +799,7 @@ const configObjectSchema = z
       .describe('Config format version. Required: 1.'),
     node: nodeSchema,
     mqtt: mqttSchema.optional(),
+    gpio: gpioSchema.optional(),
     storage: storageSchema.prefault({}),
     simulation: simulationSchema.prefault({}),
     sensors: z
@@ -683,6 +858,7 @@ export type PlantConfig = z.output<typeof plantSchema> & { initial: number };
 export type DisturbanceConfig = z.output<typeof disturbanceSchema>;
 export type MqttConfig = z.output<typeof mqttSchema>;
 export type StorageConfig = z.output<typeof storageSchema>;
+export type GpioConfig = z.output<typeof gpioSchema>;
 
 /**
  * A loop with every default resolved: `name` (loop id), `unit`, `mode`, `step`,
@@ -711,6 +887,8 @@ export interface Config {
   version: 1;
   node: { id: string; name: string };
   mqtt?: MqttConfig;
+  /** Absent: no GPIO settings written; drivers detect the chip under /sys. */
+  gpio?: GpioConfig;
   storage: StorageConfig;
   simulation: SimulationConfig;
   sensors: Record<string, SensorConfig>;
@@ -881,6 +1059,8 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
     }
   }
 
+  checkGpioPins(config, issue);
+
   /** actuator id → where it is already used, e.g. `loops.room.raise`. */
   const usedBy = new Map<string, { loop: string; role: 'raise' | 'lower' }>();
   for (const [loopId, loop] of Object.entries(config.loops)) {
@@ -928,6 +1108,21 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
   }
 }
 
+/** A pin driven or read by two drivers would fight (a relay exported as an input, two counters). */
+function checkGpioPins(config: RawConfig, issue: (path: (string | number)[], message: string) => void): void {
+  /** BCM number → its first user, e.g. `sensors.window`. */
+  const users = new Map<number, string>();
+  for (const section of ['sensors', 'actuators'] as const) {
+    for (const [id, item] of Object.entries(config[section])) {
+      const pin = gpioPinOf(item);
+      if (pin === undefined) continue;
+      const other = users.get(pin);
+      if (other !== undefined) issue([section, id, 'bcm'], `pin ${pin} is also used by ${other}`);
+      else users.set(pin, `${section}.${id}`);
+    }
+  }
+}
+
 /**
  * A relay's band modulation needs the loop's PID: the band is a band of the PID output, kp
  * turns bandC into it, and it must stay inside 0..1 (kp·bandC < 0.5).
@@ -961,8 +1156,17 @@ function checkModulation(
 /** Relay kinds: they share `relayFields` (timing, modulation, safe state). */
 export function isRelay<A extends { kind: string }>(
   actuator: A,
-): actuator is Extract<A, { kind: 'simulated_relay' | 'mqtt_switch' }> {
-  return actuator.kind === 'simulated_relay' || actuator.kind === 'mqtt_switch';
+): actuator is Extract<A, { kind: 'simulated_relay' | 'mqtt_switch' | 'gpio_relay' }> {
+  return (
+    actuator.kind === 'simulated_relay' || actuator.kind === 'mqtt_switch' || actuator.kind === 'gpio_relay'
+  );
+}
+
+/** The BCM GPIO pin a sensor or actuator uses, if any (the 1-Wire pin is the kernel's, not listed). */
+export function gpioPinOf(section: { kind: string; bcm?: number }): number | undefined {
+  return section.kind === 'gpio_input' || section.kind === 'pulse_rate' || section.kind === 'gpio_relay'
+    ? section.bcm
+    : undefined;
 }
 
 /** Kinds that talk to a broker: they need the mqtt block, and are never simulated. */

@@ -59,6 +59,7 @@ export function safeLevelOf(actuator: ActuatorConfig): number {
   switch (actuator.kind) {
     case 'simulated_relay':
     case 'mqtt_switch':
+    case 'gpio_relay':
       return actuator.safeState === 'on' ? 1 : 0;
     case 'simulated_continuous':
     case 'mqtt_level':
@@ -70,6 +71,7 @@ function actuatorSpec(id: string, actuator: ActuatorConfig, loop: LoopConfig): A
   switch (actuator.kind) {
     case 'simulated_relay':
     case 'mqtt_switch':
+    case 'gpio_relay':
       return {
         id,
         kind: 'relay',

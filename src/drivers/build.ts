@@ -1,6 +1,12 @@
 import type { Logger } from 'pino';
 import { canonicalJson } from '../config/plan.js';
 import type { ActuatorConfig, Config, SensorConfig } from '../config/schema.js';
+import { Ds18b20Sensor } from './ds18b20.js';
+import type { GpioChipOverride } from './gpio/chip.js';
+import { GpioInput } from './gpio/input.js';
+import { type GpioPortFactory, onoffPortFactory } from './gpio/port.js';
+import { GpioPulseRate } from './gpio/pulse-rate.js';
+import { GpioRelay } from './gpio/relay.js';
 import { MqttLevel, MqttSwitch } from './mqtt/actuator.js';
 import { MqttSensor } from './mqtt/sensor.js';
 import { type MqttTransport, offlineTransport } from './mqtt/transport.js';
@@ -22,6 +28,8 @@ export interface Drivers {
   mqtt?: MqttTransport;
   /** Where MQTT actuators report state payloads they do not understand. */
   logger?: Logger;
+  /** How GPIO drivers open pins; absent: onoff (loaded only when a GPIO driver starts). */
+  gpioPortFactory?: GpioPortFactory;
 }
 
 /** What drivers need besides the config and the clock. */
@@ -32,6 +40,8 @@ export interface DriverDeps {
    */
   mqtt?: MqttTransport | undefined;
   logger?: Logger | undefined;
+  /** GPIO drivers' pin access; tests pass a fake `portFactory`. Default: onoff on /sys/class/gpio. */
+  gpio?: { portFactory?: GpioPortFactory | undefined } | undefined;
 }
 
 /** Builds the drivers named in the config. `nowMs` is the (possibly scaled) clock. */
@@ -42,6 +52,7 @@ export function buildDrivers(config: Config, nowMs: () => number, deps: DriverDe
     plants: new Map(),
     ...(deps.mqtt ? { mqtt: deps.mqtt } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.gpio?.portFactory ? { gpioPortFactory: deps.gpio.portFactory } : {}),
   };
   for (const id of Object.keys(config.sensors))
     drivers.sensors.set(id, createSensorDriver(config, id, drivers, nowMs));
@@ -54,6 +65,18 @@ export function buildDrivers(config: Config, nowMs: () => number, deps: DriverDe
 /** The shared MQTT connection, or one that explains why there is none. */
 function transportOf(drivers: Drivers): MqttTransport {
   return drivers.mqtt ?? offlineTransport('MQTT not configured');
+}
+
+/** What every GPIO driver shares: where sysfs is, how pins are opened, the chip override. */
+function gpioOf(
+  config: Config,
+  drivers: Drivers,
+): { sysfsRoot: string; portFactory: GpioPortFactory; chip: GpioChipOverride } {
+  return {
+    sysfsRoot: config.gpio?.sysfsRoot ?? '/sys',
+    portFactory: drivers.gpioPortFactory ?? onoffPortFactory,
+    chip: { chipLabel: config.gpio?.chipLabel, base: config.gpio?.base },
+  };
 }
 
 /** The simulated plant `id`, created on first use (a running plant is the simulated world). */
@@ -97,6 +120,34 @@ export function createSensorDriver(
         field: sensor.field,
         staleAfterMs: sensor.staleAfterS * 1000,
         nowMs,
+      });
+    case 'ds18b20':
+      return new Ds18b20Sensor({
+        id,
+        address: sensor.address,
+        sysfsRoot: gpioOf(config, drivers).sysfsRoot,
+        nowMs,
+        plausible: sensor.plausible,
+        maxRatePerS: sensor.maxRatePerS,
+      });
+    case 'gpio_input':
+      return new GpioInput({
+        id,
+        bcm: sensor.bcm,
+        activeLow: sensor.activeLow,
+        debounceMs: sensor.debounceMs,
+        ...gpioOf(config, drivers),
+      });
+    case 'pulse_rate':
+      return new GpioPulseRate({
+        id,
+        bcm: sensor.bcm,
+        activeLow: sensor.activeLow,
+        edge: sensor.edge,
+        windowS: sensor.windowS,
+        factor: sensor.factor,
+        nowMs,
+        ...gpioOf(config, drivers),
       });
   }
 }
@@ -152,6 +203,13 @@ export function createActuatorDriver(
         nowMs,
         logger: drivers.logger,
       });
+    case 'gpio_relay':
+      return new GpioRelay({
+        id,
+        bcm: actuator.bcm,
+        activeLow: actuator.activeLow,
+        ...gpioOf(config, drivers),
+      });
   }
 }
 
@@ -172,12 +230,16 @@ const LOOP_LEVEL_KEYS = new Set([
  * What identifies a driver: its config section without the loop-level settings. Two configs
  * with the same key can share the running driver (a reload keeps it: no glitch, no re-export).
  * Simulated plants are the simulated world: they keep running across reloads, so edits to
- * `simulation` take effect at the next start.
+ * `simulation` take effect at the next start; so do edits to the top-level `gpio` block for
+ * GPIO drivers whose own section is unchanged.
  */
 export function driverKey(section: SensorConfig | ActuatorConfig): string {
   // An MQTT sensor checks staleness itself (it keeps a pushed value): its staleAfterS is the driver's.
+  // A pulse counter's windowS is its counting window, not a relay's modulation window.
   const loopLevel = (key: string) =>
-    LOOP_LEVEL_KEYS.has(key) && !(section.kind === 'mqtt' && key === 'staleAfterS');
+    LOOP_LEVEL_KEYS.has(key) &&
+    !(section.kind === 'mqtt' && key === 'staleAfterS') &&
+    !(section.kind === 'pulse_rate' && key === 'windowS');
   return canonicalJson(Object.fromEntries(Object.entries(section).filter(([key]) => !loopLevel(key))));
 }
 

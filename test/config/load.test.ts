@@ -117,7 +117,7 @@ describe('parseConfigText', () => {
         c.colour = 'blue';
       }),
       expected:
-        'colour: unknown key (allowed: version, node, mqtt, storage, simulation, sensors, actuators, loops)',
+        'colour: unknown key (allowed: version, node, mqtt, gpio, storage, simulation, sensors, actuators, loops)',
     },
     {
       name: 'setpoint outside limits',
@@ -297,7 +297,8 @@ describe('parseConfigText', () => {
       text: yamlWith((c) => {
         c.sensors.t_box = { kind: 'ds18b21' };
       }),
-      expected: 'sensors.t_box.kind: unknown kind "ds18b21" (expected one of "simulated", "mqtt")',
+      expected:
+        'sensors.t_box.kind: unknown kind "ds18b21" (expected one of "simulated", "mqtt", "ds18b20", "gpio_input", "pulse_rate")',
     },
     {
       name: 'list item path',
