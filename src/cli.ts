@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { doctorCommand } from './commands/doctor.js';
 import {
   eventsCommand,
   historyCommand,
@@ -23,6 +24,7 @@ Usage:
   homeostat events   [--since 2h] [--loop LOOP] [--json] [--db FILE]
   homeostat set      LOOP [--setpoint X] [--mode M] [--config FILE] [--mqtt-url URL]
                      sends the change through the broker and waits for the daemon's result
+  homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db.
@@ -66,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
         speed: parsed.speed,
         logFormat: parsed['log-format'],
       });
+    case 'doctor':
+      return doctorCommand({ configPath, dbPath }, write);
     case 'plan':
       return planCommand({ configPath, dbPath }, write);
     case 'status':
