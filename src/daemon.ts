@@ -327,6 +327,13 @@ export class Daemon {
       desired,
       ...(store ? storedLoopState(store, id, loopLogger) : {}),
       onCycle: (completed) => this.recorder?.record(completed),
+      interlockReadings: () =>
+        Object.fromEntries(
+          (this.config.loops[id]?.interlocks ?? []).map((interlock) => [
+            interlock.sensor,
+            this.sampler.latest(interlock.sensor),
+          ]),
+        ),
       latestReading: () => {
         const sensor = this.config.loops[id]?.sensor;
         return sensor === undefined ? undefined : this.sampler.latest(sensor);
@@ -354,7 +361,11 @@ export class Daemon {
 
   private triggerLoopsOf(sensorId: string, reason: string): void {
     for (const loop of this.loops.values()) {
-      if (this.config.loops[loop.id]?.sensor === sensorId) loop.runner.trigger(reason);
+      const config = this.config.loops[loop.id];
+      // Its own sensor, or an interlock: a window opening pauses the loop at once.
+      if (config?.sensor === sensorId || config?.interlocks.some((i) => i.sensor === sensorId)) {
+        loop.runner.trigger(reason);
+      }
     }
   }
 

@@ -8,7 +8,10 @@ export function formatStatusLine(status: LoopStatus, unit: string): string {
   const measured = status.measured === undefined ? '—' : `${status.measured.toFixed(2)} ${unit}`;
   const output = `${Math.round(status.output * 100)} %`;
   const problems = status.conditions
-    .filter((c) => (c.type === 'Faulted' ? c.status === 'True' : c.status !== 'True'))
+    // Faulted and Interlocked report trouble when True; the others when not True.
+    .filter((c) =>
+      c.type === 'Faulted' || c.type === 'Interlocked' ? c.status === 'True' : c.status !== 'True',
+    )
     .map((c) => `${c.type}=${c.status}(${c.reason})`);
   const flags = problems.length > 0 ? problems.join(' ') : 'ok';
   return `${status.loop}  ${measured} → ${status.setpoint} ${unit}  ${status.mode}  output ${output}  ${status.action}  [${flags}]`;

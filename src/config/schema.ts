@@ -779,6 +779,25 @@ const loopSchema = z
       .describe(
         'Minimum seconds between one direction switching off and the other switching on. Default 300.',
       ),
+    interlocks: z
+      .array(
+        z.strictObject({
+          sensor: ref('sensor').describe(
+            'Id of the sensor that can pause the loop (a window switch, a float switch).',
+          ),
+          pauseWhen: z
+            .number()
+            .default(1)
+            .describe(
+              'The loop pauses while the sensor reads this value (a 0/1 input: 1 = open). Default 1.',
+            ),
+        }),
+      )
+      .default([])
+      .describe(
+        'Conditions that pause the loop: every actuator at its safe state while any interlock reads its ' +
+          'pauseWhen value, or has no fresh reading (a broken switch pauses too). Default none.',
+      ),
     controller: controllerSchema.describe('How the output is computed: pid or hysteresis. Required.'),
   })
   .describe('A regulation loop: one sensor, one or two actuators, one setpoint.')
@@ -1066,6 +1085,11 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
   for (const [loopId, loop] of Object.entries(config.loops)) {
     const sensor = Object.hasOwn(config.sensors, loop.sensor) ? config.sensors[loop.sensor] : undefined;
     if (!sensor) issue(['loops', loopId, 'sensor'], `unknown sensor "${loop.sensor}"`);
+    loop.interlocks.forEach((interlock, index) => {
+      if (!Object.hasOwn(config.sensors, interlock.sensor)) {
+        issue(['loops', loopId, 'interlocks', index, 'sensor'], `unknown sensor "${interlock.sensor}"`);
+      }
+    });
     const measuredPlant = sensor ? sensorPlant(sensor) : undefined;
 
     for (const role of ['raise', 'lower'] as const) {

@@ -27,6 +27,11 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     keepAliveMs: LOOP_POLICY.keepAliveMs,
     retryInitialMs: loop.retryInitialS !== undefined ? loop.retryInitialS * 1000 : LOOP_POLICY.retryInitialMs,
     convergedBand: Math.max(loop.step, loop.deadband / 2),
+    interlocks: loop.interlocks.map((interlock) => ({
+      sensorId: interlock.sensor,
+      pauseWhen: interlock.pauseWhen,
+      staleAfterMs: (config.sensors[interlock.sensor]?.staleAfterS ?? 30) * 1000,
+    })),
   };
 }
 

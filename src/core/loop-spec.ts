@@ -1,6 +1,7 @@
 import type { DutyBandParams } from './duty-band.js';
 import type { PlantModel } from './feedforward.js';
 import type { HysteresisParams } from './hysteresis.js';
+import type { InterlockSpec } from './interlock.js';
 import type { PidParams } from './pid.js';
 import type { TimeProportioningParams } from './time-proportioning.js';
 import type { Direction, Mode, Quantity } from './types.js';
@@ -55,6 +56,8 @@ export interface LoopSpec {
   retryInitialMs: number;
   /** |setpoint − measured| within this counts as converged (unit of the quantity). */
   convergedBand: number;
+  /** Sensors that pause the loop (safe state) while tripped. Default none. */
+  interlocks?: InterlockSpec[];
 }
 
 /** Which directions a mode lets act. */

@@ -15,6 +15,8 @@ export interface LoopObserved {
   reading?: Reading;
   /** Actual level of each actuator (GPIO readback, a plug's state); undefined = unknown. */
   actuators: Record<string, ActuatorLevel>;
+  /** Latest reading of each interlock sensor (see LoopSpec.interlocks). */
+  interlocks?: Record<string, Reading | undefined>;
 }
 
 /** What a loop remembers between cycles (persisted, so a restart resumes where it was). */

@@ -1,6 +1,7 @@
 import { actuatorLevel, forceRelayMemory, restartRelayWindows, splitRange } from './actuation.js';
 import { type ActuatorCommand, decideCommand } from './command.js';
 import { controllerOutput } from './controller-output.js';
+import { trippedInterlock } from './interlock.js';
 import { type LoopSpec, loopActuators } from './loop-spec.js';
 import { clampMemoryToNow, type LoopDesired, type LoopMemory, type LoopObserved } from './loop-state.js';
 import { judgeReading, type ReadingVerdict } from './sensor-health.js';
@@ -41,7 +42,8 @@ export function reconcile(
   nowMs: number,
 ): ReconcileResult {
   const verdict = judgeReading(observed.reading, nowMs, spec);
-  const regulate = desired.mode !== 'off' && verdict.ok;
+  const interlock = trippedInterlock(spec, observed.interlocks, nowMs);
+  const regulate = desired.mode !== 'off' && verdict.ok && interlock === undefined;
   const wakeTimes: number[] = [];
   if (observed.reading && verdict.ok) wakeTimes.push(observed.reading.atMs + spec.staleAfterMs + 1);
 
@@ -51,7 +53,12 @@ export function reconcile(
   const why = new Map<string, { reason: 'regulate' | 'safe-state'; detail: string }>();
 
   if (!regulate) {
-    const detail = desired.mode === 'off' ? 'mode off' : `sensor ${verdict.ok ? 'ok' : verdict.reason}`;
+    const detail =
+      desired.mode === 'off'
+        ? 'mode off'
+        : !verdict.ok
+          ? `sensor ${verdict.reason}`
+          : (interlock?.message ?? 'paused');
     for (const { actuator } of loopActuators(spec)) {
       levels[actuator.id] = actuator.safeLevel;
       why.set(actuator.id, { reason: 'safe-state', detail });
@@ -104,7 +111,7 @@ export function reconcile(
     wakeTimes.push(decision.nextWakeMs);
   }
 
-  const status = buildStatus(spec, desired, observed, verdict, next, levels, allConfirmed, nowMs);
+  const status = buildStatus(spec, desired, observed, verdict, next, levels, allConfirmed, nowMs, interlock);
   next.conditions = status.conditions;
   const future = wakeTimes.filter((t) => Number.isFinite(t));
   return {
@@ -132,6 +139,7 @@ function buildStatus(
   levels: Record<string, number>,
   allConfirmed: boolean,
   nowMs: number,
+  interlock: { message: string } | undefined,
 ): LoopStatus {
   const measured = verdict.ok ? verdict.value : undefined;
   const raiseOn = spec.raise !== undefined && (levels[spec.raise.id] ?? 0) > 0;
@@ -163,6 +171,7 @@ function buildStatus(
       allConfirmed,
       generation: desired.generation,
       nowMs,
+      ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),
     }),
     updatedAtMs: nowMs,
   };

@@ -32,6 +32,8 @@ export interface ConditionInputs {
   allConfirmed: boolean;
   generation: number;
   nowMs: number;
+  /** Loops with interlocks: the tripped one's message, or null when none is tripped. */
+  interlock?: string | null;
 }
 
 type ConditionValue = Pick<Condition, 'status' | 'reason' | 'message'>;
@@ -65,6 +67,14 @@ export function statusConditions(inputs: ConditionInputs): Condition[] {
     ],
     ['Reconciled', { status: 'True', reason: 'CycleSucceeded', message: 'desired state applied' }],
   ];
+  if (inputs.interlock !== undefined) {
+    values.push([
+      'Interlocked',
+      inputs.interlock === null
+        ? { status: 'False', reason: 'Clear', message: 'no interlock tripped' }
+        : { status: 'True', reason: 'Tripped', message: `paused, actuators safe: ${inputs.interlock}` },
+    ]);
+  }
   return values.map(([type, value]) => withTransition(inputs, type, value));
 }
 

@@ -52,5 +52,7 @@ export type ConditionType =
   | 'Converged'
   | 'Faulted'
   | 'Reconciled'
+  /** Loops with interlocks: True while one pauses the loop (window open, float switch). */
+  | 'Interlocked'
   /** Set by the runtime, not reconcile: False while the config file on disk is invalid. */
   | 'ConfigValid';

@@ -16,6 +16,8 @@ export interface LoopCycleOptions {
   desired: () => LoopDesired;
   /** Latest good reading of the loop's sensor (from the sampler). */
   latestReading: () => Reading | undefined;
+  /** Latest readings of the loop's interlock sensors, by sensor id. */
+  interlockReadings?: () => Record<string, Reading | undefined>;
   actuators: Map<string, ActuatorDriver>;
   clock: Clock;
   logger: Logger;
@@ -82,7 +84,14 @@ export class LoopCycle {
         this.resumed = true;
       }
       const reading = this.opts.latestReading();
-      const result = reconcile(spec, desired, { reading, actuators }, this.memory, nowMs);
+      const interlocks = this.opts.interlockReadings?.();
+      const result = reconcile(
+        spec,
+        desired,
+        { reading, actuators, ...(interlocks ? { interlocks } : {}) },
+        this.memory,
+        nowMs,
+      );
       await this.act(result.commands);
       this.memory = result.memory;
       this.observedGeneration = desired.generation;
