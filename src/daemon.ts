@@ -197,6 +197,23 @@ export class Daemon {
     }
   }
 
+  /**
+   * Resets a loop's latched fault (MQTT fault/reset, the Home Assistant button): recorded,
+   * written at once, and the loop regulates again at its next cycle. False when none was latched.
+   */
+  resetFault(loopId: string, source: string): boolean {
+    const loop = this.loops.get(loopId);
+    if (!loop?.cycle.resetFault()) return false;
+    this.opts.store?.desired.recordEvent({
+      loop: loopId,
+      kind: 'fault-reset',
+      source,
+      message: 'latched fault reset',
+    });
+    loop.runner.trigger('fault reset');
+    return true;
+  }
+
   /** Asks a loop for a cycle now (a command changed its desired state); unknown loops are ignored. */
   triggerLoop(id: string, reason: string): void {
     this.loops.get(id)?.runner.trigger(reason);
@@ -326,7 +343,11 @@ export class Daemon {
       spec: toLoopSpec(this.config, id),
       desired,
       ...(store ? storedLoopState(store, id, loopLogger) : {}),
-      onCycle: (completed) => this.recorder?.record(completed),
+      onCycle: (completed) => {
+        this.recorder?.record(completed);
+        // A fault latched in this cycle is rare, critical state: written at once, not batched.
+        if (completed.memory.latchedFault?.atMs === completed.nowMs) this.flush();
+      },
       interlockReadings: () =>
         Object.fromEntries(
           (this.config.loops[id]?.interlocks ?? []).map((interlock) => [

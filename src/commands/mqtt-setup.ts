@@ -102,6 +102,7 @@ export function createMqttBridge(opts: {
     desired: opts.desired,
     statuses: () => opts.daemon().statuses(),
     triggerLoop: (loop, reason) => opts.daemon().triggerLoop(loop, reason),
+    resetFault: (loop) => opts.daemon().resetFault(loop, 'mqtt'),
     clock: opts.clock,
     logger,
     version: homeostatVersion(),

@@ -779,6 +779,26 @@ const loopSchema = z
       .describe(
         'Minimum seconds between one direction switching off and the other switching on. Default 300.',
       ),
+    effectWatch: z
+      .strictObject({
+        periodS: z
+          .number()
+          .gt(0)
+          .default(900)
+          .describe('How long full output may go without effect, seconds. Default 900.'),
+        minChange: z
+          .number()
+          .gt(0)
+          .default(1)
+          .describe('The least change (loop unit) full output must achieve within periodS. Default 1.'),
+      })
+      .optional()
+      .describe(
+        'Latch a fault when full heating (cooling) does not move the value by minChange within periodS, ' +
+          "like Marlin's thermal protection: every actuator safe until the fault is reset (MQTT " +
+          '<loop>/fault/reset or the Home Assistant button). Choose periodS from how fast the plant ' +
+          'responds at full output. Default: off.',
+      ),
     interlocks: z
       .array(
         z.strictObject({

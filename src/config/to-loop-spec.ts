@@ -27,6 +27,9 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     keepAliveMs: LOOP_POLICY.keepAliveMs,
     retryInitialMs: loop.retryInitialS !== undefined ? loop.retryInitialS * 1000 : LOOP_POLICY.retryInitialMs,
     convergedBand: Math.max(loop.step, loop.deadband / 2),
+    ...(loop.effectWatch
+      ? { effectWatch: { periodMs: loop.effectWatch.periodS * 1000, minChange: loop.effectWatch.minChange } }
+      : {}),
     interlocks: loop.interlocks.map((interlock) => ({
       sensorId: interlock.sensor,
       pauseWhen: interlock.pauseWhen,

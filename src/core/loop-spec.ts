@@ -1,4 +1,5 @@
 import type { DutyBandParams } from './duty-band.js';
+import type { EffectWatchSpec } from './effect-watch.js';
 import type { PlantModel } from './feedforward.js';
 import type { HysteresisParams } from './hysteresis.js';
 import type { InterlockSpec } from './interlock.js';
@@ -58,6 +59,8 @@ export interface LoopSpec {
   convergedBand: number;
   /** Sensors that pause the loop (safe state) while tripped. Default none. */
   interlocks?: InterlockSpec[];
+  /** Latch a fault when full output has no effect (see effect-watch.ts). Default off. */
+  effectWatch?: EffectWatchSpec;
 }
 
 /** Which directions a mode lets act. */

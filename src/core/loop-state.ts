@@ -1,4 +1,5 @@
 import type { CommandMemory } from './command.js';
+import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
 import type { ActuatorLevel, Condition, Direction, Mode, Reading } from './types.js';
@@ -34,6 +35,10 @@ export interface LoopMemory {
   lastActiveMs: Partial<Record<Direction, number>>;
   /** Signed controller output last cycle, −1..1. */
   output: number;
+  /** The effect watch in progress (full output applied since…). */
+  effectWatch?: EffectWatchMemory;
+  /** A fault that holds the loop at its safe state until reset. */
+  latchedFault?: LatchedFault;
   conditions: Condition[];
 }
 
@@ -126,4 +131,10 @@ export function clampMemoryToNow(memory: LoopMemory, nowMs: number): LoopMemory 
     }
   }
   return changed ? { ...memory, relays, commands, lastActiveMs } : memory;
+}
+
+/** Clears a latched fault (an explicit reset by a person): the loop regulates again. */
+export function resetLatchedFault(memory: LoopMemory): LoopMemory {
+  const { latchedFault: _cleared, effectWatch: _watch, ...rest } = memory;
+  return rest;
 }

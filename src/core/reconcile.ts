@@ -1,6 +1,7 @@
 import { actuatorLevel, forceRelayMemory, restartRelayWindows, splitRange } from './actuation.js';
 import { type ActuatorCommand, decideCommand } from './command.js';
 import { controllerOutput } from './controller-output.js';
+import { watchEffect } from './effect-watch.js';
 import { trippedInterlock } from './interlock.js';
 import { type LoopSpec, loopActuators } from './loop-spec.js';
 import { clampMemoryToNow, type LoopDesired, type LoopMemory, type LoopObserved } from './loop-state.js';
@@ -43,7 +44,8 @@ export function reconcile(
 ): ReconcileResult {
   const verdict = judgeReading(observed.reading, nowMs, spec);
   const interlock = trippedInterlock(spec, observed.interlocks, nowMs);
-  const regulate = desired.mode !== 'off' && verdict.ok && interlock === undefined;
+  const latched = memory.latchedFault;
+  const regulate = desired.mode !== 'off' && verdict.ok && interlock === undefined && latched === undefined;
   const wakeTimes: number[] = [];
   if (observed.reading && verdict.ok) wakeTimes.push(observed.reading.atMs + spec.staleAfterMs + 1);
 
@@ -52,13 +54,7 @@ export function reconcile(
   const levels: Record<string, number> = {};
   const why = new Map<string, { reason: 'regulate' | 'safe-state'; detail: string }>();
 
-  if (!regulate) {
-    const detail =
-      desired.mode === 'off'
-        ? 'mode off'
-        : !verdict.ok
-          ? `sensor ${verdict.reason}`
-          : (interlock?.message ?? 'paused');
+  const goSafe = (detail: string) => {
     for (const { actuator } of loopActuators(spec)) {
       levels[actuator.id] = actuator.safeLevel;
       why.set(actuator.id, { reason: 'safe-state', detail });
@@ -67,11 +63,46 @@ export function reconcile(
     next.regulating = false;
     next.output = 0;
     next.hysteresisOn = { raise: false, lower: false };
+    delete next.effectWatch;
+  };
+
+  if (!regulate) {
+    goSafe(
+      latched
+        ? `latched fault ${latched.reason}`
+        : desired.mode === 'off'
+          ? 'mode off'
+          : !verdict.ok
+            ? `sensor ${verdict.reason}`
+            : (interlock?.message ?? 'paused'),
+    );
   } else if (verdict.ok) {
     if (!memory.regulating) restartRelayWindows(spec, next);
     const output = controllerOutput(spec, desired, observed, verdict.value, next);
     next.output = output;
     next.regulating = true;
+    const watched = spec.effectWatch
+      ? watchEffect(
+          spec.effectWatch,
+          next.effectWatch,
+          output,
+          verdict.value,
+          desired.setpoint,
+          nowMs,
+          spec.quantity === 'temperature' ? 'temperature' : 'other',
+        )
+      : { watch: undefined };
+    if (watched.watch) {
+      next.effectWatch = watched.watch;
+      wakeTimes.push(watched.watch.sinceMs + spec.effectWatch!.periodMs);
+    } else delete next.effectWatch;
+    if (watched.fault) next.latchedFault = watched.fault;
+  }
+  if (next.latchedFault && !latched) {
+    // Latched this cycle: safe at once, not at the next one.
+    goSafe(`latched fault ${next.latchedFault.reason}`);
+  } else if (regulate && verdict.ok) {
+    const output = next.output;
     const duties = splitRange(spec, output, next, nowMs, wakeTimes);
     // The idle direction first: a relay its minimum on time still holds on keeps the other
     // direction off (its release time is already a wake time), so the two never both run.
@@ -172,6 +203,7 @@ function buildStatus(
       generation: desired.generation,
       nowMs,
       ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),
+      ...(next.latchedFault ? { latched: next.latchedFault } : {}),
     }),
     updatedAtMs: nowMs,
   };

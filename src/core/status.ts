@@ -34,6 +34,8 @@ export interface ConditionInputs {
   nowMs: number;
   /** Loops with interlocks: the tripped one's message, or null when none is tripped. */
   interlock?: string | null;
+  /** A latched fault: Faulted stays True until it is reset. */
+  latched?: { reason: string; message: string };
 }
 
 type ConditionValue = Pick<Condition, 'status' | 'reason' | 'message'>;
@@ -57,13 +59,19 @@ export function statusConditions(inputs: ConditionInputs): Condition[] {
     ['Converged', convergedValue(mode, measured, setpoint, convergedBand)],
     [
       'Faulted',
-      verdict.ok
-        ? { status: 'False', reason: 'NoFault', message: 'no fault' }
-        : {
+      inputs.latched
+        ? {
             status: 'True',
-            reason: `Sensor${verdict.reason}`,
-            message: `actuators held at their safe state: ${verdict.message}`,
-          },
+            reason: `Latched${inputs.latched.reason}`,
+            message: `actuators held at their safe state until the fault is reset: ${inputs.latched.message}`,
+          }
+        : verdict.ok
+          ? { status: 'False', reason: 'NoFault', message: 'no fault' }
+          : {
+              status: 'True',
+              reason: `Sensor${verdict.reason}`,
+              message: `actuators held at their safe state: ${verdict.message}`,
+            },
     ],
     ['Reconciled', { status: 'True', reason: 'CycleSucceeded', message: 'desired state applied' }],
   ];

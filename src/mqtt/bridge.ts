@@ -20,6 +20,8 @@ export interface MqttBridgeOptions {
   statuses: () => LoopStatus[];
   /** Asks a loop for a cycle now (a command changed its desired state). */
   triggerLoop: (loop: string, reason: string) => void;
+  /** Resets a loop's latched fault; true when one was latched. */
+  resetFault?: (loop: string) => boolean;
   clock: Clock;
   logger: Logger;
   /** homeostat's version, for Home Assistant's device and origin blocks. */
@@ -212,7 +214,8 @@ export class MqttBridge {
       this.publishResult(loop, outcome, atIso, current);
       return;
     }
-    const { setpoint, mode } = outcome.change;
+    const { setpoint, mode, faultReset } = outcome.change;
+    if (faultReset) this.opts.resetFault?.(loop);
     let generation = current;
     if (setpoint !== undefined || mode !== undefined) {
       try {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ActuatorCommand } from '../core/command.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
-import { resumeLoopMemory } from '../core/loop-state.js';
+import { resetLatchedFault, resumeLoopMemory } from '../core/loop-state.js';
 import { initialLoopMemory, type LoopDesired, type LoopMemory, reconcile } from '../core/reconcile.js';
 import { type LoopStatus, markCycleFailed } from '../core/status.js';
 import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
@@ -172,6 +172,13 @@ export class LoopCycle {
       }
     }
     if (failures.length > 0) throw new Error(`actuator write failed: ${failures.join('; ')}`);
+  }
+
+  /** Clears a latched fault (a person's reset); true when there was one. */
+  resetFault(): boolean {
+    if (!this.memory.latchedFault) return false;
+    this.memory = resetLatchedFault(this.memory);
+    return true;
   }
 
   /**

@@ -377,7 +377,7 @@ describe('parseConfigText', () => {
     );
     assert.ok(!result.ok);
     assert.deepEqual(result.errors.toSorted(), [
-      'loops.box.colour: unknown key (allowed: name, quantity, unit, sensor, raise, lower, setpoint, mode, limits, step, staleAfterS, retryInitialS, plausible, deadband, changeoverS, interlocks, controller)',
+      'loops.box.colour: unknown key (allowed: name, quantity, unit, sensor, raise, lower, setpoint, mode, limits, step, staleAfterS, retryInitialS, plausible, deadband, changeoverS, effectWatch, interlocks, controller)',
       'loops.box.limits.min: must be less than limits.max',
       'loops.room.setpoint: 35 is outside limits 5..30',
     ]);
