@@ -289,8 +289,17 @@ export class Daemon {
       if (old && driverKey(old) === driverKey(section) && this.drivers.actuators.has(id)) continue;
       const previous = this.drivers.actuators.get(id);
       if (previous && old) {
-        await previous.write(safeLevelOf(old));
-        await previous.stop?.();
+        // A device that cannot be reached must not abort the reload half-way: log it, go on
+        // (the new driver is commanded by its loop's next cycle, retried until confirmed).
+        await previous
+          .write(safeLevelOf(old))
+          .then(() => previous.stop?.())
+          .catch((error) =>
+            this.opts.logger.error(
+              { err: error, actuator: id },
+              `${id}: old driver not confirmed safe on reload`,
+            ),
+          );
       }
       const driver = createActuatorDriver(next, id, this.drivers, nowMs);
       await driver.start?.();

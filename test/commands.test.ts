@@ -7,16 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
-import pino from 'pino';
 import { eventsCommand, parseDurationMs, planCommand, statusCommand } from '../src/commands/inspect.js';
-import { parseConfigText } from '../src/config/load.js';
-import { Daemon } from '../src/daemon.js';
-import { ManualClock } from '../src/runtime/manual-clock.js';
-import { openStore } from '../src/store/database.js';
-import { DesiredStore } from '../src/store/desired-store.js';
-import { StateStore } from '../src/store/state-store.js';
+import { startStoreDaemon } from './helpers/store-daemon.js';
 
-const silent = pino({ level: 'silent' });
 const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-commands-'));
 const dbPath = path.join(dir, 'state.db');
@@ -28,20 +21,7 @@ function capture(run: (write: (line: string) => void) => number): { code: number
 }
 
 before(async () => {
-  const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const { db } = openStore({ path: dbPath, logger: silent, nowMs: () => clock.nowMs() });
-  const store = { desired: new DesiredStore(db, () => clock.nowMs()), state: new StateStore(db) };
-  const loaded = parseConfigText(DEMO);
-  assert.ok(loaded.ok);
-  const daemon = new Daemon({
-    config: loaded.config,
-    configText: DEMO,
-    clock,
-    logger: silent,
-    store,
-    statusEveryMs: 0,
-  });
-  await daemon.start();
+  const { daemon, store, clock, db } = await startStoreDaemon(DEMO, dbPath);
   await clock.advance(30 * 60_000);
   store.desired.setDesired('room', { setpoint: 21 }, 'cli', 'req-1');
   await clock.advance(5 * 60_000);

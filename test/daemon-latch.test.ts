@@ -7,15 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import pino from 'pino';
-import { parseConfigText } from '../src/config/load.js';
-import { Daemon } from '../src/daemon.js';
+import type { Daemon } from '../src/daemon.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
-import { openStore } from '../src/store/database.js';
-import { DesiredStore } from '../src/store/desired-store.js';
-import { StateStore } from '../src/store/state-store.js';
+import { startStoreDaemon } from './helpers/store-daemon.js';
 
-const silent = pino({ level: 'silent' });
 // The room heater barely heats (a heating element fell off), and the room loop watches it.
 const TEXT = fs
   .readFileSync('config/demo.yaml', 'utf8')
@@ -25,22 +20,7 @@ const TEXT = fs
     (line) => `${line}    effectWatch: { periodS: 600, minChange: 1 }\n`,
   );
 
-async function start(dbPath: string, clock: ManualClock) {
-  const loaded = parseConfigText(TEXT);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  const { db } = openStore({ path: dbPath, logger: silent, nowMs: () => clock.nowMs() });
-  const store = { desired: new DesiredStore(db, () => clock.nowMs()), state: new StateStore(db) };
-  const daemon = new Daemon({
-    config: loaded.config,
-    configText: TEXT,
-    clock,
-    logger: silent,
-    store,
-    statusEveryMs: 0,
-  });
-  await daemon.start();
-  return { daemon, store, db };
-}
+const start = (dbPath: string, clock: ManualClock) => startStoreDaemon(TEXT, dbPath, clock);
 
 const room = (daemon: Daemon) => daemon.statuses().find((s) => s.loop === 'room')!;
 const heater = async (daemon: Daemon) => daemon.drivers.actuators.get('room_heater')!.observe();

@@ -9,35 +9,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import pino from 'pino';
 import { loadConfigFile, parseConfigText } from '../src/config/load.js';
-import { Daemon } from '../src/daemon.js';
-import { ManualClock } from '../src/runtime/manual-clock.js';
-import { openStore } from '../src/store/database.js';
-import { DesiredStore } from '../src/store/desired-store.js';
-import { StateStore } from '../src/store/state-store.js';
+import type { Daemon } from '../src/daemon.js';
+import type { SimContinuous } from '../src/drivers/sim/actuator.js';
+import { startStoreDaemon } from './helpers/store-daemon.js';
 
-const silent = pino({ level: 'silent' });
 const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
 
 async function startDemo(text = DEMO) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-reload-'));
-  const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const { db } = openStore({ path: path.join(dir, 'state.db'), logger: silent, nowMs: () => clock.nowMs() });
-  const store = { desired: new DesiredStore(db, () => clock.nowMs()), state: new StateStore(db) };
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok);
-  const daemon = new Daemon({
-    config: loaded.config,
-    configText: text,
-    clock,
-    logger: silent,
-    store,
-    statusEveryMs: 0,
-  });
-  await daemon.start();
-  await clock.advance(20 * 60_000);
-  return { daemon, store, clock, db };
+  const started = await startStoreDaemon(text, path.join(dir, 'state.db'));
+  await started.clock.advance(20 * 60_000);
+  return started;
 }
 
 const byLoop = (daemon: Daemon) => Object.fromEntries(daemon.statuses().map((s) => [s.loop, s]));
@@ -119,6 +102,23 @@ describe('hot reload', () => {
     );
     await changed.daemon.stop();
     await twin.daemon.stop();
+  });
+
+  test('given an actuator whose driver changes, when its old driver cannot be written, then the reload still applies', async () => {
+    const { daemon, clock } = await startDemo();
+    const oldFogger = daemon.drivers.actuators.get('fogger') as SimContinuous;
+    oldFogger.failWrites(new Error('device gone'));
+    const outcome = await daemon.reload(parseConfigText(DEMO.replace('gain: 40', 'gain: 35')));
+    assert.equal(outcome.result, 'applied');
+    assert.notEqual(daemon.drivers.actuators.get('fogger'), oldFogger, 'the new driver is in place');
+    await clock.advance(60_000);
+    const humidity = byLoop(daemon).greenhouse_humidity!;
+    assert.equal(
+      humidity.conditions.find((c) => c.type === 'Reconciled')?.status,
+      'True',
+      'regulating on it',
+    );
+    await daemon.stop();
   });
 
   test('the same file again is no change: same generation', async () => {

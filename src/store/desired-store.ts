@@ -73,7 +73,8 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-interface DesiredRecord {
+/** A `loop_desired` row as stored (also read directly by tests that inspect the file). */
+export interface DesiredRecord {
   loop: string;
   setpoint: number;
   setpoint_source: string;

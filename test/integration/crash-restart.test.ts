@@ -9,7 +9,7 @@ import { parseConfigText } from '../../src/config/load.js';
 import type { LoopMemory } from '../../src/core/loop-state.js';
 import type { LoopStatus } from '../../src/core/status.js';
 import { applyConfig } from '../../src/daemon-store.js';
-import { DesiredStore } from '../../src/store/desired-store.js';
+import { type DesiredRecord, DesiredStore } from '../../src/store/desired-store.js';
 import { StateStore } from '../../src/store/state-store.js';
 import {
   type CliProcess,
@@ -72,20 +72,6 @@ function crashConfigText(edit?: (doc: YAML.Document) => void): string {
 // ---------------------------------------------------------------------------------------
 // Reading the database file directly (read-only): desired state, configs and events with plain
 // SQL; memory and status through StateStore.load, so the check does not depend on their encoding
-
-interface DesiredRecord {
-  loop: string;
-  setpoint: number;
-  setpoint_source: string;
-  file_setpoint: number;
-  mode: string;
-  mode_source: string;
-  file_mode: string;
-  section_hash: string;
-  generation: number;
-  updated_at_ms: number;
-  removed_at_ms: number | null;
-}
 
 interface StoredState {
   memory: LoopMemory;

@@ -37,8 +37,15 @@ abstract class SimActuator implements ActuatorDriver {
     this.id = opts.id;
     this.plant = opts.plant;
     this.nowMs = opts.nowMs;
-    this.level = initialLevel;
-    opts.plant.addInput(opts.id, opts.gain, initialLevel);
+    // A driver replaced on reload takes over the same plant input, at the level it has (the
+    // simulated world keeps running across reloads).
+    if (opts.plant.hasInput(opts.id)) {
+      opts.plant.setInputGain(opts.id, opts.gain);
+      this.level = opts.plant.inputLevel(opts.id);
+    } else {
+      opts.plant.addInput(opts.id, opts.gain, initialLevel);
+      this.level = initialLevel;
+    }
   }
 
   /** The actual level, unless a test override is set. */

@@ -111,6 +111,24 @@ export class FopdtPlant {
     this.recomputeTarget();
   }
 
+  /** Whether an input of that name is registered. */
+  hasInput(name: string): boolean {
+    return this.inputs.has(name);
+  }
+
+  /**
+   * Changes an input's gain, keeping its level: a reloaded config describing the same actuator
+   * differently, on the simulated world that keeps running (the plant is not rebuilt).
+   */
+  setInputGain(name: string, gain: number): void {
+    const input = this.inputs.get(name);
+    if (input === undefined) throw new Error(`plant: unknown input "${name}"`);
+    if (!Number.isFinite(gain))
+      throw new RangeError(`plant: input "${name}": gain must be finite, got ${gain}`);
+    input.gain = gain;
+    this.recomputeTarget();
+  }
+
   /**
    * Sets input `name` to `level` (0..1) from `atMs` on; the dynamics see it from
    * `atMs + deadTime`. `atMs` must not be before the last time the plant was advanced.

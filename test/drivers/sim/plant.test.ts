@@ -264,3 +264,18 @@ describe('FopdtPlant parameters', () => {
     });
   }
 });
+
+describe('FopdtPlant.setInputGain (a reload re-describing an actuator)', () => {
+  test('given a heater at level 1, when its gain changes from 20 to 10, then the plant settles 10 above ambient and the level is kept', () => {
+    const plant = new FopdtPlant({ ambient: 10, timeConstantS: 100 }, 0);
+    plant.addInput('heater', 20, 1);
+    plant.setInputGain('heater', 10);
+    assert.equal(plant.hasInput('heater'), true);
+    assert.equal(plant.inputLevel('heater'), 1);
+    assert.ok(Math.abs(plant.valueAt(10_000_000) - 20) < 1e-6);
+  });
+  test('an unknown input is an error', () => {
+    const plant = new FopdtPlant({ ambient: 10, timeConstantS: 100 }, 0);
+    assert.throws(() => plant.setInputGain('nope', 1), /unknown input "nope"/);
+  });
+});
