@@ -199,11 +199,12 @@ export class Daemon {
 
   /**
    * Resets a loop's latched fault (MQTT fault/reset, the Home Assistant button): recorded,
-   * written at once, and the loop regulates again at its next cycle. False when none was latched.
+   * written at once, and the loop regulates again at its next cycle. Only a fault latched at or
+   * before `requestedAtMs` (clock time the reset was received) is cleared. False when none was.
    */
-  resetFault(loopId: string, source: string): boolean {
+  resetFault(loopId: string, source: string, requestedAtMs: number): boolean {
     const loop = this.loops.get(loopId);
-    if (!loop?.cycle.resetFault()) return false;
+    if (!loop?.cycle.resetFault(requestedAtMs)) return false;
     this.opts.store?.desired.recordEvent({
       loop: loopId,
       kind: 'fault-reset',

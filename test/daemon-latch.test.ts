@@ -51,14 +51,14 @@ test('given an ineffective heater, it latches, stays off across a restart, and h
   );
 
   // When a person resets it, the loop heats again and the reset is recorded.
-  assert.equal(run.daemon.resetFault('room', 'test'), true);
+  assert.equal(run.daemon.resetFault('room', 'test', clock.nowMs()), true);
   await clock.advance(2 * 60_000);
   assert.equal(await heater(run.daemon), 1, 'heating again');
   assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status, 'False');
   assert.ok(
     run.store.desired.events({ loop: 'room' }).some((e) => e.kind === 'fault-reset' && e.source === 'test'),
   );
-  assert.equal(run.daemon.resetFault('room', 'test'), false, 'nothing latched any more');
+  assert.equal(run.daemon.resetFault('room', 'test', clock.nowMs()), false, 'nothing latched any more');
   await run.daemon.stop();
   run.db.close();
 });

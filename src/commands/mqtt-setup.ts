@@ -102,7 +102,7 @@ export function createMqttBridge(opts: {
     desired: opts.desired,
     statuses: () => opts.daemon().statuses(),
     triggerLoop: (loop, reason) => opts.daemon().triggerLoop(loop, reason),
-    resetFault: (loop) => opts.daemon().resetFault(loop, 'mqtt'),
+    resetFault: (loop, requestedAtMs) => opts.daemon().resetFault(loop, 'mqtt', requestedAtMs),
     clock: opts.clock,
     logger,
     version: homeostatVersion(),

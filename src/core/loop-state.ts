@@ -133,8 +133,13 @@ export function clampMemoryToNow(memory: LoopMemory, nowMs: number): LoopMemory 
   return changed ? { ...memory, relays, commands, lastActiveMs } : memory;
 }
 
-/** Clears a latched fault (an explicit reset by a person): the loop regulates again. */
-export function resetLatchedFault(memory: LoopMemory): LoopMemory {
+/**
+ * Clears a latched fault (an explicit reset by a person): the loop regulates again. Only a
+ * fault latched at or before `requestedAtMs` (when the reset was asked for) is cleared: a reset
+ * that arrives late (a queued message, a replay) must not clear a fault that happened after it.
+ */
+export function resetLatchedFault(memory: LoopMemory, requestedAtMs: number): LoopMemory {
+  if (!memory.latchedFault || memory.latchedFault.atMs > requestedAtMs) return memory;
   const { latchedFault: _cleared, effectWatch: _watch, ...rest } = memory;
   return rest;
 }

@@ -20,8 +20,8 @@ export interface MqttBridgeOptions {
   statuses: () => LoopStatus[];
   /** Asks a loop for a cycle now (a command changed its desired state). */
   triggerLoop: (loop: string, reason: string) => void;
-  /** Resets a loop's latched fault; true when one was latched. */
-  resetFault?: (loop: string) => boolean;
+  /** Resets a loop's fault latched at or before `requestedAtMs`; true when one was cleared. */
+  resetFault?: (loop: string, requestedAtMs: number) => boolean;
   clock: Clock;
   logger: Logger;
   /** homeostat's version, for Home Assistant's device and origin blocks. */
@@ -215,7 +215,7 @@ export class MqttBridge {
       return;
     }
     const { setpoint, mode, faultReset } = outcome.change;
-    if (faultReset) this.opts.resetFault?.(loop);
+    if (faultReset) this.opts.resetFault?.(loop, this.opts.clock.nowMs());
     let generation = current;
     if (setpoint !== undefined || mode !== undefined) {
       try {

@@ -174,11 +174,11 @@ export class LoopCycle {
     if (failures.length > 0) throw new Error(`actuator write failed: ${failures.join('; ')}`);
   }
 
-  /** Clears a latched fault (a person's reset); true when there was one. */
-  resetFault(): boolean {
-    if (!this.memory.latchedFault) return false;
-    this.memory = resetLatchedFault(this.memory);
-    return true;
+  /** Clears a fault latched at or before `requestedAtMs` (a person's reset); true when it did. */
+  resetFault(requestedAtMs: number): boolean {
+    const before = this.memory;
+    this.memory = resetLatchedFault(before, requestedAtMs);
+    return this.memory !== before;
   }
 
   /**

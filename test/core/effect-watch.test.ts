@@ -49,7 +49,11 @@ describe('reconcile with an effect watch', () => {
     // A good reading later does not clear it: only a reset does.
     assert.equal(h.cycle(at(min(30)), 10.2).wanted.heater, 0);
     assert.ok(h.memory.latchedFault, 'kept in memory (persisted, so it survives a restart)');
-    h.memory = resetLatchedFault(h.memory);
+    // A reset sent before the fault latched (a late, queued message) does not clear it …
+    assert.equal(resetLatchedFault(h.memory, at(min(14))), h.memory, 'a reset older than the fault');
+    // … one sent after it does.
+    h.memory = resetLatchedFault(h.memory, at(min(30)));
+    assert.equal(h.memory.latchedFault, undefined);
     const resumed = h.cycle(at(min(31)), 10.2);
     assert.equal(resumed.wanted.heater, 1);
     assert.equal(condition(resumed, 'Faulted').status, 'False');
