@@ -10,6 +10,7 @@ import {
 } from './commands/inspect.js';
 import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
 import { runCommand } from './commands/run.js';
+import { safeCommand } from './commands/safe.js';
 import { setCommand } from './commands/set.js';
 import { loadConfigFile } from './config/load.js';
 
@@ -25,6 +26,9 @@ Usage:
   homeostat set      LOOP [--setpoint X] [--mode M] [--config FILE] [--mqtt-url URL]
                      sends the change through the broker and waits for the daemon's result
   homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
+  homeostat safe     [--config FILE] [--sysfs-root DIR]   drives every GPIO relay to its safe level and exits
+                     (systemd's ExecStopPost=; needs no database, no broker; MQTT plugs are left to their
+                     device-side dead man's switch, deadManS); exit 0 all safe, 1 a pin failed
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db.
@@ -70,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'doctor':
       return doctorCommand({ configPath, dbPath }, write);
+    case 'safe':
+      return safeCommand({ configPath, sysfsRoot: parsed['sysfs-root'] }, write);
     case 'plan':
       return planCommand({ configPath, dbPath }, write);
     case 'status':
@@ -140,6 +146,7 @@ function parseOptions(args: string[]) {
       'mqtt-url': { type: 'string' },
       speed: { type: 'string' },
       'log-format': { type: 'string' },
+      'sysfs-root': { type: 'string' },
     },
   });
   let speed: number | undefined;

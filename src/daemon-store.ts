@@ -6,16 +6,30 @@ import { toLoopSpec } from './config/to-loop-spec.js';
 import type { LoopMemory } from './core/loop-state.js';
 import type { LoopStatus } from './core/status.js';
 import { buildDrivers, type Drivers } from './drivers/build.js';
+import { redactConfigText } from './redact.js';
 import type { CompletedCycle } from './runtime/loop-cycle.js';
 import type { DesiredStore } from './store/desired-store.js';
+import type { StorageHealth } from './store/health.js';
 import type { StateStore } from './store/state-store.js';
+import type { RunningState } from './store/supervisor.js';
 
-/** The store as the daemon uses it: desired state (committed at once) and batched state. */
+/**
+ * The store as the daemon uses it: desired state (committed at once) and batched state. The
+ * optional members are the store supervisor's (src/store/supervisor.ts): with them the daemon
+ * shows the database's health on every loop and tells what a new database must be given.
+ */
 export interface DaemonStore {
   desired: DesiredStore;
   state: StateStore;
-  /** Applies history retention (downsampling, deletion); called at start and hourly. */
+  /** Applies history retention (downsampling, deletion, events cap); called at start and hourly. */
   prune?: (nowMs: number) => void;
+  /** The database's health: shown as the StorageHealthy condition of every loop. */
+  health?(): StorageHealth;
+  onHealthChange?(listener: (health: StorageHealth) => void): void;
+  /** What a fresh or reopened database must be given (the running config, the loops' memory). */
+  attach?(running: RunningState): void;
+  /** The file cannot take the config at start: regulate on an in-memory stand-in, retry it later. */
+  fallBackToStandIn?(error: unknown): void;
 }
 
 /**
@@ -29,7 +43,8 @@ export function applyConfig(store: DaemonStore, config: Config, text: string) {
       { setpoint: loop.setpoint, mode: loop.mode, sectionHash: loopSectionHash(config, id) },
     ]),
   );
-  return store.desired.applyConfig({ text, loops });
+  // Kept redacted: a password in mqtt.url must not end up in the database (nor in its backups).
+  return store.desired.applyConfig({ text: redactConfigText(text), loops });
 }
 
 /**
@@ -37,7 +52,9 @@ export function applyConfig(store: DaemonStore, config: Config, text: string) {
  * must use. Not simply the previous config: after a crash between applying a config and
  * finalizing, the latest stored config is already the one without the loop.
  */
-export function lastConfigDefining(store: DaemonStore, loop: string): Config | undefined {
+export function lastConfigDefining(store: DaemonStore, loop: string, known?: Config): Config | undefined {
+  // The config the daemon ran before a reload is in memory: no need to read the database.
+  if (known?.loops[loop]) return known;
   for (const { text } of store.desired.configsNewestFirst()) {
     const parsed = parseConfigText(text);
     if (parsed.ok && parsed.config.loops[loop]) return parsed.config;
@@ -56,12 +73,23 @@ export async function finalizeRemovedLoops(
   current: Drivers,
   nowMs: () => number,
   logger: Logger,
+  previousConfig?: Config,
 ): Promise<void> {
   for (const loop of removed) {
-    const oldConfig = lastConfigDefining(store, loop);
+    let oldConfig: Config | undefined;
+    try {
+      oldConfig = lastConfigDefining(store, loop, previousConfig);
+    } catch (error) {
+      // The database cannot say: the removal stays pending, finalized at the next reload or start.
+      logger.error(
+        { err: error, loop },
+        `loop ${loop} removed: its last config cannot be read now; will retry`,
+      );
+      continue;
+    }
     if (!oldConfig) {
       logger.warn({ loop }, `loop ${loop} was removed, but no stored config describes its actuators`);
-      store.desired.markRemovalFinalized(loop);
+      markFinalized(store, loop, logger);
       continue;
     }
     const spec = toLoopSpec(oldConfig, loop);
@@ -91,7 +119,22 @@ export async function finalizeRemovedLoops(
       source: 'file',
       message: `loop ${loop} removed: actuators driven to their safe state`,
     });
+    markFinalized(store, loop, logger);
+  }
+}
+
+/**
+ * Forgets a finalized loop in the store. A storage failure leaves the removal pending: the
+ * finalizer runs again at the next reload or start (driving safe again is harmless).
+ */
+function markFinalized(store: DaemonStore, loop: string, logger: Logger): void {
+  try {
     store.desired.markRemovalFinalized(loop);
+  } catch (error) {
+    logger.error(
+      { err: error, loop },
+      `loop ${loop} finalized, but the database could not record it; will retry`,
+    );
   }
 }
 
@@ -101,7 +144,14 @@ export function storedLoopState(
   loop: string,
   logger: Logger,
 ): { memory?: LoopMemory; status?: LoopStatus } {
-  const stored = store.state.load(loop);
+  let stored: ReturnType<StateStore['load']>;
+  try {
+    stored = store.state.load(loop);
+  } catch (error) {
+    // A fresh start is safe: the first cycle observes the actuators before acting.
+    logger.error({ err: error, loop }, `stored memory of ${loop} cannot be read: starting it fresh`);
+    return {};
+  }
   if (!stored) return {};
   const memory = stored.memory as Partial<LoopMemory> | undefined;
   const looksRight =

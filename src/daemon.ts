@@ -19,11 +19,13 @@ import {
   type Drivers,
   driverKey,
 } from './drivers/build.js';
-import type { Clock, TimerHandle } from './runtime/clock.js';
+import { backoffDelayMs } from './runtime/backoff.js';
+import { type Clock, shiftDriverTimes, type TimerHandle } from './runtime/clock.js';
 import { LoopCycle } from './runtime/loop-cycle.js';
 import { LoopRunner } from './runtime/loop-runner.js';
 import { Sampler } from './runtime/sampler.js';
 import { formatStatusLine } from './status-line.js';
+import { classifyStorageError } from './store/health.js';
 import type { LoopLiveness } from './systemd/watchdog.js';
 
 export interface DaemonOptions {
@@ -66,7 +68,12 @@ interface RunningLoop {
 export type ReloadOutcome =
   | { result: 'invalid'; errors: string[] }
   | { result: 'unchanged' }
-  | { result: 'applied'; generation: number; added: string[]; changed: string[]; removed: string[] };
+  | { result: 'applied'; generation: number; added: string[]; changed: string[]; removed: string[] }
+  /** The database could not take it: nothing changed; retried after `retryInMs` unless a newer file comes. */
+  | { result: 'failed'; error: string; retryInMs: number };
+
+/** Retries of a reload the database could not take: 2 s doubling to 60 s. */
+const RELOAD_RETRY = { initialMs: 2_000, maxMs: 60_000 };
 
 /**
  * Composition root: builds drivers, the sampler and one runner per loop; starts them in
@@ -84,12 +91,24 @@ export class Daemon {
   private statusTimer: TimerHandle | undefined;
   private started = false;
   private stopped = false;
+  /** The running config's text (written into a fresh database on recovery). */
+  private configText: string | undefined;
+  /** Reloads run one at a time, in order (a retry included). */
+  private reloadChain: Promise<unknown> = Promise.resolve();
+  /** Number of the newest reload asked for: a retry of an older one is dropped. */
+  private reloadSeq = 0;
+  private reloadRetryTimer: TimerHandle | undefined;
+  /** Flushes failing in a row (logged once per streak). */
+  private flushFailures = 0;
+  private stopClockSteps: (() => void) | undefined;
 
   constructor(private readonly opts: DaemonOptions) {
     const { config, clock, logger } = opts;
     this.config = config;
+    this.configText = opts.configText;
     this.drivers = opts.drivers ?? buildDrivers(config, () => clock.nowMs());
     this.recorder = opts.store ? new CycleRecorder(opts.store) : undefined;
+    this.superviseStore();
     this.sampler = new Sampler({
       clock,
       logger: logger.child({ component: 'sampler' }),
@@ -100,10 +119,11 @@ export class Daemon {
   }
 
   async start(): Promise<void> {
+    this.stopClockSteps = this.opts.clock.onStep?.((deltaMs) => this.onClockStep(deltaMs));
     for (const driver of [...this.drivers.sensors.values(), ...this.drivers.actuators.values()]) {
       await driver.start?.();
     }
-    await this.applyDesiredState(this.opts.configText);
+    await this.applyStartConfig();
     for (const id of Object.keys(this.config.loops)) this.addLoop(id);
     this.sampler.start();
     for (const loop of this.loops.values()) loop.runner.start();
@@ -121,9 +141,11 @@ export class Daemon {
   async stop(reason = 'shutdown'): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.stopClockSteps?.();
     if (this.statusTimer) this.opts.clock.clearTimer(this.statusTimer);
     if (this.flushTimer) this.opts.clock.clearTimer(this.flushTimer);
     if (this.pruneTimer) this.opts.clock.clearTimer(this.pruneTimer);
+    if (this.reloadRetryTimer) this.opts.clock.clearTimer(this.reloadRetryTimer);
     const loops = [...this.loops.values()];
     await Promise.allSettled(loops.map((loop) => loop.runner.stop()));
     await this.sampler.stop().catch((error) => this.opts.logger.error({ err: error }, 'sampler stop failed'));
@@ -146,6 +168,26 @@ export class Daemon {
    * through their finalizer.
    */
   async reload(loaded: ConfigResult): Promise<ReloadOutcome> {
+    const seq = ++this.reloadSeq;
+    // A newer file supersedes the retry of an older one.
+    if (this.reloadRetryTimer) this.opts.clock.clearTimer(this.reloadRetryTimer);
+    this.reloadRetryTimer = undefined;
+    return this.enqueueReload(loaded, seq, 0);
+  }
+
+  private enqueueReload(loaded: ConfigResult, seq: number, failures: number): Promise<ReloadOutcome> {
+    const run = this.reloadChain.then(() => this.reloadNow(loaded, seq, failures));
+    // One failed reload must not stop the later ones.
+    this.reloadChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * One reload attempt. The database is written first (one transaction): if it cannot take the
+   * config (locked, full), nothing at all has changed — the loops run the previous config — and
+   * the attempt is retried with backoff; a newer file supersedes it.
+   */
+  private async reloadNow(loaded: ConfigResult, seq: number, failures: number): Promise<ReloadOutcome> {
     const nowMs = this.opts.clock.nowMs();
     if (!loaded.ok) {
       const message = `config file invalid, still running the last good one: ${loaded.errors.join('; ')}`;
@@ -161,8 +203,17 @@ export class Daemon {
     const removed = Object.keys(before.loops).filter((id) => !next.loops[id]);
     const changed = Object.keys(next.loops).filter((id) => before.loops[id] && !unchanged(id));
 
+    let generation: number | undefined;
+    try {
+      generation = this.storeConfig(next, loaded.text);
+    } catch (error) {
+      return this.reloadFailed(loaded, seq, failures, error, nowMs);
+    }
+    if (failures > 0)
+      this.opts.logger.info({ attempts: failures + 1 }, 'reload: the database took the config');
     this.config = next;
-    const generation = await this.applyDesiredState(loaded.text);
+    this.configText = loaded.text;
+    await this.finalizeRemovals(before);
     if (!this.opts.store) await this.finalizeInMemory(removed, before);
     await this.replaceChangedDrivers(before, next);
     this.sampler.reconfigure(this.sampledSensors());
@@ -186,14 +237,47 @@ export class Daemon {
     return { result: 'applied', generation: generation ?? 1, added, changed, removed };
   }
 
+  /** The database refused a reload: say so on every loop and retry it with backoff. */
+  private reloadFailed(
+    loaded: ConfigResult,
+    seq: number,
+    failures: number,
+    error: unknown,
+    nowMs: number,
+  ): ReloadOutcome {
+    const attempt = failures + 1;
+    const retryInMs = backoffDelayMs(attempt, RELOAD_RETRY);
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `config file valid but not applied yet: the database could not store it (${reason}); still running the previous config, retrying`;
+    for (const loop of this.loops.values()) loop.cycle.setConfigValidity(false, message, nowMs, 'NotApplied');
+    // Once per streak: the store logs the storage failure itself.
+    if (failures === 0) this.opts.logger.error({ err: error }, `reload: ${message}`);
+    if (!this.stopped && seq === this.reloadSeq) {
+      this.reloadRetryTimer = this.opts.clock.setTimer(() => {
+        this.reloadRetryTimer = undefined;
+        if (seq === this.reloadSeq && !this.stopped) void this.enqueueReload(loaded, seq, attempt);
+      }, retryInMs);
+    }
+    return { result: 'failed', error: reason, retryInMs };
+  }
+
   /** Writes batched state; a storage failure is logged, never stops regulation. */
   flush(): void {
     const store = this.opts.store;
     if (!store) return;
     try {
       store.state.flush();
+      if (this.flushFailures > 0 && !store.health) {
+        this.opts.logger.info({ failures: this.flushFailures }, 'loop state written to the database again');
+      }
+      this.flushFailures = 0;
     } catch (error) {
-      this.opts.logger.error({ err: error }, 'could not write loop state to the database; will retry');
+      this.flushFailures++;
+      // Once per streak of failures, never once per flush; a supervised store logs it itself.
+      const once = this.flushFailures === 1 && !store.health;
+      if (once)
+        this.opts.logger.error({ err: error }, 'could not write loop state to the database; will retry');
+      else this.opts.logger.debug({ err: error }, 'loop state still not written; will retry');
     }
   }
 
@@ -205,12 +289,20 @@ export class Daemon {
   resetFault(loopId: string, source: string, requestedAtMs: number): boolean {
     const loop = this.loops.get(loopId);
     if (!loop?.cycle.resetFault(requestedAtMs)) return false;
-    this.opts.store?.desired.recordEvent({
-      loop: loopId,
-      kind: 'fault-reset',
-      source,
-      message: 'latched fault reset',
-    });
+    try {
+      this.opts.store?.desired.recordEvent({
+        loop: loopId,
+        kind: 'fault-reset',
+        source,
+        message: 'latched fault reset',
+      });
+    } catch (error) {
+      // The reset is in memory and reaches the file with the next flush of the loop's memory.
+      this.opts.logger.warn(
+        { err: error, loop: loopId },
+        'fault reset done; its event could not be recorded',
+      );
+    }
     loop.runner.trigger('fault reset');
     return true;
   }
@@ -230,30 +322,57 @@ export class Daemon {
   }
 
   /**
-   * With a store: applies the config text as desired state (same text, same generation) and
-   * runs the finalizer of every removed loop (also those a crash interrupted). Returns the
-   * generation when the config changed.
+   * With a store: writes `config` (text `text`) as desired state (same text, same generation).
+   * Returns the generation when the config changed. Throws when the database cannot take it,
+   * having changed nothing.
    */
-  private async applyDesiredState(text: string | undefined) {
-    const { store, logger, clock } = this.opts;
+  private storeConfig(config: Config, text: string | undefined): number | undefined {
+    const { store, logger } = this.opts;
     if (!store) return undefined;
     if (text === undefined) throw new Error('Daemon: configText is required with a store');
-    const applied = applyConfig(store, this.config, text);
+    const applied = applyConfig(store, config, text);
     logger.info(
       { generation: applied.generation, changed: applied.changed },
       applied.changed
         ? `config applied as generation ${applied.generation}`
         : `config unchanged: generation ${applied.generation}`,
     );
-    for (const id of store.desired.pendingRemovals()) await this.removeLoop(id);
-    await finalizeRemovedLoops(
-      store,
-      store.desired.pendingRemovals(),
-      this.drivers,
-      () => clock.nowMs(),
-      logger,
-    );
     return applied.changed ? applied.generation : undefined;
+  }
+
+  /**
+   * The config at start. A database that cannot take it (a full disk under an existing file)
+   * does not stop the start: a supervised store regulates on its in-memory stand-in, from the
+   * config, and tries the file again later.
+   */
+  private async applyStartConfig(): Promise<void> {
+    const { store } = this.opts;
+    try {
+      this.storeConfig(this.config, this.configText);
+    } catch (error) {
+      if (!store?.fallBackToStandIn || classifyStorageError(error) === undefined) throw error;
+      store.fallBackToStandIn(error);
+    }
+    await this.finalizeRemovals();
+  }
+
+  /**
+   * Runs the finalizer of every loop the store has pending removal (also those a crash
+   * interrupted). `previous`: the config before a reload, which describes the removed loops'
+   * actuators. A store that cannot say which are pending leaves them for the next reload or start.
+   */
+  private async finalizeRemovals(previous?: Config): Promise<void> {
+    const { store, logger, clock } = this.opts;
+    if (!store) return;
+    let pending: string[];
+    try {
+      pending = store.desired.pendingRemovals();
+    } catch (error) {
+      logger.error({ err: error }, 'removed loops cannot be read from the database now; finalized later');
+      return;
+    }
+    for (const id of pending) await this.removeLoop(id);
+    await finalizeRemovedLoops(store, pending, this.drivers, () => clock.nowMs(), logger, previous);
   }
 
   /** Without a store (tests): removed loops still end with their actuators safe. */
@@ -326,6 +445,29 @@ export class Daemon {
     }
   }
 
+  /**
+   * The wall clock stepped by `deltaMs` (NTP, `date -s`): every remembered time — loop memory,
+   * readings, drivers' and simulated plants' times — moves by the same amount, so no duration
+   * counts the step (a forward step is not hours of heating without effect, a step back does
+   * not hold minimum times for hours). Records already written keep their times. Called from
+   * inside a clock read: only moves times here; the loops run afterwards, to re-plan their
+   * wake-ups on the new time.
+   */
+  private onClockStep(deltaMs: number): void {
+    this.sampler.shiftTimes(deltaMs);
+    for (const plant of this.drivers.plants.values()) plant.shiftTimes(deltaMs);
+    for (const driver of this.drivers.actuators.values()) shiftDriverTimes(driver, deltaMs);
+    for (const loop of this.loops.values()) loop.cycle.shiftTimes(deltaMs);
+    this.opts.logger.warn(
+      { deltaMs },
+      `wall clock stepped ${deltaMs > 0 ? 'forward' : 'back'} by ${Math.abs(deltaMs) / 1000} s; ` +
+        'timers and durations are unaffected',
+    );
+    queueMicrotask(() => {
+      for (const loop of this.loops.values()) loop.runner.trigger('clock step');
+    });
+  }
+
   /** A push driver's new value is sampled at once (and so reaches its loops at once). */
   private listenToPushSensors(): void {
     for (const [id, driver] of this.drivers.sensors) driver.onValue?.(() => this.sampler.readNow(id));
@@ -354,7 +496,12 @@ export class Daemon {
       desired,
       ...(store ? storedLoopState(store, id, loopLogger) : {}),
       onCycle: (completed) => {
-        this.recorder?.record(completed);
+        try {
+          this.recorder?.record(completed);
+        } catch (error) {
+          // Buffering history must never fail a cycle that has acted.
+          loopLogger.error({ err: error }, 'could not record the cycle');
+        }
         // A fault latched in this cycle is rare, critical state: written at once, not batched.
         if (completed.memory.latchedFault?.atMs === completed.nowMs) this.flush();
       },
@@ -387,7 +534,39 @@ export class Daemon {
     // Three missed resyncs before the watchdog gives up on the loop: a failure streak backs off
     // to 60 s at most, so one streak of retries does not restart the daemon, a hung cycle does.
     this.opts.liveness?.addLoop(id, 3 * resyncMs);
+    const health = store?.health?.();
+    if (health) cycle.setStorageHealth(health, clock.nowMs());
     this.loops.set(id, { id, cycle, runner });
+  }
+
+  /**
+   * With a supervised store: every loop shows the database's health (StorageHealthy), and a
+   * fresh or reopened database is given the running config and the loops' memory.
+   */
+  private superviseStore(): void {
+    const store = this.opts.store;
+    if (!store) return;
+    store.attach?.({
+      applyConfig: (target) => {
+        if (this.configText !== undefined)
+          applyConfig({ ...store, desired: target }, this.config, this.configText);
+      },
+      loops: () =>
+        [...this.loops.values()].map((loop) => ({
+          loop: loop.id,
+          memory: loop.cycle.loopMemory,
+          status: loop.cycle.status,
+          atMs: this.opts.clock.nowMs(),
+        })),
+    });
+    store.onHealthChange?.((health) => {
+      const nowMs = this.opts.clock.nowMs();
+      for (const loop of this.loops.values()) {
+        loop.cycle.setStorageHealth(health, nowMs);
+        // A recovered database may have renumbered generations: the loops pick them up now.
+        if (health.healthy) loop.runner.trigger('storage');
+      }
+    });
   }
 
   private triggerLoopsOf(sensorId: string, reason: string): void {
@@ -418,7 +597,9 @@ export class Daemon {
       try {
         prune(this.opts.clock.nowMs());
       } catch (error) {
-        this.opts.logger.error({ err: error }, 'history retention failed; will retry in an hour');
+        // A supervised store logs storage failures once per streak itself.
+        const log = this.opts.store?.health ? 'debug' : 'error';
+        this.opts.logger[log]({ err: error }, 'history retention failed; will retry in an hour');
       }
       this.pruneTimer = this.opts.clock.setTimer(tick, 3_600_000);
     };

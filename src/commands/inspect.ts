@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { loadConfigFile, parseConfigText } from '../config/load.js';
 import { formatPlan, planChanges, summarizePlan } from '../config/plan.js';
 import type { LoopStatus } from '../core/status.js';
+import { redactConfigText } from '../redact.js';
 import { formatStatusLine } from '../status-line.js';
 import { openStoreReadOnly } from '../store/database.js';
 import { DesiredStore, type LoopDesiredRow } from '../store/desired-store.js';
@@ -134,7 +135,11 @@ export function planCommand(opts: { configPath: string; dbPath: string }, write:
     if (!(error instanceof Error && error.message.startsWith('no database at'))) throw error;
   }
   const current = currentText === undefined ? undefined : parseConfigText(currentText);
-  const changes = planChanges(current?.ok ? current.config : undefined, next.config);
+  // The stored text has URL passwords redacted: compare with the file redacted the same way,
+  // so a password in mqtt.url is not reported as a change (nor printed).
+  const nextRedacted = parseConfigText(redactConfigText(next.text));
+  const nextConfig = nextRedacted.ok ? nextRedacted.config : next.config;
+  const changes = planChanges(current?.ok ? current.config : undefined, nextConfig);
   for (const line of formatPlan(changes)) write(line);
   write(summarizePlan(changes));
   return changes.length === 0 ? 0 : 2;

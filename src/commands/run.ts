@@ -5,14 +5,12 @@ import { offlineTransport } from '../drivers/mqtt/transport.js';
 import { createLogger, type LogFormat } from '../logger.js';
 import type { MqttBridge } from '../mqtt/bridge.js';
 import type { MqttConnection, MqttSettings } from '../mqtt/client.js';
+import { redactUrl } from '../redact.js';
 import type { Clock } from '../runtime/clock.js';
 import { ConfigWatcher } from '../runtime/config-watcher.js';
 import { RealClock } from '../runtime/real-clock.js';
 import { ScaledClock } from '../runtime/scaled-clock.js';
-import { openStore } from '../store/database.js';
-import { DesiredStore } from '../store/desired-store.js';
-import { pruneHistory } from '../store/retention.js';
-import { StateStore } from '../store/state-store.js';
+import { StoreSupervisor } from '../store/supervisor.js';
 import { createNotifier, NOTIFY_UNAVAILABLE_EXIT_CODE, type Notifier } from '../systemd/notify.js';
 import { monotonicClock, systemdStatusLine, WatchdogGate } from '../systemd/watchdog.js';
 import {
@@ -100,7 +98,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
       return 1;
     }
   }
-  const mqttUrl = options.mqttUrl ?? config.mqtt?.url;
+  const rawMqttUrl = options.mqttUrl ?? config.mqtt?.url;
+  const mqttUrl = rawMqttUrl === undefined ? undefined : redactUrl(rawMqttUrl);
   logger.info(
     { config: options.configPath, mqttUrl, speed },
     `starting homeostat (node ${config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
@@ -108,19 +107,18 @@ export async function runCommand(options: RunOptions): Promise<number> {
 
   // --db wins over storage.path: the command line is the more specific intent.
   const dbPath = options.dbPathGiven ? options.dbPath : (config.storage.path ?? options.dbPath);
-  const opened = openStore({ path: dbPath, logger, nowMs: () => clock.nowMs() });
-  const store = {
-    desired: new DesiredStore(opened.db, () => clock.nowMs()),
-    state: new StateStore(opened.db),
-    prune: (nowMs: number) => pruneHistory(opened.db, nowMs, config.storage),
-  };
-  logger.info({ db: dbPath }, `state in ${dbPath}`);
-  if (opened.recovered) {
-    store.desired.recordEvent({
-      kind: 'database-recovered',
-      message: `unreadable database moved to ${opened.recovered.movedTo} (${opened.recovered.reason}); started a fresh one`,
-    });
-  }
+  // Never stops the start: a file that cannot be opened (full disk, unwritable directory) is
+  // replaced by an in-memory stand-in and retried; see StoreSupervisor.
+  const store = new StoreSupervisor({
+    path: dbPath,
+    clock,
+    logger: logger.child({ component: 'store' }),
+    retention: config.storage,
+  });
+  logger.info(
+    { db: dbPath },
+    `state in ${dbPath}${store.onStandIn ? ' (not open yet: regulating from memory)' : ''}`,
+  );
 
   let bridge: MqttBridge | undefined;
   // READY=1 once every loop has cycled; WATCHDOG=1 only while every loop keeps cycling.
@@ -180,19 +178,25 @@ export async function runCommand(options: RunOptions): Promise<number> {
     }
   };
   // Hot reload: SIGHUP or an edit of the file. Reloads never overlap and never run before the
-  // start finished (`pending` chains them); a stop waits for both.
+  // start finished (`pending` chains them); a stop waits for both. A reload that fails never
+  // breaks the chain (later edits still apply); one the database refused is retried by the
+  // daemon with backoff.
   let pending: Promise<unknown> = (brokerFirst ? connected() : Promise.resolve())
     .then(() => daemon.start())
     .then(() => {
+      started = true;
       gate.start();
       if (!brokerFirst) startBridge();
     });
+  let started = false;
   const reload = (why: string) => {
-    pending = pending.then(async () => {
-      logger.info(`${why}: reloading ${options.configPath}`);
-      await daemon.reload(loadConfigFile(options.configPath));
-    });
-    pending.catch((error) => logger.error({ err: error }, 'reload failed'));
+    pending = pending
+      .then(async () => {
+        if (!started) return;
+        logger.info(`${why}: reloading ${options.configPath}`);
+        await daemon.reload(loadConfigFile(options.configPath));
+      })
+      .catch((error) => logger.error({ err: error }, 'reload failed'));
   };
   const watcher = new ConfigWatcher(options.configPath, () => reload('config file changed'), logger);
 
@@ -216,7 +220,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
         .then(() => bridge?.stop())
         .then(
           () => {
-            opened.db.close();
+            store.close();
             notifier.close();
             resolve(exitCode);
           },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import { loadConfigFile } from '../config/load.js';
 import { topicsFor } from '../mqtt/topics.js';
+import { redactUrl } from '../redact.js';
 import { mqttSettings } from './mqtt-setup.js';
 
 export interface SetOptions {
@@ -51,6 +52,8 @@ export async function setCommand(opts: SetOptions, write: (line: string) => void
     ...(settings.key ? { key: settings.key } : {}),
   });
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  // Printed in messages: never with the password a URL may carry.
+  const safeUrl = redactUrl(settings.url);
   try {
     const result = await new Promise<{ accepted: boolean; reason?: string; generation?: number }>(
       (resolve, reject) => {
@@ -58,14 +61,14 @@ export async function setCommand(opts: SetOptions, write: (line: string) => void
           () =>
             reject(
               new Error(
-                `no answer from homeostat within ${timeoutMs / 1000} s: is it running and connected to ${settings.url}?`,
+                `no answer from homeostat within ${timeoutMs / 1000} s: is it running and connected to ${safeUrl}?`,
               ),
             ),
           timeoutMs,
         );
         client.on('error', (error) => {
           clearTimeout(timer);
-          reject(new Error(`cannot reach the broker at ${settings.url}: ${error.message}`));
+          reject(new Error(`cannot reach the broker at ${safeUrl}: ${error.message}`));
         });
         client.on('message', (_topic, payload) => {
           try {

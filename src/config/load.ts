@@ -3,7 +3,8 @@
  * problem (the `homeostat validate` contract). Nothing here throws: every failure, from a
  * missing file to a wrong-sign gain, comes back as `{ ok: false, errors }`.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { type Config, configSchema } from './schema.js';
@@ -50,15 +51,108 @@ export function parseConfigText(text: string, sourceName?: string): ConfigResult
   return result.ok ? { ok: true, config: result.config, text } : result;
 }
 
-/** Reads and parses a config file. Unreadable files give one error naming the file. */
+/**
+ * The largest config file read, bytes (1 MiB). A real config is a few KB; the cap keeps a
+ * wrong path (`/dev/zero`, a log file, a disk image) from filling memory, and bounds how long
+ * parsing a reload can hold the event loop (measured by `npm run bench:config`: see the README).
+ */
+export const MAX_CONFIG_BYTES = 1_048_576;
+
+/**
+ * Reads and parses a config file. Unreadable files, anything but a regular file (a device such
+ * as `/dev/zero`, a named pipe, a directory; symlinks count as their target) and files over
+ * {@link MAX_CONFIG_BYTES} give one error naming the file, without reading it.
+ */
 export function loadConfigFile(path: string): ConfigResult {
-  let text: string;
+  const read = readConfigText(path);
+  return read.ok ? parseConfigText(read.text, path) : { ok: false, errors: [`${path}: ${read.error}`] };
+}
+
+/**
+ * {@link loadConfigFile} on a worker thread, for reloads while loops run: parsing and
+ * validating a file at the size cap takes up to seconds (a thousand loops), and on the event
+ * loop that would hold every loop, timer and message for as long. The worker's heap is
+ * capped; a worker that fails or does not answer within `timeoutMs` gives one error, and the
+ * running config stays. Measured by test/bench/config-reload.ts.
+ */
+export function loadConfigFileOffThread(path: string, timeoutMs = 60_000): Promise<ConfigResult> {
+  // Built, the entry is load-worker.js. From source (tests, tsx) it is a .ts file, which a
+  // worker can only load after registering tsx itself (loader hooks are per thread).
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entryUrl = new URL(fromSource ? './load-worker.ts' : './load-worker.js', import.meta.url);
+  const entry = fromSource
+    ? `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entryUrl.href)}); });`
+    : entryUrl;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: ConfigResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(result);
+    };
+    const fail = (why: string) => finish({ ok: false, errors: [`${path}: ${why}`] });
+    const worker = new Worker(entry, {
+      eval: fromSource,
+      workerData: { path },
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    });
+    const timer = setTimeout(() => fail(`not parsed within ${timeoutMs / 1000} s`), timeoutMs);
+    worker.once('message', (result: ConfigResult) => finish(result));
+    worker.once('error', (error) => fail(`could not be parsed (${errorMessage(error)})`));
+    worker.once('exit', (code) => fail(`the parser stopped (exit code ${code})`));
+  });
+}
+
+/**
+ * The text of a config file, read with the checks of {@link loadConfigFile}: opened without
+ * blocking (a named pipe with no writer would hang the open), checked to be a regular file no
+ * larger than `maxBytes`, then read into a buffer of `maxBytes + 1` bytes at most, so a file
+ * that grows while it is read (or a size the kernel reports wrongly) is still capped.
+ */
+export function readConfigText(
+  path: string,
+  maxBytes = MAX_CONFIG_BYTES,
+): { ok: true; text: string } | { ok: false; error: string } {
+  let fd: number | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) return { ok: false, error: 'is a directory, not a config file' };
+    if (!stats.isFile()) {
+      return { ok: false, error: `not a regular file (${fileKind(stats)}); give the path of a YAML file` };
+    }
+    if (stats.size > maxBytes) return { ok: false, error: tooLarge(stats.size, maxBytes) };
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > maxBytes) return { ok: false, error: tooLarge(length, maxBytes, 'at least ') };
+    }
+    return { ok: true, text: buffer.toString('utf8', 0, length) };
   } catch (error) {
-    return { ok: false, errors: [`${path}: ${readErrorMessage(error)}`] };
+    return { ok: false, error: readErrorMessage(error) };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  return parseConfigText(text, path);
+}
+
+function tooLarge(bytes: number, maxBytes: number, qualifier = ''): string {
+  const mib = maxBytes / 1_048_576;
+  return `${qualifier}${bytes} bytes is too large for a config file (limit ${maxBytes} bytes${
+    Number.isInteger(mib) ? ` = ${mib} MiB` : ''
+  }; a real one is a few KB)`;
+}
+
+function fileKind(stats: Stats): string {
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isFIFO()) return 'a named pipe';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a file';
 }
 
 /** Validates an already-decoded value (e.g. from tests or a JSON source). */

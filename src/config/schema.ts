@@ -20,12 +20,15 @@ import { z } from 'zod';
 import { defaultDerivativeFilterS } from '../core/pid.js';
 import type { Mode, Quantity } from '../core/types.js';
 import {
+  DEAD_MAN_MAX_S,
+  deadManFor,
   FIELD_PATH_PATTERN,
   plainTopicProblem,
   SWITCH_PRESET_NAMES,
   type SwitchPayloads,
   switchPreset,
 } from '../drivers/mqtt/payload.js';
+import { LOOP_POLICY } from './to-loop-spec.js';
 
 // ---------------------------------------------------------------------------------------
 // Vocabulary
@@ -462,6 +465,17 @@ const gainSchema = z
     'Steady-state change of the plant at full output (°C or %RH): +20 for a heater, -15 for a cooler.',
   );
 
+/** Safety limit shared by every actuator kind (safety-monitors.ts). */
+const maxOnSchema = z
+  .number()
+  .gt(0)
+  .optional()
+  .describe(
+    'Longest time continuously on (above 0), seconds: reaching it switches every actuator of the ' +
+      'loop safe and latches a fault until reset (a pump running dry, a leak, a door left open). Set ' +
+      'it above the longest run the plant ever needs. Needs a safe state of off (0). Default: no limit.',
+  );
+
 /** How a relay is driven: shared by every relay kind (simulated, MQTT, GPIO). */
 const relayFields = {
   minOnS: z
@@ -498,6 +512,17 @@ const relayFields = {
     .enum(['off', 'on'])
     .default('off')
     .describe('State forced on faults, stale readings and shutdown. Default off.'),
+  maxStartsPerHour: z
+    .number()
+    .int()
+    .gt(0)
+    .optional()
+    .describe(
+      'Most switch-ons in any hour (compressor and relay wear; 6 suits most compressors): a further ' +
+        'start waits until the oldest is an hour old; switching off is always allowed. Needs safeState ' +
+        'off. Default: no cap.',
+    ),
+  maxOnS: maxOnSchema,
 };
 
 const simulatedRelaySchema = z
@@ -520,6 +545,7 @@ const simulatedContinuousSchema = z
       .max(1)
       .default(0)
       .describe('Output (0..1) forced on faults, stale readings and shutdown. Default 0.'),
+    maxOnS: maxOnSchema,
   })
   .describe('A simulated actuator with a continuous output 0..1.');
 
@@ -573,6 +599,22 @@ const mqttSwitchSchema = z
           'Default: from the preset, else the whole payload.',
       ),
     stateStaleAfterS,
+    deadManS: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Device-side dead man's switch, seconds: the plug turns itself off this long after the last ON " +
+          'unless homeostat sends ON again, which it does every 300 s while it wants the plug on, so a ' +
+          'plug left on when homeostat dies, hangs or loses the broker switches itself off. tasmota: ' +
+          'PulseTime<n>, sent when the driver starts and before every ON (kept on the device; it also ' +
+          "times a press of the plug's button; never use PowerOnState 5 with it). zigbee2mqtt: on_time " +
+          'in every ON ({"state":"ON","on_time":n}), only for devices with On With Timed Off: check ' +
+          'yours turns off after a short on_time first. At least 360 (the 300 s keep-alive + 60 s); at ' +
+          'most 64800 (tasmota) or 6553 (zigbee2mqtt); 0 = off; needs a preset. Default 600 with preset ' +
+          'tasmota (0 with safeState on, or a command topic not ending in /POWER<n>), 0 otherwise.',
+      ),
     ...relayFields,
   })
   .describe(
@@ -617,6 +659,7 @@ const mqttLevelSchema = z
       .max(1)
       .default(0)
       .describe('Output (0..1) forced on faults, stale readings and shutdown. Default 0.'),
+    maxOnS: maxOnSchema,
   })
   .describe(
     'A continuous actuator behind MQTT (dimmer, valve, fan speed) taking a level and reporting it ' +
@@ -799,6 +842,87 @@ const loopSchema = z
           '<loop>/fault/reset or the Home Assistant button). Choose periodS from how fast the plant ' +
           'responds at full output. Default: off.',
       ),
+    cutoff: z
+      .strictObject({
+        max: z
+          .number()
+          .optional()
+          .describe(
+            'The loop never raises the value at or above this (loop unit): reached with the raise ' +
+              'actuator on, every actuator goes safe at once and the fault latches. Must lie above ' +
+              'limits.max. Default: none.',
+          ),
+        min: z
+          .number()
+          .optional()
+          .describe(
+            'The loop never lowers the value at or below this (loop unit): reached with the lower ' +
+              'actuator on, every actuator goes safe at once and the fault latches. Must lie below ' +
+              'limits.min. Default: none.',
+          ),
+      })
+      .optional()
+      .describe(
+        'Absolute cut-off, independent of the setpoint and the controller (a fermenter 30 °C, a kettle ' +
+          '105 °C, a freezer min -30 °C), like Marlin MAXTEMP. Latches only while an actuator that pushes ' +
+          'further is on: beyond it with that actuator off (the sun, a hot cellar) is no fault of the ' +
+          'loop, and a cooler keeps cooling. Reset: MQTT <loop>/fault/reset or the Home Assistant ' +
+          'button. Default: off.',
+      ),
+    stuckWatch: z
+      .strictObject({
+        periodS: z
+          .number()
+          .gt(0)
+          .default(1800)
+          .describe(
+            'How long an actuator must have been commanded off before the value moving its way counts, ' +
+              "seconds; longer than the relay's window and the overshoot after switching off. Default 1800.",
+          ),
+        minChange: z
+          .number()
+          .gt(0)
+          .optional()
+          .describe(
+            'How far (loop unit) the value must move its way from its extreme since off, and be past ' +
+              'the setpoint, to latch. Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
+          ),
+      })
+      .optional()
+      .describe(
+        'Welded relay or stuck plug: latch a fault when the value keeps rising (falling) with the heater ' +
+          '(cooler) commanded off for periodS, by minChange from its lowest (highest) since and minChange ' +
+          'past the setpoint. Off by default because plants drift on their own (a room in the sun, a ' +
+          'fermenting beer warms itself): enable it where nothing but the actuator moves the value (a ' +
+          'kettle, a tank, a heated box in a cool room). Default: off.',
+      ),
+    runawayWatch: z
+      .strictObject({
+        band: z
+          .number()
+          .gt(0)
+          .optional()
+          .describe(
+            'Distance from the setpoint (loop unit) that counts as lost control once converged. ' +
+              'Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
+          ),
+        periodS: z
+          .number()
+          .gt(0)
+          .default(1800)
+          .describe(
+            'How long the value may stay outside the band at full output, seconds; longer than the ' +
+              'plant takes to recover from a door opened. Default 1800.',
+          ),
+      })
+      .optional()
+      .describe(
+        "Thermal runaway (Marlin's, once stable; Klipper's verify_heater): after the loop converged " +
+          'at its setpoint, the value stays more than band away for periodS while the output is ' +
+          'saturated towards it (a probe out of the tank, a heater lost): latch a fault. Re-armed at ' +
+          'each new setpoint once converged. Off by default: an undersized heater in a hard frost does ' +
+          'the same, and latching it off would be worse. Default: off.',
+      ),
     interlocks: z
       .array(
         z.strictObject({
@@ -889,8 +1013,9 @@ export type ControllerConfig = PidConfig | HysteresisConfig;
 export type SensorConfig = z.output<typeof sensorSchema> & { staleAfterS: number };
 type RawActuator = z.output<typeof actuatorSchema>;
 type RawMqttSwitch = z.output<typeof mqttSwitchSchema>;
-/** An MQTT relay with its preset applied: every topic and payload resolved. */
-export type MqttSwitchConfig = Omit<RawMqttSwitch, keyof SwitchPayloads> & SwitchPayloads;
+/** An MQTT relay with its preset applied: every topic and payload resolved, deadManS (0 = off) too. */
+export type MqttSwitchConfig = Omit<RawMqttSwitch, keyof SwitchPayloads | 'deadManS'> &
+  SwitchPayloads & { deadManS: number };
 export type ActuatorConfig = Exclude<RawActuator, { kind: 'mqtt_switch' }> | MqttSwitchConfig;
 /** A simulated plant; `initial` resolved to `ambient` when absent. */
 export type PlantConfig = z.output<typeof plantSchema> & { initial: number };
@@ -978,6 +1103,7 @@ function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
   if (loop.plausible && !(loop.plausible.min < loop.plausible.max)) {
     ctx.addIssue({ code: 'custom', path: ['plausible', 'min'], message: 'must be less than plausible.max' });
   }
+  checkLoopMonitors(loop, ctx);
   if (loop.raise === undefined && loop.lower === undefined) {
     ctx.addIssue({ code: 'custom', path: [], message: 'needs a raise or a lower actuator (or both)' });
   } else if (loop.mode !== undefined) {
@@ -988,6 +1114,64 @@ function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
         path: ['mode'],
         message: `mode "${loop.mode}" is not allowed for this loop (allowed: ${allowed.join(', ')})`,
       });
+    }
+  }
+}
+
+/**
+ * maxOnS and maxStartsPerHour limit the time away from the safe state: with a safe state of on
+ * they would hold an actuator in its unsafe state, so they need safeState off (safeLevel 0).
+ */
+function checkSafetyLimits(
+  actuator: RawActuator,
+  path: string[],
+  issue: (path: (string | number)[], message: string) => void,
+): void {
+  const safeOn = 'safeState' in actuator ? actuator.safeState === 'on' : actuator.safeLevel > 0;
+  if (!safeOn) return;
+  const limits: { maxOnS?: number; maxStartsPerHour?: number } = actuator;
+  for (const field of ['maxOnS', 'maxStartsPerHour'] as const) {
+    if (limits[field] !== undefined) {
+      issue([...path, field], `needs a safe state of off: ${field} limits the time an actuator is on`);
+    }
+  }
+}
+
+/** A loop's safety monitors: limits that can trip, and the defaults a generic loop lacks. */
+function checkLoopMonitors(loop: RawLoop, ctx: z.RefinementCtx): void {
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message });
+  const { cutoff } = loop;
+  if (cutoff) {
+    if (cutoff.min === undefined && cutoff.max === undefined) issue(['cutoff'], 'give max, min or both');
+    const plausible = loop.plausible ?? DEFAULTS[loop.quantity].plausible;
+    const tripsInside = 'a setpoint there would trip it';
+    if (cutoff.max !== undefined) {
+      const path = ['cutoff', 'max'];
+      if (loop.raise === undefined) issue(path, 'needs a raise actuator (nothing else pushes the value up)');
+      if (cutoff.max <= loop.limits.max)
+        issue(path, `must lie above limits.max (${loop.limits.max}): ${tripsInside}`);
+      if (cutoff.max >= plausible.max) {
+        issue(path, `must lie below plausible.max (${plausible.max}): readings above are sensor faults`);
+      }
+    }
+    if (cutoff.min !== undefined) {
+      const path = ['cutoff', 'min'];
+      if (loop.lower === undefined)
+        issue(path, 'needs a lower actuator (nothing else pushes the value down)');
+      if (cutoff.min >= loop.limits.min)
+        issue(path, `must lie below limits.min (${loop.limits.min}): ${tripsInside}`);
+      if (cutoff.min <= plausible.min) {
+        issue(path, `must lie above plausible.min (${plausible.min}): readings below are sensor faults`);
+      }
+    }
+  }
+  if (loop.quantity === 'generic') {
+    if (loop.stuckWatch && loop.stuckWatch.minChange === undefined) {
+      issue(['stuckWatch', 'minChange'], 'required for a generic loop (no default unit)');
+    }
+    if (loop.runawayWatch && loop.runawayWatch.band === undefined) {
+      issue(['runawayWatch', 'band'], 'required for a generic loop (no default unit)');
     }
   }
 }
@@ -1047,6 +1231,68 @@ function checkMqttSwitch(raw: RawMqttSwitch, ctx: z.RefinementCtx): void {
   const same = (a?: string, b?: string) =>
     a !== undefined && a.trim().toLowerCase() === b?.trim().toLowerCase();
   if (same(payloads.stateOn, payloads.stateOff)) issue(['stateOff'], 'must differ from stateOn');
+  checkDeadMan(raw, payloads, issue);
+}
+
+/** The keep-alive (ON re-sent this often while wanted) plus slack for a late cycle, s. */
+export const MIN_DEAD_MAN_S = LOOP_POLICY.keepAliveMs / 1000 + 60;
+/** deadManS with preset tasmota when not given (and possible), s. */
+export const DEFAULT_TASMOTA_DEAD_MAN_S = 600;
+
+/** An explicit deadManS must outlast the keep-alive and fit the device's mechanism. */
+function checkDeadMan(
+  raw: RawMqttSwitch,
+  payloads: Partial<SwitchPayloads>,
+  issue: (path: string[], message: string) => void,
+): void {
+  const seconds = raw.deadManS;
+  if (seconds === undefined || seconds === 0) return;
+  if (raw.preset === undefined) {
+    issue(
+      ['deadManS'],
+      'needs preset tasmota (PulseTime) or zigbee2mqtt (on_time); for other devices set their own ' +
+        'auto-off timer, or use 0',
+    );
+    return;
+  }
+  if (seconds < MIN_DEAD_MAN_S) {
+    issue(
+      ['deadManS'],
+      `must be at least ${MIN_DEAD_MAN_S} s (got ${seconds}): homeostat re-sends ON every ` +
+        `${LOOP_POLICY.keepAliveMs / 1000} s while the plug should stay on, and the plug must not time ` +
+        `out between two of them; ${DEFAULT_TASMOTA_DEAD_MAN_S} is a good value`,
+    );
+  }
+  const max = DEAD_MAN_MAX_S[raw.preset];
+  if (seconds > max) {
+    issue(['deadManS'], `must be at most ${max} s with preset ${raw.preset} (got ${seconds})`);
+  }
+  if (raw.safeState === 'on') {
+    issue(
+      ['deadManS'],
+      'turns the plug off when homeostat goes silent, but safeState is on: use deadManS: 0',
+    );
+  }
+  if (seconds <= max && payloads.commandTopic !== undefined && payloads.payloadOn !== undefined) {
+    const built = deadManFor(
+      raw.preset,
+      { commandTopic: payloads.commandTopic, payloadOn: payloads.payloadOn },
+      seconds,
+    );
+    if (!built.ok) issue(['deadManS'], built.problem);
+  }
+}
+
+/** deadManS as given, else the preset's default where its mechanism can be built. */
+function resolveDeadManS(raw: RawMqttSwitch, payloads: Partial<SwitchPayloads>): number {
+  if (raw.deadManS !== undefined) return raw.deadManS;
+  if (raw.preset !== 'tasmota' || raw.safeState === 'on' || payloads.commandTopic === undefined) return 0;
+  const built = deadManFor(
+    'tasmota',
+    { commandTopic: payloads.commandTopic, payloadOn: payloads.payloadOn ?? '' },
+    DEFAULT_TASMOTA_DEAD_MAN_S,
+  );
+  return built.ok ? DEFAULT_TASMOTA_DEAD_MAN_S : 0;
 }
 
 /** The simulated plant a sensor reads, if any. */
@@ -1082,6 +1328,7 @@ function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
     if (driven && !Object.hasOwn(plants, driven.plant)) {
       issue(['actuators', id, 'plant'], `unknown plant "${driven.plant}"`);
     }
+    checkSafetyLimits(actuator, ['actuators', id], issue);
     if (!usesMqtt(actuator)) continue;
     if (!config.mqtt) issue(['actuators', id], `kind ${actuator.kind} needs the mqtt block (broker)`);
     const topic =
@@ -1258,6 +1505,7 @@ function resolveActuator(actuator: RawActuator): ActuatorConfig {
     payloadOff: payloads.payloadOff ?? '',
     stateOn: payloads.stateOn ?? '',
     stateOff: payloads.stateOff ?? '',
+    deadManS: resolveDeadManS(actuator, payloads),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ActuatorSpec, LoopSpec } from '../core/loop-spec.js';
+import type { Quantity } from '../core/types.js';
 import type { ActuatorConfig, Config, LoopConfig } from './schema.js';
 
 /** Defaults that are runtime policy rather than per-loop config (documented in the README). */
@@ -30,11 +31,48 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     ...(loop.effectWatch
       ? { effectWatch: { periodMs: loop.effectWatch.periodS * 1000, minChange: loop.effectWatch.minChange } }
       : {}),
+    ...safetySpec(loop),
     interlocks: loop.interlocks.map((interlock) => ({
       sensorId: interlock.sensor,
       pauseWhen: interlock.pauseWhen,
       staleAfterMs: (config.sensors[interlock.sensor]?.staleAfterS ?? 30) * 1000,
     })),
+  };
+}
+
+/**
+ * Defaults of the safety monitors' distances, per quantity (loop unit). A generic loop has none:
+ * the schema requires them there.
+ */
+export const MONITOR_DEFAULTS: Record<Quantity, { stuckMinChange?: number; runawayBand?: number }> = {
+  temperature: { stuckMinChange: 2, runawayBand: 2 },
+  humidity: { stuckMinChange: 10, runawayBand: 10 },
+  generic: {},
+};
+
+/** The loop's safety monitors (safety-monitors.ts); each is absent (off) unless configured. */
+function safetySpec(loop: LoopConfig): Pick<LoopSpec, 'cutoff' | 'stuckWatch' | 'runawayWatch'> {
+  const defaults = MONITOR_DEFAULTS[loop.quantity];
+  const { cutoff, stuckWatch, runawayWatch } = loop;
+  // The schema guarantees the generic loop's values; NaN only keeps the types honest (never trips).
+  return {
+    ...(cutoff ? { cutoff: { ...cutoff } } : {}),
+    ...(stuckWatch
+      ? {
+          stuckWatch: {
+            periodMs: stuckWatch.periodS * 1000,
+            minChange: stuckWatch.minChange ?? defaults.stuckMinChange ?? Number.NaN,
+          },
+        }
+      : {}),
+    ...(runawayWatch
+      ? {
+          runawayWatch: {
+            band: runawayWatch.band ?? defaults.runawayBand ?? Number.NaN,
+            periodMs: runawayWatch.periodS * 1000,
+          },
+        }
+      : {}),
   };
 }
 
@@ -90,10 +128,17 @@ function actuatorSpec(id: string, actuator: ActuatorConfig, loop: LoopConfig): A
           minOffMs: actuator.minOffS * 1000,
         },
         ...relayBand(actuator.modulation, actuator.bandC, loop),
+        ...(actuator.maxOnS !== undefined ? { maxOnMs: actuator.maxOnS * 1000 } : {}),
+        ...(actuator.maxStartsPerHour !== undefined ? { maxStartsPerHour: actuator.maxStartsPerHour } : {}),
       };
     case 'simulated_continuous':
     case 'mqtt_level':
-      return { id, kind: 'continuous', safeLevel: safeLevelOf(actuator) };
+      return {
+        id,
+        kind: 'continuous',
+        safeLevel: safeLevelOf(actuator),
+        ...(actuator.maxOnS !== undefined ? { maxOnMs: actuator.maxOnS * 1000 } : {}),
+      };
   }
 }
 

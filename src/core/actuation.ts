@@ -104,3 +104,20 @@ function switchedRelayMemory(
   if (memory.isOn === on) return memory;
   return { ...memory, isOn: on, lastSwitchMs: nowMs, pulseEnded: !on };
 }
+
+/**
+ * A relay switch-on held back (start cap): the relay stays off as it was, its last switch time
+ * unchanged, and a pulse may still start in this window once the start is allowed.
+ */
+export function holdRelayOff(next: LoopMemory, before: LoopMemory, actuatorId: string): void {
+  const memory = next.relays[actuatorId];
+  if (memory === undefined) return;
+  const lastSwitchMs = before.relays[actuatorId]?.lastSwitchMs;
+  const { lastSwitchMs: _switched, ...rest } = memory;
+  next.relays[actuatorId] = {
+    ...rest,
+    isOn: false,
+    pulseEnded: false,
+    ...(lastSwitchMs === undefined ? {} : { lastSwitchMs }),
+  };
+}

@@ -25,8 +25,17 @@ export interface EffectWatchMemory {
   fromValue: number;
 }
 
+/** A fault that holds the loop safe until reset: from this watch or a safety monitor. */
 export interface LatchedFault {
-  reason: 'HeatingIneffective' | 'CoolingIneffective';
+  reason:
+    | 'HeatingIneffective'
+    | 'CoolingIneffective'
+    /** safety-monitors.ts: the cut-off, the stuck and runaway watches, the maximum on-time. */
+    | 'AboveCutoff'
+    | 'BelowCutoff'
+    | 'StuckOn'
+    | 'Runaway'
+    | 'MaxOnTime';
   message: string;
   atMs: number;
 }

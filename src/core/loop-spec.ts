@@ -4,6 +4,7 @@ import type { PlantModel } from './feedforward.js';
 import type { HysteresisParams } from './hysteresis.js';
 import type { InterlockSpec } from './interlock.js';
 import type { PidParams } from './pid.js';
+import type { CutoffSpec, RunawayWatchSpec, StuckWatchSpec } from './safety-monitors.js';
 import type { TimeProportioningParams } from './time-proportioning.js';
 import type { Direction, Mode, Quantity } from './types.js';
 
@@ -24,6 +25,16 @@ export interface ActuatorSpec {
    * still hold. Ignored under a hysteresis controller. Default: absent (windows).
    */
   band?: Pick<DutyBandParams, 'halfBand'>;
+  /**
+   * Longest time continuously above 0, ms; reaching it latches a fault (safety-monitors.ts).
+   * Only for actuators whose safe level is 0. Default: none.
+   */
+  maxOnMs?: number;
+  /**
+   * Relays only: most switch-ons in any hour; a further start waits (safety-monitors.ts). Only
+   * for relays whose safe level is 0. Default: none.
+   */
+  maxStartsPerHour?: number;
 }
 
 export type ControllerSpec =
@@ -61,6 +72,12 @@ export interface LoopSpec {
   interlocks?: InterlockSpec[];
   /** Latch a fault when full output has no effect (see effect-watch.ts). Default off. */
   effectWatch?: EffectWatchSpec;
+  /** Absolute limits the loop never pushes past; latches a fault (safety-monitors.ts). Default off. */
+  cutoff?: CutoffSpec;
+  /** Latch a fault when the value moves on with its actuator off (welded relay). Default off. */
+  stuckWatch?: StuckWatchSpec;
+  /** Latch a fault when, once converged, the value stays out at saturated output. Default off. */
+  runawayWatch?: RunawayWatchSpec;
 }
 
 /** Which directions a mode lets act. */

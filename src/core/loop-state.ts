@@ -1,6 +1,7 @@
 import type { CommandMemory } from './command.js';
 import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
+import { idleSafetyMemory, type SafetyMemory } from './safety-monitors.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
 import type { ActuatorLevel, Condition, Direction, Mode, Reading } from './types.js';
 
@@ -39,6 +40,8 @@ export interface LoopMemory {
   effectWatch?: EffectWatchMemory;
   /** A fault that holds the loop at its safe state until reset. */
   latchedFault?: LatchedFault;
+  /** The safety monitors' windows and counts (safety-monitors.ts). */
+  safety?: SafetyMemory;
   conditions: Condition[];
 }
 
@@ -63,8 +66,14 @@ export function initialLoopMemory(): LoopMemory {
  *   compressor must never restart inside its minimum off time. Minimum on/off times therefore
  *   hold in full from the restart (a heater may wait one minimum time, never a compressor less);
  * - a command memory that disagrees with the actuator is dropped, so the level is commanded
- *   afresh instead of waiting for a retry.
- * Everything else (integral, filters, windows) resumes as stored.
+ *   afresh instead of waiting for a retry;
+ * - the watches restart (effect, stuck and runaway watches): the time the daemon was down is
+ *   not time they watched, and counting it would latch a false fault ("full output for 2 h
+ *   without effect") at the first cycle. The runaway watch re-arms once the loop converges;
+ * - an on-time (maximum on-time) is kept only for an actuator not seen off: one that stayed on
+ *   through the restart has really been on all along. Starts in the last hour stay counted.
+ * Everything else (integral, filters, time-proportioning windows, a latched fault) resumes as
+ * stored.
  */
 export function resumeLoopMemory(
   stored: LoopMemory | undefined,
@@ -89,7 +98,23 @@ export function resumeLoopMemory(
     const level = observed[id];
     if (level === undefined || Math.abs(level - command.level) > 0.005) delete commands[id];
   }
-  return { ...memory, relays, commands };
+  const { effectWatch: _restarted, safety, ...rest } = memory;
+  const resumedSafety = resumeSafetyMemory(safety, observed);
+  return { ...rest, relays, commands, ...(resumedSafety ? { safety: resumedSafety } : {}) };
+}
+
+function resumeSafetyMemory(
+  safety: SafetyMemory | undefined,
+  observed: Record<string, ActuatorLevel>,
+): SafetyMemory | undefined {
+  const onSinceMs = Object.fromEntries(
+    Object.entries(safety?.onSinceMs ?? {}).filter(([id]) => observed[id] === undefined || observed[id] > 0),
+  );
+  const resumed: SafetyMemory = {
+    ...(Object.keys(onSinceMs).length > 0 ? { onSinceMs } : {}),
+    ...(safety?.startsMs ? { startsMs: safety.startsMs } : {}),
+  };
+  return Object.keys(resumed).length > 0 ? resumed : undefined;
 }
 
 /**
@@ -140,6 +165,7 @@ export function clampMemoryToNow(memory: LoopMemory, nowMs: number): LoopMemory 
  */
 export function resetLatchedFault(memory: LoopMemory, requestedAtMs: number): LoopMemory {
   if (!memory.latchedFault || memory.latchedFault.atMs > requestedAtMs) return memory;
-  const { latchedFault: _cleared, effectWatch: _watch, ...rest } = memory;
-  return rest;
+  const { latchedFault: _cleared, effectWatch: _watch, safety, ...rest } = memory;
+  const idle = idleSafetyMemory(safety);
+  return { ...rest, ...(idle ? { safety: idle } : {}) };
 }

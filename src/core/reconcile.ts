@@ -1,10 +1,17 @@
-import { actuatorLevel, forceRelayMemory, restartRelayWindows, splitRange } from './actuation.js';
+import {
+  actuatorLevel,
+  forceRelayMemory,
+  holdRelayOff,
+  restartRelayWindows,
+  splitRange,
+} from './actuation.js';
 import { type ActuatorCommand, decideCommand } from './command.js';
 import { controllerOutput } from './controller-output.js';
 import { watchEffect } from './effect-watch.js';
 import { trippedInterlock } from './interlock.js';
 import { type LoopSpec, loopActuators } from './loop-spec.js';
 import { clampMemoryToNow, type LoopDesired, type LoopMemory, type LoopObserved } from './loop-state.js';
+import { idleSafetyMemory, safetyMonitors } from './safety-monitors.js';
 import { judgeReading, type ReadingVerdict } from './sensor-health.js';
 import { type LoopStatus, statusConditions } from './status.js';
 import type { Mode } from './types.js';
@@ -19,8 +26,12 @@ export { initialLoopMemory } from './loop-state.js';
  * Order of precedence (safety first):
  *   1. mode off                         → every actuator at its safe level, at once
  *   2. reading missing/stale/NaN/absurd → every actuator at its safe level, at once
- *   3. otherwise regulate: controller output (−1..1, sign = direction) → split range with a
+ *   3. a latched fault (effect watch, safety monitors) → every actuator safe until reset
+ *   4. otherwise regulate: controller output (−1..1, sign = direction) → split range with a
  *      changeover delay → time-proportioning for relays (minimum on/off times) → levels.
+ * Then the safety monitors (safety-monitors.ts) check the levels chosen: a start beyond a
+ * relay's cap is held back, and a cut-off, a stuck or runaway value or an on-time limit latches
+ * a fault that takes every actuator safe in this same cycle.
  * Then each actuator is commanded only if its observed level differs (idempotent act).
  */
 
@@ -64,6 +75,9 @@ export function reconcile(
     next.output = 0;
     next.hysteresisOn = { raise: false, lower: false };
     delete next.effectWatch;
+    const idle = idleSafetyMemory(next.safety);
+    if (idle) next.safety = idle;
+    else delete next.safety;
   };
 
   if (!regulate) {
@@ -116,6 +130,38 @@ export function reconcile(
       why.set(actuator.id, { reason: 'regulate', detail: `output ${formatOutput(output)}` });
     }
     for (const { actuator } of loopActuators(spec)) levels[actuator.id] = computed[actuator.id]!;
+  }
+  // The safety monitors check whatever levels were chosen (skipped in a cycle the effect watch
+  // latched: already safe).
+  if (next.latchedFault === latched) {
+    const monitored = safetyMonitors(
+      spec,
+      memory.safety,
+      {
+        value: verdict.ok ? verdict.value : undefined,
+        setpoint: desired.setpoint,
+        regulating: next.regulating,
+        output: next.output,
+        levels,
+        observed: observed.actuators,
+        lastCommanded: memory.commands,
+        convergedBand: spec.convergedBand,
+      },
+      nowMs,
+    );
+    if (monitored.memory) next.safety = monitored.memory;
+    else delete next.safety;
+    wakeTimes.push(...monitored.wakeTimes);
+    for (const [id, detail] of Object.entries(monitored.heldOff)) {
+      levels[id] = 0;
+      holdRelayOff(next, memory, id);
+      why.set(id, { reason: 'regulate', detail });
+    }
+    if (monitored.fault && !next.latchedFault) {
+      next.latchedFault = monitored.fault;
+      // Latched this cycle: safe at once, not at the next one.
+      goSafe(`latched fault ${monitored.fault.reason}`);
+    }
   }
   for (const { direction, actuator } of loopActuators(spec)) {
     // Active until now if on now or on until this cycle (an actuator holds its level between

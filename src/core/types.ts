@@ -55,4 +55,9 @@ export type ConditionType =
   /** Loops with interlocks: True while one pauses the loop (window open, float switch). */
   | 'Interlocked'
   /** Set by the runtime, not reconcile: False while the config file on disk is invalid. */
-  | 'ConfigValid';
+  | 'ConfigValid'
+  /**
+   * Set by the runtime, not reconcile: False while the database cannot be used (reason Corrupt,
+   * Full, Locked, Unwritable or Failed); regulation goes on from the desired state in memory.
+   */
+  | 'StorageHealthy';

@@ -8,6 +8,7 @@ import { type GpioPortFactory, onoffPortFactory } from './gpio/port.js';
 import { GpioPulseRate } from './gpio/pulse-rate.js';
 import { GpioRelay } from './gpio/relay.js';
 import { MqttLevel, MqttSwitch } from './mqtt/actuator.js';
+import { type DeadMan, deadManFor } from './mqtt/payload.js';
 import { MqttSensor } from './mqtt/sensor.js';
 import { type MqttTransport, offlineTransport } from './mqtt/transport.js';
 import { SimContinuous, SimRelay } from './sim/actuator.js';
@@ -189,6 +190,7 @@ export function createActuatorDriver(
         stateStaleAfterMs: actuator.stateStaleAfterS * 1000,
         nowMs,
         logger: drivers.logger,
+        deadMan: switchDeadMan(actuator),
       });
     case 'mqtt_level':
       return new MqttLevel({
@@ -211,6 +213,13 @@ export function createActuatorDriver(
         ...gpioOf(config, drivers),
       });
   }
+}
+
+/** An MQTT relay's dead man's switch from its resolved config (the schema checked it can be built). */
+function switchDeadMan(actuator: Extract<ActuatorConfig, { kind: 'mqtt_switch' }>): DeadMan | undefined {
+  if (actuator.deadManS <= 0 || actuator.preset === undefined) return undefined;
+  const built = deadManFor(actuator.preset, actuator, actuator.deadManS);
+  return built.ok ? built.deadMan : undefined;
 }
 
 /** Settings a loop reads (timing, safe state) rather than the driver: changing them keeps the driver. */

@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readSysfsText } from './gpio/sysfs-read.js';
 import type { SensorDriver } from './types.js';
 
 /** A DS18B20's directory name: family code 28, then the 48-bit serial in hex. */
@@ -41,7 +42,7 @@ export interface Ds18b20Options {
    * the next read confirms it (a real step, e.g. the probe moved into hot water).
    */
   maxRatePerS?: number | undefined;
-  /** Default: `fs.promises.readFile(path, 'utf8')`. */
+  /** Default: {@link readSysfsText} (at most one page read). */
   readFile?: ReadTextFile | undefined;
 }
 
@@ -130,7 +131,7 @@ export class Ds18b20Sensor implements SensorDriver {
     this.plausible = plausible;
     this.maxRatePerS = maxRatePerS;
     this.address = opts.address?.toLowerCase();
-    this.readText = opts.readFile ?? ((path) => readFile(path, 'utf8'));
+    this.readText = opts.readFile ?? ((path) => readSysfsText(path));
   }
 
   /** A fresh temperature, °C; throws why there is none. */
@@ -148,6 +149,17 @@ export class Ds18b20Sensor implements SensorDriver {
     this.lastAccepted = { tempC, atMs: nowMs };
     this.pendingJump = undefined;
     return tempC;
+  }
+
+  /**
+   * The wall clock stepped by `deltaMs`: the times the rate limit measures from move with it,
+   * so a step forward does not allow any jump and a step back does not refuse a normal change.
+   */
+  shiftTimes(deltaMs: number): void {
+    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
+    if (this.lastAccepted)
+      this.lastAccepted = { ...this.lastAccepted, atMs: this.lastAccepted.atMs + deltaMs };
+    if (this.pendingJump) this.pendingJump = { ...this.pendingJump, atMs: this.pendingJump.atMs + deltaMs };
   }
 
   private async resolveAddress(): Promise<string> {

@@ -1,12 +1,16 @@
+import type { IPublishPacket } from 'mqtt';
 import type { Logger } from 'pino';
 import { allowedModes, type Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import { type ChangeLimit, ChangeLimiter, DEFAULT_CHANGE_LIMIT } from './change-limiter.js';
 import type { MqttConnection } from './client.js';
-import { type CommandOutcome, parseCommand, resultPayload } from './commands.js';
+import { type CommandChange, type CommandOutcome, parseCommand, resultPayload } from './commands.js';
 import { discoveryDiff, discoveryPayload, discoveryTopic, homeAssistantStatusTopic } from './discovery.js';
+import { DEFAULT_REJECTION_WINDOW_MS, RejectedCommandLog } from './rejection-log.js';
 import { stateFingerprint, statePayload } from './state-payload.js';
+import { StorageGuard } from './storage-guard.js';
 import type { CommandKind, Topics } from './topics.js';
 
 export interface MqttBridgeOptions {
@@ -28,7 +32,27 @@ export interface MqttBridgeOptions {
   version: string;
   /** An unchanged state is republished this often, ms (heartbeat). Default 60 000. */
   heartbeatMs?: number;
+  /** Changes of desired state a loop accepts from MQTT; default 10 at once, 30 per minute. */
+  changeLimit?: ChangeLimit;
 }
+
+/** Home Assistant birth messages are answered after this quiet delay, ms (a burst coalesces). */
+export const BIRTH_QUIET_MS = 1_000;
+/** … and at most once per this interval, ms: a flood of births cannot make us flood discovery. */
+export const BIRTH_MIN_INTERVAL_MS = 5_000;
+/** Rejected commands of one kind make one event per this window, ms (with a count). */
+export const REJECTION_WINDOW_MS = DEFAULT_REJECTION_WINDOW_MS;
+/** Changes a loop accepts at once (see ChangeLimiter). */
+export const CHANGE_BURST = DEFAULT_CHANGE_LIMIT.burst;
+/**
+ * After clearing a retained command we ignore the empty message the broker forwards back to
+ * us on that topic for this long, clock ms: it is our own clearing, not an empty `fault/reset`.
+ */
+const CLEAR_ECHO_MS = 30_000;
+
+/** The result of a command that arrived with the retain flag. */
+export const RETAINED_REASON =
+  'retained command refused: send commands without the retain flag (a retained command is replayed at every restart); the retained message was cleared';
 
 /** What this node last published, by loop and discovery component (kept in the database). */
 interface PublishedRecord {
@@ -50,19 +74,35 @@ export class MqttBridge {
   private published: PublishedRecord | undefined;
   private reconcileSequence = 0;
   private heartbeatTimer: TimerHandle | undefined;
+  private birthTimer: TimerHandle | undefined;
+  private lastBirthRepublishAtMs = Number.NEGATIVE_INFINITY;
+  /** Command topics whose retained message we cleared → until when its empty echo is ignored. */
+  private readonly clearedTopics = new Map<string, number>();
+  private readonly storage: StorageGuard;
+  private readonly rejections: RejectedCommandLog;
+  private readonly changes: ChangeLimiter;
 
-  constructor(private readonly opts: MqttBridgeOptions) {}
+  constructor(private readonly opts: MqttBridgeOptions) {
+    this.storage = new StorageGuard(opts.logger);
+    this.rejections = new RejectedCommandLog({
+      clock: opts.clock,
+      record: (event) => {
+        this.storage.attempt('write', 'record a rejected command', () => opts.desired.recordEvent(event));
+      },
+    });
+    this.changes = new ChangeLimiter(opts.changeLimit ?? DEFAULT_CHANGE_LIMIT);
+  }
 
   /** Subscriptions first (queued commands arrive right after connecting), then connect. */
   start(): void {
     const { connection, topics } = this.opts;
     for (const filter of topics.commandSubscription) {
-      connection.subscribe(filter, 1, (topic, payload) => this.onCommand(topic, payload));
+      connection.subscribe(filter, 1, (topic, payload, packet) => this.onCommand(topic, payload, packet));
     }
     const prefix = this.opts.config().mqtt?.discovery.prefix ?? 'homeassistant';
     connection.subscribe(homeAssistantStatusTopic(prefix), 1, (_topic, payload) => {
       // Home Assistant's birth message: it lost its state, republish everything.
-      if (payload.toString('utf8').trim() === 'online') this.republishAll('Home Assistant online');
+      if (payload.length <= 64 && payload.toString('utf8').trim() === 'online') this.onBirth();
     });
     connection.onConnect(() => this.republishAll('connected'));
     connection.start();
@@ -71,6 +111,8 @@ export class MqttBridge {
 
   async stop(): Promise<void> {
     if (this.heartbeatTimer) this.opts.clock.clearTimer(this.heartbeatTimer);
+    if (this.birthTimer) this.opts.clock.clearTimer(this.birthTimer);
+    this.rejections.stop();
     await this.opts.connection.stop();
   }
 
@@ -93,7 +135,29 @@ export class MqttBridge {
    * of its finalizer).
    */
   configChanged(_removedLoops: string[]): void {
+    this.changes.retain(Object.keys(this.opts.config().loops));
     this.reconcilePublished();
+  }
+
+  /**
+   * Home Assistant's birth message: it lost its state, so discovery and states are republished
+   * — once, after a short quiet delay, and at most once per BIRTH_MIN_INTERVAL_MS. Level-based:
+   * the republish reads the current state when it runs, so coalescing loses nothing, and 2,000
+   * births cost one republish instead of 2,000 (22 MB).
+   */
+  private onBirth(): void {
+    if (this.birthTimer) return;
+    const sinceLastMs = this.opts.clock.nowMs() - this.lastBirthRepublishAtMs;
+    // Clamped: a wall clock set back must not postpone it for long.
+    const delayMs = Math.min(
+      BIRTH_MIN_INTERVAL_MS,
+      Math.max(BIRTH_QUIET_MS, BIRTH_MIN_INTERVAL_MS - sinceLastMs),
+    );
+    this.birthTimer = this.opts.clock.setTimer(() => {
+      this.birthTimer = undefined;
+      this.lastBirthRepublishAtMs = this.opts.clock.nowMs();
+      this.republishAll('Home Assistant online');
+    }, delayMs);
   }
 
   private republishAll(why: string): void {
@@ -164,7 +228,10 @@ export class MqttBridge {
   }
 
   private loadRecord(): PublishedRecord {
-    const text = this.opts.desired.getMeta(PUBLISHED_KEY);
+    const read = this.storage.attempt('read', 'what MQTT published', () =>
+      this.opts.desired.getMeta(PUBLISHED_KEY),
+    );
+    const text = read.ok ? read.value : undefined;
     if (!text) return { loops: [], components: {} };
     try {
       const parsed = JSON.parse(text) as Partial<PublishedRecord>;
@@ -174,27 +241,43 @@ export class MqttBridge {
     }
   }
 
+  /** A failed write is logged by the guard; the next connection reconciles from the database again. */
   private saveRecord(record: PublishedRecord): void {
     const text = JSON.stringify(record);
-    if (this.opts.desired.getMeta(PUBLISHED_KEY) === text) return;
-    try {
-      this.opts.desired.setMeta(PUBLISHED_KEY, text);
-    } catch (error) {
-      this.opts.logger.warn({ err: error }, 'could not remember what MQTT published; will reconcile again');
-    }
+    const stored = this.storage.attempt('read', 'what MQTT published', () =>
+      this.opts.desired.getMeta(PUBLISHED_KEY),
+    );
+    if (stored.ok && stored.value === text) return;
+    this.storage.attempt('write', 'remember what MQTT published', () =>
+      this.opts.desired.setMeta(PUBLISHED_KEY, text),
+    );
   }
 
-  /** One command: validated, stored (committed) before its result is published, never clamped. */
-  private onCommand(topic: string, payload: Buffer): void {
+  /**
+   * One command: validated, stored (committed) before its result is published, never clamped.
+   * Every command gets a result, whatever happens to the store. Refused: commands that arrive
+   * with the retain flag (a replay from the broker's retained store, not something someone
+   * sends now), unknown loops (own keys only: `__proto__` or `constructor` are unknown),
+   * invalid payloads, and changes beyond the loop's rate (ChangeLimiter).
+   */
+  private onCommand(topic: string, payload: Buffer, packet?: Pick<IPublishPacket, 'retain'>): void {
     const command = this.opts.topics.parseCommandTopic(topic);
     if (!command) return;
     const { loop, kind } = command;
-    const atIso = new Date(this.opts.clock.nowMs()).toISOString();
-    const loopConfig = this.opts.config().loops[loop];
+    const nowMs = this.opts.clock.nowMs();
+    if (payload.byteLength === 0 && this.isOwnClearing(topic, nowMs)) return;
+    const atIso = new Date(nowMs).toISOString();
+    const config = this.opts.config();
+    const loopConfig = Object.hasOwn(config.loops, loop) ? config.loops[loop] : undefined;
+    const reply = { loop, kind, known: loopConfig !== undefined, atIso };
+
+    if (packet?.retain) {
+      this.clearRetained(topic, nowMs);
+      this.refuse(reply, { accepted: false, reason: RETAINED_REASON });
+      return;
+    }
     if (!loopConfig) {
-      const reason = `unknown loop "${loop}"`;
-      this.opts.desired.recordEvent({ kind: 'command-rejected', source: 'mqtt', message: reason });
-      this.publishResult(loop, { accepted: false, reason }, atIso);
+      this.refuse(reply, { accepted: false, reason: `unknown loop "${loop}"` });
       return;
     }
     const outcome = parseCommand(kind, payload, {
@@ -202,38 +285,105 @@ export class MqttBridge {
       modes: allowedModes(loopConfig),
       step: loopConfig.step,
     });
-    const current = this.opts.desired.desired(loop)?.generation;
     if (!outcome.accepted) {
-      this.opts.desired.recordEvent({
-        loop,
-        kind: 'command-rejected',
-        source: 'mqtt',
-        message: `${kindName(kind)} rejected: ${outcome.reason}`,
-        ...(outcome.requestId ? { data: { requestId: outcome.requestId } } : {}),
-      });
-      this.publishResult(loop, outcome, atIso, current);
+      this.refuse(reply, outcome);
       return;
     }
     const { setpoint, mode, faultReset } = outcome.change;
-    if (faultReset) this.opts.resetFault?.(loop, this.opts.clock.nowMs());
-    let generation = current;
-    if (setpoint !== undefined || mode !== undefined) {
+    if (faultReset) {
       try {
-        const stored = this.opts.desired.setDesired(
-          loop,
-          { ...(setpoint === undefined ? {} : { setpoint }), ...(mode === undefined ? {} : { mode }) },
-          'mqtt',
-          outcome.requestId,
-        );
-        generation = stored.generation;
+        this.opts.resetFault?.(loop, nowMs);
       } catch (error) {
-        const reason = `not stored: ${error instanceof Error ? error.message : String(error)}`;
-        this.publishResult(loop, { accepted: false, reason, ...pickRequestId(outcome) }, atIso, current);
+        // The daemon records the reset as an event: a full disk may fail it after the latch was
+        // cleared in memory. A cycle settles it either way; the sender is told. Rare: only a
+        // reset that clears a latch writes.
+        this.opts.logger.error({ err: errorMessage(error), loop }, 'fault reset not confirmed');
+        this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+        this.refuse(reply, { accepted: false, reason: `fault reset not confirmed: ${errorMessage(error)}` });
         return;
       }
+      this.publishResult(loop, outcome, atIso, this.currentGeneration(loop));
+      this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+      return;
     }
-    this.publishResult(loop, outcome, atIso, generation);
-    this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+    const change: CommandChange = {
+      ...(setpoint === undefined ? {} : { setpoint }),
+      ...(mode === undefined ? {} : { mode }),
+    };
+    // Asking for what is already desired changes nothing and costs nothing (QoS 1 duplicates).
+    const current = this.storage.attempt('read', 'current desired state', () =>
+      this.opts.desired.desired(loop),
+    );
+    const row = current.ok ? current.value : undefined;
+    if (
+      row &&
+      (setpoint === undefined || setpoint === row.setpoint) &&
+      (mode === undefined || mode === row.mode)
+    ) {
+      this.publishResult(loop, outcome, atIso, row.generation);
+      return;
+    }
+    if (!this.changes.take(loop, nowMs)) {
+      const { burst, perMinute } = this.opts.changeLimit ?? DEFAULT_CHANGE_LIMIT;
+      this.refuse(reply, {
+        accepted: false,
+        reason: `too many changes: loop ${loop} accepts ${burst} at once and ${perMinute} per minute; not applied, send it again later`,
+        ...pickRequestId(outcome),
+      });
+      return;
+    }
+    const stored = this.storage.attempt('write', 'store a command', () =>
+      this.opts.desired.setDesired(loop, change, 'mqtt', outcome.requestId),
+    );
+    if (!stored.ok) {
+      this.publishResult(
+        loop,
+        { accepted: false, reason: `not stored: ${stored.error.message}`, ...pickRequestId(outcome) },
+        atIso,
+        row?.generation,
+      );
+      return;
+    }
+    this.publishResult(loop, outcome, atIso, stored.value.generation);
+    if (stored.value.changed) this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+  }
+
+  /** A rejected command: its result now (with the unchanged generation), its event coalesced. */
+  private refuse(
+    reply: { loop: string; kind: CommandKind; known: boolean; atIso: string },
+    outcome: CommandOutcome & { accepted: false },
+  ): void {
+    const { loop, kind, known, atIso } = reply;
+    this.rejections.note({
+      ...(known ? { loop } : {}),
+      source: 'mqtt',
+      message: known ? `${kindName(kind)} rejected: ${outcome.reason}` : outcome.reason,
+      ...pickRequestId(outcome),
+    });
+    this.publishResult(loop, outcome, atIso, known ? this.currentGeneration(loop) : undefined);
+  }
+
+  /** The loop's generation for a result, or undefined when the store cannot say. */
+  private currentGeneration(loop: string): number | undefined {
+    const read = this.storage.attempt('read', 'current desired state', () => this.opts.desired.desired(loop));
+    return read.ok ? read.value?.generation : undefined;
+  }
+
+  /**
+   * Deletes a retained command from the broker (an empty retained publish), so it is not
+   * replayed at the next (re)subscribe. The broker forwards that empty message to us too.
+   */
+  private clearRetained(topic: string, nowMs: number): void {
+    this.clearedTopics.set(topic, nowMs + CLEAR_ECHO_MS);
+    void this.publish(topic, '', true);
+  }
+
+  /** Whether an empty message on `topic` is the echo of our own clearing (consumed once). */
+  private isOwnClearing(topic: string, nowMs: number): boolean {
+    const untilMs = this.clearedTopics.get(topic);
+    if (untilMs === undefined) return false;
+    this.clearedTopics.delete(topic);
+    return nowMs <= untilMs;
   }
 
   private publishResult(loop: string, outcome: CommandOutcome, atIso: string, generation?: number): void {
@@ -269,6 +419,10 @@ export class MqttBridge {
 
 function kindName(kind: CommandKind): string {
   return { setpoint: 'setpoint', mode: 'mode', json: 'set', faultReset: 'fault reset' }[kind];
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function pickRequestId(outcome: { requestId?: string }): { requestId?: string } {

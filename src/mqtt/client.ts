@@ -1,5 +1,6 @@
 import mqtt, { type IClientOptions, type IConnackPacket, type IPublishPacket, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
+import { redactUrl } from '../redact.js';
 import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff, reconnectDelayMs } from './reconnect.js';
 
 /** How to reach the broker, and who we are there. */
@@ -50,6 +51,17 @@ const KEEPALIVE_S = 30;
 const SESSION_EXPIRY_S = 3_600;
 /** A broker that accepts TCP but never answers CONNECT is given up after this, ms. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Largest packet the broker may send us (MQTT 5 CONNECT `maximumPacketSize`), bytes. The
+ * broker drops anything larger for this client (MQTT 5 §3.1.2.11.4), so one huge publish on a
+ * topic we subscribe to cannot make us buffer it. The largest legitimate message is an MQTT
+ * sensor's or plug's state, which the drivers accept up to 16 KiB (MAX_PAYLOAD_BYTES in
+ * drivers/mqtt/payload.ts); commands are at most 1 KiB. 64 KiB leaves room for the topic and
+ * properties and still lets a payload a little over 16 KiB reach the driver, which then says
+ * why it refuses it instead of the message vanishing. MQTT 3.1.1 has no such property: bound
+ * it on the broker (Mosquitto `message_size_limit`).
+ */
+export const MAX_INCOMING_PACKET_BYTES = 65_536;
 
 /**
  * The daemon's one MQTT connection. Connects in the background and keeps reconnecting with
@@ -69,6 +81,12 @@ export class MqttConnection {
   private attempt = 0;
   /** The current failure streak has been logged at warn; later failures go to debug. */
   private streakLogged = false;
+  /**
+   * CONNACK refusals (bad password, not authorized, banned…) logged at warn in this streak. A
+   * refusal is worth its own warning even when the streak began otherwise (connection lost,
+   * then the broker came back with a new password file): it needs a person, not patience.
+   */
+  private readonly refusalsLogged = new Set<string>();
   /** The connection that just closed had been established (CONNACK accepted). */
   private wasUp = false;
   private stopped = false;
@@ -215,7 +233,14 @@ export class MqttConnection {
       // Keep the session across short outages so QoS 1 commands sent meanwhile still arrive.
       // MQTT 5 ends a session at disconnect unless sessionExpiryInterval > 0; 3.1.1 keeps it.
       clean: false,
-      ...(v5 ? { properties: { sessionExpiryInterval: SESSION_EXPIRY_S } } : {}),
+      ...(v5
+        ? {
+            properties: {
+              sessionExpiryInterval: SESSION_EXPIRY_S,
+              maximumPacketSize: MAX_INCOMING_PACKET_BYTES,
+            },
+          }
+        : {}),
       keepalive: KEEPALIVE_S,
       connectTimeout: CONNECT_TIMEOUT_MS,
       reconnectPeriod: 0, // we schedule reconnects ourselves (see the class comment)
@@ -230,6 +255,7 @@ export class MqttConnection {
     if (!client) return;
     this.attempt = 0;
     this.streakLogged = false;
+    this.refusalsLogged.clear();
     this.wasUp = true;
     // A broker restart (without persistence) or an expired session forgets our subscriptions.
     if (!connack.sessionPresent) this.sessionFilters.clear();
@@ -274,10 +300,21 @@ export class MqttConnection {
     this.reconnectTimer.unref();
   }
 
-  /** Logs the first failure of a streak at warn (someone should look), the rest at debug. */
+  /**
+   * Logs the first failure of a streak at warn (someone should look), and the first refusal of
+   * each kind by the broker (CONNACK with a reason code: bad user name or password, not
+   * authorized…) at warn with its reason; the rest at debug.
+   */
   private noteFailure(msg: string, error: Error | undefined): void {
     if (this.stopped) return;
     const fields = { url: this.safeUrl, ...(error ? { err: errorMessage(error) } : {}) };
+    const refusal = error ? connackRefusal(error) : undefined;
+    if (refusal !== undefined && !this.refusalsLogged.has(refusal)) {
+      this.refusalsLogged.add(refusal);
+      this.streakLogged = true;
+      this.logger.warn(fields, `MQTT broker refused the connection: ${refusal}; ${refusalHint(error)}`);
+      return;
+    }
     if (this.streakLogged) {
       this.logger.debug(fields, msg);
       return;
@@ -337,16 +374,20 @@ export function topicMatchesFilter(filter: string, topic: string): boolean {
   return filterLevels.length === topicLevels.length;
 }
 
-/** `mqtt://user:secret@host` → `mqtt://user:***@host`; anything unparsable is returned as is. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.password) return url;
-    parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
+/** The reason of a refused CONNACK ("Not authorized"), or undefined for other errors. */
+function connackRefusal(error: Error): string | undefined {
+  const match = /^Connection refused: (.+)$/.exec(error.message);
+  return match ? match[1] : undefined;
+}
+
+/** What a person can do about a refused connection. */
+function refusalHint(error: Error | undefined): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  // 4/5 (MQTT 3.1.1) and 134/135 (MQTT 5): bad user name or password, not authorized.
+  if (code === 4 || code === 5 || code === 134 || code === 135) {
+    return "check mqtt.username, the password in mqtt.passwordFile (or HOMEOSTAT_MQTT_PASSWORD) and the broker's ACL; retrying in the background";
   }
+  return 'retrying in the background';
 }
 
 function errorMessage(error: unknown): string {

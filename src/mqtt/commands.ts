@@ -118,7 +118,11 @@ function jsonCommand(text: string, loop: CommandTarget): CommandOutcome {
   } catch {
     return reject(`payload is not JSON: expected {"setpoint": 21.5} and/or {"mode": "heat"}`);
   }
-  const requestId = salvageRequestId(value);
+  const duplicate = duplicateTopLevelKey(text, value);
+  const requestId = duplicate === 'requestId' ? undefined : salvageRequestId(value);
+  if (duplicate !== undefined) {
+    return reject(`duplicate key ${quote(duplicate)} in the JSON object: send each field once`, requestId);
+  }
   const parsed = jsonCommandSchema.safeParse(value);
   if (!parsed.success) {
     return reject(`invalid command: ${describeIssues(parsed.error)}`, requestId);
@@ -159,6 +163,43 @@ function checkMode(mode: string, loop: CommandTarget): CommandOutcome {
     return reject(`mode ${quote(mode)} is not allowed for this loop (allowed: ${loop.modes.join(', ')})`);
   }
   return { accepted: true, change: { mode: allowed } };
+}
+
+/**
+ * The first key that appears twice at the top level of a JSON object text, or undefined.
+ * JSON.parse keeps the last of duplicate keys without a word (`{"setpoint":99,"setpoint":6}`
+ * is 6), and another parser may keep the first: what the sender meant is unknown. `text` must
+ * already have parsed to `value`, so it is valid JSON: this only walks the top level, skipping
+ * strings and nested values, and decodes each key with JSON.parse (escapes such as
+ * `"set\u0070oint"` are the same key).
+ */
+function duplicateTopLevelKey(text: string, value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const seen = new Set<string>();
+  let depth = 0;
+  /** At depth 1, the next string is a key (after `{` or a `,`), not a value (after `:`). */
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      const start = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      if (depth === 1 && expectKey) {
+        const key = JSON.parse(text.slice(start, i + 1)) as string;
+        if (seen.has(key)) return key;
+        seen.add(key);
+        expectKey = false;
+      }
+    } else if (char === '{' || char === '[') {
+      depth++;
+      if (depth === 1) expectKey = true;
+    } else if (char === '}' || char === ']') {
+      depth--;
+    } else if (char === ',' && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return undefined;
 }
 
 /** The requestId of a command that failed validation elsewhere, so its sender can still correlate. */

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { shiftLoopMemory } from '../core/clock-step.js';
 import type { ActuatorCommand } from '../core/command.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
@@ -49,9 +50,15 @@ export class LoopCycle {
   private memory: LoopMemory;
   private spec: LoopSpec;
   private configValidity: Condition | undefined;
+  /** `StorageHealthy`, set by the daemon when it has a supervised store; absent otherwise. */
+  private storageHealth: Condition | undefined;
+  /** The desired state of the last cycle: used when reading it fails (see run). */
+  private lastDesired: LoopDesired | undefined;
   private resumed = false;
   private lastStatus: LoopStatus | undefined;
   private observedGeneration = 0;
+  /** Wall-clock steps not yet applied to memory, ms (see shiftTimes). */
+  private pendingShiftMs = 0;
 
   constructor(private readonly opts: LoopCycleOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
@@ -71,9 +78,11 @@ export class LoopCycle {
   async run(): Promise<CycleResult> {
     const { clock } = this.opts;
     const spec = this.spec;
-    const nowMs = clock.nowMs();
-    const desired = this.opts.desired();
+    let nowMs = clock.nowMs();
+    // A wall-clock step noticed before this cycle (or by the read above): memory moves with it.
+    this.memory = shiftLoopMemory(this.memory, this.takeShift());
     try {
+      const desired = this.readDesired();
       const actuators = await this.observeActuators();
       if (!this.resumed) {
         // Observe first, then act: adopt what the actuators really do before the first command.
@@ -83,6 +92,11 @@ export class LoopCycle {
         this.memory = resumeLoopMemory(this.opts.memory, relayIds, actuators, nowMs);
         this.resumed = true;
       }
+      // A step noticed while observing: readings have moved already, so memory and this cycle's
+      // `now` move too (nothing between here and reconcile awaits, so no step can slip in).
+      const lateShiftMs = this.takeShift();
+      this.memory = shiftLoopMemory(this.memory, lateShiftMs);
+      nowMs += lateShiftMs;
       const reading = this.opts.latestReading();
       const interlocks = this.opts.interlockReadings?.();
       const result = reconcile(
@@ -174,6 +188,21 @@ export class LoopCycle {
     if (failures.length > 0) throw new Error(`actuator write failed: ${failures.join('; ')}`);
   }
 
+  /**
+   * The wall clock stepped by `deltaMs` (see Clock.onStep). Applied at the start of the next
+   * cycle, or before reconcile if a cycle is observing now, never to a cycle's result
+   * mid-flight (it would be overwritten), so every time in memory keeps its distance from now.
+   */
+  shiftTimes(deltaMs: number): void {
+    if (Number.isFinite(deltaMs)) this.pendingShiftMs += deltaMs;
+  }
+
+  private takeShift(): number {
+    const deltaMs = this.pendingShiftMs;
+    this.pendingShiftMs = 0;
+    return deltaMs;
+  }
+
   /** Clears a fault latched at or before `requestedAtMs` (a person's reset); true when it did. */
   resetFault(requestedAtMs: number): boolean {
     const before = this.memory;
@@ -189,15 +218,50 @@ export class LoopCycle {
     this.spec = spec;
   }
 
+  /**
+   * Desired state for this cycle. Reading it must never stop regulation: if it throws, the last
+   * cycle's desired state is used (the error is logged at debug: the store reports it); only a
+   * loop that never had one fails the cycle (inside run's error handling: Reconciled=False).
+   */
+  private readDesired(): LoopDesired {
+    try {
+      this.lastDesired = this.opts.desired();
+    } catch (error) {
+      if (!this.lastDesired) throw error;
+      this.opts.logger.debug({ err: error }, 'desired state unreadable: regulating on the last known one');
+    }
+    return this.lastDesired;
+  }
+
+  /**
+   * The `StorageHealthy` condition (the daemon's database): False names the problem and what to
+   * do. Regulation does not depend on it; it is shown so a person fixes the disk.
+   */
+  setStorageHealth(health: { healthy: boolean; reason: string; message: string }, nowMs: number): void {
+    const status = health.healthy ? 'True' : 'False';
+    const before = this.storageHealth;
+    if (before?.status === status && before.reason === health.reason && before.message === health.message)
+      return;
+    this.storageHealth = {
+      type: 'StorageHealthy',
+      status,
+      reason: health.reason,
+      message: health.message,
+      lastTransitionMs: before && before.status === status ? before.lastTransitionMs : nowMs,
+      observedGeneration: this.lastStatus?.generation ?? 0,
+    };
+    if (this.lastStatus) this.publish(this.lastStatus);
+  }
+
   /** The `ConfigValid` condition: False while the file on disk is invalid (the last good one runs). */
-  setConfigValidity(valid: boolean, message: string, nowMs: number): void {
+  setConfigValidity(valid: boolean, message: string, nowMs: number, reason?: string): void {
     const status = valid ? 'True' : 'False';
     const unchanged = this.configValidity?.status === status && this.configValidity.message === message;
     if (unchanged) return;
     this.configValidity = {
       type: 'ConfigValid',
       status,
-      reason: valid ? 'Applied' : 'Invalid',
+      reason: reason ?? (valid ? 'Applied' : 'Invalid'),
       message,
       lastTransitionMs:
         this.configValidity && this.configValidity.status === status
@@ -209,11 +273,13 @@ export class LoopCycle {
   }
 
   private publish(status: LoopStatus): void {
-    if (this.configValidity) {
-      const conditions = status.conditions.filter((c) => c.type !== 'ConfigValid');
+    // Conditions the runtime sets, not reconcile: appended in a fixed order after reconcile's.
+    for (const extra of [this.configValidity, this.storageHealth]) {
+      if (!extra) continue;
+      const conditions = status.conditions.filter((c) => c.type !== extra.type);
       status = {
         ...status,
-        conditions: [...conditions, { ...this.configValidity, observedGeneration: status.generation }],
+        conditions: [...conditions, { ...extra, observedGeneration: status.generation }],
       };
     }
     this.lastStatus = status;

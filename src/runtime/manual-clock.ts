@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from './clock.js';
+import { type Clock, StepListeners, type TimerHandle } from './clock.js';
 
 interface ManualTimer {
   dueMs: number;
@@ -21,12 +21,20 @@ async function settle(): Promise<void> {
  * A clock that only moves when a test says so. `advance(ms)` fires due timers in time order
  * (ties in the order they were set), each seeing `nowMs()` equal to its due time, and lets
  * async work started by a timer settle before the next one fires.
+ *
+ * Like the real clock it has two times: monotonic time, which `advance` moves and timers run
+ * on, and wall time (`nowMs()`), which is monotonic time plus an offset that `stepWall` changes
+ * the way NTP or `date -s` would, telling `onStep` listeners.
  */
 export class ManualClock implements Clock {
+  /** Monotonic time; timers are due on it. Starts equal to wall time. */
   #nowMs: number;
+  /** Wall time minus monotonic time, changed only by `stepWall`. */
+  #wallOffsetMs = 0;
   #nextId = 1;
   /** Map keeps insertion order, which breaks ties between timers due at the same ms. */
   readonly #timers = new Map<number, ManualTimer>();
+  readonly #stepListeners = new StepListeners();
 
   /** @param startMs the initial `nowMs()`; default 0. */
   constructor(startMs = 0) {
@@ -34,7 +42,22 @@ export class ManualClock implements Clock {
   }
 
   nowMs(): number {
-    return this.#nowMs;
+    return this.#nowMs + this.#wallOffsetMs;
+  }
+
+  onStep(listener: (deltaMs: number) => void): () => void {
+    return this.#stepListeners.add(listener);
+  }
+
+  /**
+   * Steps wall time by `deltaMs` (negative: back) without moving monotonic time: pending timers
+   * fire after the same delays as before, and `onStep` listeners are told at once.
+   */
+  stepWall(deltaMs: number): void {
+    if (!Number.isFinite(deltaMs)) throw new RangeError(`stepWall: deltaMs must be finite, got ${deltaMs}`);
+    if (deltaMs === 0) return;
+    this.#wallOffsetMs += deltaMs;
+    this.#stepListeners.emit(deltaMs);
   }
 
   /** Negative or non-finite delays are due now (fire on the next `advance`, even `advance(0)`). */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Reading } from '../core/types.js';
 import type { SensorDriver } from '../drivers/types.js';
-import type { Clock, TimerHandle } from './clock.js';
+import { type Clock, shiftDriverTimes, type TimerHandle } from './clock.js';
 
 /** A sensor and how often to read it. */
 export interface SampledSensor {
@@ -19,7 +19,10 @@ export interface SamplerOptions {
    */
   maxConcurrentReads?: number;
   logger: Logger;
-  /** Called after each good reading, typically to trigger the loops that use the sensor. */
+  /**
+   * Called after each reading, good or non-finite (a NaN must reach the loops at once),
+   * typically to trigger the loops that use the sensor.
+   */
   onReading?: (sensorId: string, reading: Reading) => void;
 }
 
@@ -36,9 +39,12 @@ interface SensorSlot {
 }
 
 /**
- * Reads each sensor on its own period, off the control path, and keeps the last good reading
- * stamped with the clock. A failed read keeps the previous reading, so it ages and the loop's
- * staleness check sees the sensor go quiet. Reads queue behind `maxConcurrentReads`.
+ * Reads each sensor on its own period, off the control path, and keeps the latest reading
+ * stamped with the clock. A read that fails (throws: a CRC error, a device gone) keeps the
+ * previous reading, so it ages and the loop's staleness check sees the sensor go quiet; a read
+ * that returns NaN or ±Infinity is a reading too — the sensor says the value is unknown now —
+ * and replaces the previous one at once, so the loop goes safe in its next cycle. Reads queue
+ * behind `maxConcurrentReads`.
  */
 export class Sampler {
   /** Last error per sensor id; cleared by a good read. */
@@ -50,6 +56,8 @@ export class Sampler {
   readonly #queue: SensorSlot[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   #activeReads = 0;
+  /** Sum of every wall-clock step applied by shiftTimes, ms (to correct reads in flight). */
+  #shiftTotalMs = 0;
   #started = false;
   #stopped = false;
 
@@ -112,11 +120,25 @@ export class Sampler {
   }
 
   /**
-   * The last good reading of a sensor, if any: `atMs` is the clock time the read completed, or
+   * The latest reading of a sensor (possibly NaN/±Infinity), if any: `atMs` is the clock time the read completed, or
    * for push drivers (`readStamped`) the time the value arrived.
    */
   latest(sensorId: string): Reading | undefined {
     return this.#latest.get(sensorId);
+  }
+
+  /**
+   * The wall clock stepped by `deltaMs` (NTP, a person setting the date): every stored reading
+   * is moved by the same amount, and so are the times drivers keep (those with `shiftTimes`),
+   * so a reading taken a second ago still looks a second old — neither hours stale nor stamped
+   * in the future. Reads in flight are corrected when they land.
+   */
+  shiftTimes(deltaMs: number): void {
+    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
+    this.#shiftTotalMs += deltaMs;
+    for (const [id, reading] of this.#latest)
+      this.#latest.set(id, { ...reading, atMs: reading.atMs + deltaMs });
+    for (const slot of this.#slots) shiftDriverTimes(slot.sensor.driver, deltaMs);
   }
 
   /**
@@ -198,10 +220,11 @@ export class Sampler {
 
   /** Never rejects. */
   async #read(slot: SensorSlot): Promise<void> {
-    let value: number | undefined;
+    let value: unknown;
     let atMs: number | undefined;
     let failed = false;
     let error: unknown;
+    const shiftAtStartMs = this.#shiftTotalMs;
     try {
       const { driver } = slot.sensor;
       if (driver.readStamped) ({ value, atMs } = await driver.readStamped());
@@ -210,30 +233,43 @@ export class Sampler {
       failed = true;
       error = err;
     }
-    if (!failed && typeof value === 'number' && Number.isFinite(value)) {
-      this.#recordGood(slot, value, atMs);
+    // A stamp taken before a wall-clock step that was detected while the read ran is moved with
+    // the step, like every other stored time (see shiftTimes).
+    if (atMs !== undefined) atMs += this.#shiftTotalMs - shiftAtStartMs;
+    if (failed) {
+      this.#recordError(slot, error instanceof Error ? error.message : String(error), error);
+    } else if (typeof value === 'number' && Number.isFinite(value)) {
+      this.#record(slot, value, atMs);
     } else {
-      const message = failed
-        ? error instanceof Error
-          ? error.message
-          : String(error)
-        : `read returned a non-finite value (${String(value)})`;
-      this.#recordError(slot, message, error);
+      // The sensor says the value is unknown now (a probe disconnected, `nan` from ESPHome,
+      // `null` from Tasmota): stored as the latest reading, so the loop judges it NotFinite and
+      // goes safe at once instead of running on the last good value until it goes stale.
+      const notANumber = typeof value === 'number' ? value : Number.NaN;
+      this.#record(slot, notANumber, atMs, `sensor reports not a number (${String(value)})`);
     }
     slot.busy = false;
     this.#activeReads--;
     this.#pump();
   }
 
-  #recordGood(slot: SensorSlot, value: number, atMs: number | undefined): void {
+  /** Stores a reading and tells the loops; `problem` marks a non-finite one (an error streak). */
+  #record(slot: SensorSlot, value: number, atMs: number | undefined, problem?: string): void {
     if (slot.removed) return;
     const { clock, logger, onReading } = this.#opts;
     const reading: Reading = { value, atMs: atMs ?? clock.nowMs() };
     this.#latest.set(slot.id, reading);
-    this.errors.delete(slot.id);
-    if (slot.failing) {
-      slot.failing = false;
-      logger.info({ sensor: slot.id }, `sensor ${slot.id}: reading again`);
+    if (problem !== undefined) {
+      this.errors.set(slot.id, problem);
+      if (!slot.failing) {
+        slot.failing = true;
+        logger.warn({ sensor: slot.id }, `sensor ${slot.id}: ${problem}; its loops go to their safe state`);
+      }
+    } else {
+      this.errors.delete(slot.id);
+      if (slot.failing) {
+        slot.failing = false;
+        logger.info({ sensor: slot.id }, `sensor ${slot.id}: reading again`);
+      }
     }
     if (onReading === undefined) return;
     try {
@@ -249,7 +285,7 @@ export class Sampler {
     slot.failing = true;
     this.#opts.logger.warn(
       { err, sensor: slot.id },
-      `sensor ${slot.id}: ${message}; keeping the last good reading until it goes stale`,
+      `sensor ${slot.id}: ${message}; keeping the last reading until it goes stale`,
     );
   }
 }

@@ -1,16 +1,23 @@
-import type { Clock, TimerHandle } from './clock.js';
+import { type Clock, StepListeners, type TimerHandle } from './clock.js';
 import { RealClock } from './real-clock.js';
 
 /**
  * A clock that runs `speed` times faster than its base (`--speed N` on the simulated plant).
  * Simulated time starts at the base's time when constructed, so timestamps stay plausible
  * dates; a timer of `delayMs` simulated ms fires after `delayMs / speed` base ms.
+ *
+ * A step of the base's wall clock is not scaled: simulated time steps by the same amount
+ * (records stay near wall time) and the step is passed on to `onStep` listeners, so nothing
+ * counts it as elapsed simulated time.
  */
 export class ScaledClock implements Clock {
   readonly #speed: number;
   readonly #base: Clock;
   /** Base time at construction: simulated and base time coincide there. */
   readonly #originMs: number;
+  /** Sum of the base's wall-clock steps: taken out of the scaled part, added back once. */
+  #stepsMs = 0;
+  readonly #stepListeners = new StepListeners();
 
   /**
    * @param speed simulated ms per base ms; any finite number > 0 (1 = real time).
@@ -23,10 +30,20 @@ export class ScaledClock implements Clock {
     this.#speed = speed;
     this.#base = base;
     this.#originMs = base.nowMs();
+    base.onStep?.((deltaMs) => {
+      this.#stepsMs += deltaMs;
+      this.#stepListeners.emit(deltaMs);
+    });
   }
 
   nowMs(): number {
-    return this.#originMs + (this.#base.nowMs() - this.#originMs) * this.#speed;
+    // The base is read first: a step it notices is counted in #stepsMs before the sum below.
+    const baseMs = this.#base.nowMs();
+    return this.#originMs + (baseMs - this.#stepsMs - this.#originMs) * this.#speed + this.#stepsMs;
+  }
+
+  onStep(listener: (deltaMs: number) => void): () => void {
+    return this.#stepListeners.add(listener);
   }
 
   setTimer(fn: () => void, delayMs: number): TimerHandle {

@@ -12,6 +12,17 @@ import { LATEST_VERSION, migrate, NewerSchemaError, PAGE_SIZE_BYTES, schemaVersi
  * them read while the daemon writes, and they never take the write lock.
  */
 
+/**
+ * How long a statement waits for a lock another process holds before failing with SQLITE_BUSY,
+ * ms. better-sqlite3 is synchronous: the wait blocks the whole event loop (relay pulse ends,
+ * stale-sensor safe states), so it stays a few ms; a failed write is retried later off the
+ * control path (the batched flush at its next turn; a command is answered rejected).
+ */
+export const STORE_BUSY_TIMEOUT_MS = 5;
+
+/** Mode of the database file, its -wal and -shm: owner-only, whatever the umask. */
+export const STORE_FILE_MODE = 0o600;
+
 export interface OpenStoreResult {
   db: Database.Database;
   /** Set when the file found at `path` could not be used and was moved aside for a fresh one. */
@@ -27,10 +38,23 @@ export interface OpenStoreResult {
  * (permissions, full disk) throw an Error that names the path and the fix: moving a file aside
  * would not help there.
  */
-export function openStore(opts: { path: string; logger: Logger; nowMs: () => number }): OpenStoreResult {
+export function openStore(opts: {
+  path: string;
+  logger: Logger;
+  nowMs: () => number;
+  /**
+   * Run quick_check (reads every page, O(size)) before using the file; default true. Reopening
+   * a file that was only unwritable (full disk) skips it: the loops are already running then,
+   * and damage is still found by the first read or write that meets it.
+   */
+  quickCheck?: boolean;
+}): OpenStoreResult {
   const dbPath = opts.path;
+  const quickCheck = opts.quickCheck ?? true;
   try {
-    fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+    // A new directory is owner-only too (an existing one is left as it is).
+    fs.mkdirSync(path.dirname(dbPath), { recursive: true, mode: 0o700 });
+    restrictFileModes(dbPath);
   } catch (err) {
     throw new Error(describeOpenError(dbPath, err), { cause: err });
   }
@@ -38,7 +62,7 @@ export function openStore(opts: { path: string; logger: Logger; nowMs: () => num
   let db: Database.Database | undefined;
   try {
     db = new Database(dbPath);
-    prepare(db, dbPath, opts.logger);
+    prepare(db, dbPath, opts.logger, quickCheck);
     return { db };
   } catch (err) {
     const kind = unusableKind(err);
@@ -61,8 +85,9 @@ export function openStore(opts: { path: string; logger: Logger; nowMs: () => num
 
     let fresh: Database.Database | undefined;
     try {
+      restrictFileModes(dbPath);
       fresh = new Database(dbPath);
-      prepare(fresh, dbPath, opts.logger);
+      prepare(fresh, dbPath, opts.logger, true);
     } catch (freshErr) {
       closeQuietly(fresh);
       throw new Error(describeOpenError(dbPath, freshErr), { cause: freshErr });
@@ -103,8 +128,36 @@ export function openStoreReadOnly(dbPath: string): Database.Database {
   return db;
 }
 
+/**
+ * Creates the database file owner-only (0600) if it does not exist, and takes group-other and
+ * world access away from an existing file, -wal and -shm (an older homeostat created them
+ * 0644). SQLite creates the -wal and -shm with the mode of the database file, so those follow.
+ * Without this, SQLite creates the file 0644 whatever the umask: world-readable outside
+ * systemd (whose StateDirectory is 0700), with the config text and the event log inside.
+ */
+function restrictFileModes(dbPath: string): void {
+  const fd = fs.openSync(dbPath, fs.constants.O_RDWR | fs.constants.O_CREAT, STORE_FILE_MODE);
+  try {
+    const mode = fs.fstatSync(fd).mode & 0o777;
+    // World bits go; group bits are kept on an existing file (an admin may share it with a
+    // group on purpose); a new one has none (0600 & ~umask). Owner read-write always.
+    const wanted = (mode & 0o770) | 0o600;
+    if (mode !== wanted) fs.fchmodSync(fd, wanted);
+  } finally {
+    fs.closeSync(fd);
+  }
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      const { mode } = fs.statSync(dbPath + suffix);
+      if (mode & 0o007) fs.chmodSync(dbPath + suffix, mode & 0o770);
+    } catch {
+      // Absent: SQLite creates it with the database file's mode.
+    }
+  }
+}
+
 /** Pragmas, integrity check and migrations on a new connection; throws what went wrong. */
-function prepare(db: Database.Database, dbPath: string, logger: Logger): void {
+function prepare(db: Database.Database, dbPath: string, logger: Logger, quickCheck: boolean): void {
   // Small pages: every commit rewrites whole pages, so 512-byte pages write a sixth to two
   // fifths of what 4096 does (npm run bench:storage). Takes effect on a new, empty file only.
   db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
@@ -115,14 +168,17 @@ function prepare(db: Database.Database, dbPath: string, logger: Logger): void {
   // the last commits may be lost on power loss, since the WAL is fsynced only at checkpoints.
   // That loses at most a few seconds of runtime changes, against one fsync per commit with FULL.
   db.pragma('synchronous = NORMAL');
-  // The CLI may hold a read lock during a checkpoint: wait for it rather than fail.
-  db.pragma('busy_timeout = 5000');
+  // Only ever a short wait (see STORE_BUSY_TIMEOUT_MS): under WAL the CLI's reads never take
+  // the write lock, so a lock held longer is another writer, and waiting would freeze the loops.
+  db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
   db.pragma('foreign_keys = ON');
   // quick_check reads every page (O(size), no index cross-check), once per start: it finds a
   // damaged file now instead of in the middle of regulating.
-  const check = db.pragma('quick_check') as Array<{ quick_check: string }>;
-  const problems = check.map((row) => row.quick_check).filter((line) => line !== 'ok');
-  if (problems.length > 0) throw new QuickCheckError(problems);
+  if (quickCheck) {
+    const check = db.pragma('quick_check') as Array<{ quick_check: string }>;
+    const problems = check.map((row) => row.quick_check).filter((line) => line !== 'ok');
+    if (problems.length > 0) throw new QuickCheckError(problems);
+  }
   const { from, to } = migrate(db);
   if (from !== to)
     logger.info({ path: dbPath, from, to }, `database schema migrated from version ${from} to ${to}`);
@@ -143,6 +199,11 @@ class QuickCheckError extends Error {
   }
 }
 
+/** True for SQLite's "this file is damaged" errors (any read or write may meet them). */
+export function isCorruption(err: unknown): boolean {
+  return unusableKind(err) === 'corrupt';
+}
+
 /** 'corrupt' or 'newer' when moving the file aside is the cure; undefined for any other error. */
 function unusableKind(err: unknown): 'corrupt' | 'newer' | undefined {
   if (err instanceof NewerSchemaError) return 'newer';
@@ -154,7 +215,7 @@ function unusableKind(err: unknown): 'corrupt' | 'newer' | undefined {
 }
 
 /** Renames the file and its -wal/-shm to `<path>.<kind>-<ISO time, ':' → '-'>`; returns the new path. */
-function moveAside(dbPath: string, kind: 'corrupt' | 'newer', nowMs: number): string {
+export function moveAside(dbPath: string, kind: 'corrupt' | 'newer', nowMs: number): string {
   const stamp = new Date(nowMs).toISOString().replace(/:/g, '-');
   let target = `${dbPath}.${kind}-${stamp}`;
   // Two recoveries in the same millisecond (or a clock set back): never overwrite an earlier one.
@@ -166,7 +227,7 @@ function moveAside(dbPath: string, kind: 'corrupt' | 'newer', nowMs: number): st
   return target;
 }
 
-function errorCode(err: unknown): string | undefined {
+export function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string')
     return err.code;
   return undefined;
@@ -196,7 +257,9 @@ export function describeOpenError(dbPath: string, err: unknown): string {
       break;
     case 'ENOSPC':
     case 'SQLITE_FULL':
-      fix = `the filesystem holding ${dir} is full: free some space, then restart homeostat`;
+    // SQLite cannot grow the -shm (wal-index) file: seen on a full disk, not otherwise.
+    case 'SQLITE_IOERR_SHMSIZE':
+      fix = `disk full: the filesystem holding ${dir} is full: free space on it (homeostat retries by itself)`;
       break;
     case 'ENOTDIR':
     case 'EEXIST':
@@ -210,4 +273,16 @@ export function describeOpenError(dbPath: string, err: unknown): string {
       fix = 'check the path and the disk, or choose another path with --db';
   }
   return `cannot open database ${dbPath}: ${detail}${code ? ` (${code})` : ''}. Fix: ${fix}`;
+}
+
+/**
+ * An in-memory database with homeostat's schema: what the daemon regulates on while its file
+ * cannot be opened (full disk, unwritable directory), so that the loops run from the config
+ * and commands still have somewhere to go. Nothing in it survives the process; the store
+ * supervisor copies it into the file once that opens.
+ */
+export function openStandIn(logger: Logger): Database.Database {
+  const db = new Database(':memory:');
+  prepare(db, ':memory:', logger, false);
+  return db;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Mode } from '../core/types.js';
+import { observed, type StoreObserver } from './observer.js';
 
 /**
  * Versioned desired state: what each loop is asked to do (setpoint, mode), where that came from,
@@ -17,6 +18,11 @@ import type { Mode } from '../core/types.js';
  * restarts (the failure "restored setpoint overridden by the file" of other thermostats).
  *
  * Every change is committed before the method returns: these writes are rare and critical.
+ *
+ * The live desired state is also kept in memory, updated only after a commit: `desired()` and
+ * `allDesired()` answer from it and never touch SQLite, so the control path (every loop cycle
+ * reads its desired state) neither blocks on nor fails with the database. The file is written
+ * through, and read only when the store is opened or moved to another file (`useDatabase`).
  */
 
 /** Who asked for a change of desired state. */
@@ -134,15 +140,44 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
+/** Options of a DesiredStore run by the daemon. */
+export interface DesiredStoreOptions {
+  /** Told of every operation's outcome (health, recovery of a damaged file). */
+  observer?: StoreObserver;
+  /**
+   * An event `recordEvent` could not write at once (disk full, locked): handed here to be
+   * written later (the batched state store retries it at every flush) instead of throwing.
+   * Without it, recordEvent throws like every other write.
+   */
+  deferEvent?: (event: StoredEvent) => void;
+}
+
 export class DesiredStore {
-  private readonly stmt: ReturnType<typeof prepareStatements>;
+  private stmt: ReturnType<typeof prepareStatements>;
+  /** Live loops' desired state as last committed, by loop (see the module comment). */
+  private readonly live = new Map<string, LoopDesiredRow>();
 
   /** `db` must be migrated (openStore does it); `nowMs` stamps every row. */
   constructor(
-    private readonly db: Database.Database,
+    private db: Database.Database,
     private readonly nowMs: () => number,
+    private readonly options: DesiredStoreOptions = {},
   ) {
     this.stmt = prepareStatements(db);
+    this.reloadLive(this.stmt.liveRows.all());
+  }
+
+  /**
+   * Moves the store to another (migrated) database: a recovered or reopened file. The desired
+   * state in memory becomes that file's; carry what must survive over first (`restoreDesired`
+   * on a DesiredStore of the new file).
+   */
+  useDatabase(db: Database.Database): void {
+    const stmt = prepareStatements(db);
+    const rows = stmt.liveRows.all();
+    this.db = db;
+    this.stmt = stmt;
+    this.reloadLive(rows);
   }
 
   /**
@@ -153,110 +188,117 @@ export class DesiredStore {
    */
   applyConfig(input: { text: string; loops: Record<string, ConfigLoop> }): ApplyConfigResult {
     const hash = sha256(input.text);
-    return this.db
-      .transaction((): ApplyConfigResult => {
-        const latest = this.stmt.latestConfig.get();
-        if (latest?.hash === hash) {
-          return {
-            generation: latest.generation,
-            changed: false,
+    let liveAfter: DesiredRecord[] | undefined;
+    const applied = this.observe('applyConfig', () =>
+      this.db
+        .transaction((): ApplyConfigResult => {
+          const latest = this.stmt.latestConfig.get();
+          if (latest?.hash === hash) {
+            return {
+              generation: latest.generation,
+              changed: false,
+              addedLoops: [],
+              changedLoops: [],
+              removedLoops: [],
+            };
+          }
+          const now = this.nowMs();
+          const generation = this.nextGeneration();
+          this.stmt.insertConfig.run(generation, hash, input.text, now);
+          const result: ApplyConfigResult = {
+            generation,
+            changed: true,
             addedLoops: [],
             changedLoops: [],
             removedLoops: [],
           };
-        }
-        const now = this.nowMs();
-        const generation = this.nextGeneration();
-        this.stmt.insertConfig.run(generation, hash, input.text, now);
-        const result: ApplyConfigResult = {
-          generation,
-          changed: true,
-          addedLoops: [],
-          changedLoops: [],
-          removedLoops: [],
-        };
 
-        for (const [loop, file] of Object.entries(input.loops)) {
-          assertFiniteSetpoint(loop, file.setpoint);
-          const row = this.stmt.anyRow.get(loop);
-          // A loop removed earlier but not yet finalized counts as new: it starts from the file,
-          // not from runtime changes made before it was removed.
-          if (row === undefined || row.removed_at_ms !== null) {
-            this.stmt.upsert.run({
-              loop,
-              setpoint: file.setpoint,
-              setpoint_source: 'file',
+          for (const [loop, file] of Object.entries(input.loops)) {
+            assertFiniteSetpoint(loop, file.setpoint);
+            const row = this.stmt.anyRow.get(loop);
+            // A loop removed earlier but not yet finalized counts as new: it starts from the file,
+            // not from runtime changes made before it was removed.
+            if (row === undefined || row.removed_at_ms !== null) {
+              this.stmt.upsert.run({
+                loop,
+                setpoint: file.setpoint,
+                setpoint_source: 'file',
+                file_setpoint: file.setpoint,
+                mode: file.mode,
+                mode_source: 'file',
+                file_mode: file.mode,
+                section_hash: file.sectionHash,
+                generation,
+                updated_at_ms: now,
+                removed_at_ms: null,
+              });
+              result.addedLoops.push(loop);
+              this.event(now, loop, 'loop-added', 'file', `loop ${loop} added (generation ${generation})`, {
+                generation,
+                setpoint: file.setpoint,
+                mode: file.mode,
+              });
+              continue;
+            }
+
+            const next: DesiredRecord = {
+              ...row,
               file_setpoint: file.setpoint,
-              mode: file.mode,
-              mode_source: 'file',
               file_mode: file.mode,
               section_hash: file.sectionHash,
-              generation,
-              updated_at_ms: now,
-              removed_at_ms: null,
-            });
-            result.addedLoops.push(loop);
-            this.event(now, loop, 'loop-added', 'file', `loop ${loop} added (generation ${generation})`, {
-              generation,
-              setpoint: file.setpoint,
-              mode: file.mode,
-            });
-            continue;
+            };
+            // Newer intent wins: the file's value takes over only when the file changed that field.
+            if (file.setpoint !== row.file_setpoint) {
+              next.setpoint = file.setpoint;
+              next.setpoint_source = 'file';
+            }
+            if (file.mode !== row.file_mode) {
+              next.mode = file.mode;
+              next.mode_source = 'file';
+            }
+            const setpointChanged = next.setpoint !== row.setpoint;
+            const modeChanged = next.mode !== row.mode;
+            const sectionChanged = next.section_hash !== row.section_hash;
+            if (setpointChanged || modeChanged || sectionChanged) {
+              next.generation = generation;
+              next.updated_at_ms = now;
+              result.changedLoops.push(loop);
+            }
+            this.stmt.upsert.run(next);
+
+            if (setpointChanged)
+              this.setpointEvent(now, loop, row.setpoint, next.setpoint, 'file', generation);
+            if (modeChanged) this.modeEvent(now, loop, row.mode, next.mode, 'file', generation);
+            if (sectionChanged && !setpointChanged && !modeChanged) {
+              this.event(now, loop, 'loop-config-changed', 'file', `loop ${loop} configuration changed`, {
+                generation,
+              });
+            }
           }
 
-          const next: DesiredRecord = {
-            ...row,
-            file_setpoint: file.setpoint,
-            file_mode: file.mode,
-            section_hash: file.sectionHash,
-          };
-          // Newer intent wins: the file's value takes over only when the file changed that field.
-          if (file.setpoint !== row.file_setpoint) {
-            next.setpoint = file.setpoint;
-            next.setpoint_source = 'file';
-          }
-          if (file.mode !== row.file_mode) {
-            next.mode = file.mode;
-            next.mode_source = 'file';
-          }
-          const setpointChanged = next.setpoint !== row.setpoint;
-          const modeChanged = next.mode !== row.mode;
-          const sectionChanged = next.section_hash !== row.section_hash;
-          if (setpointChanged || modeChanged || sectionChanged) {
-            next.generation = generation;
-            next.updated_at_ms = now;
-            result.changedLoops.push(loop);
-          }
-          this.stmt.upsert.run(next);
-
-          if (setpointChanged) this.setpointEvent(now, loop, row.setpoint, next.setpoint, 'file', generation);
-          if (modeChanged) this.modeEvent(now, loop, row.mode, next.mode, 'file', generation);
-          if (sectionChanged && !setpointChanged && !modeChanged) {
-            this.event(now, loop, 'loop-config-changed', 'file', `loop ${loop} configuration changed`, {
+          for (const row of this.stmt.liveRows.all()) {
+            if (Object.hasOwn(input.loops, row.loop)) continue;
+            this.stmt.markRemoved.run(now, row.loop);
+            result.removedLoops.push(row.loop);
+            this.event(now, row.loop, 'loop-removed', 'file', `loop ${row.loop} removed from the config`, {
               generation,
             });
           }
-        }
 
-        for (const row of this.stmt.liveRows.all()) {
-          if (Object.hasOwn(input.loops, row.loop)) continue;
-          this.stmt.markRemoved.run(now, row.loop);
-          result.removedLoops.push(row.loop);
-          this.event(now, row.loop, 'loop-removed', 'file', `loop ${row.loop} removed from the config`, {
+          this.event(now, undefined, 'config-applied', 'file', `config generation ${generation} applied`, {
             generation,
+            hash,
+            addedLoops: result.addedLoops,
+            changedLoops: result.changedLoops,
+            removedLoops: result.removedLoops,
           });
-        }
-
-        this.event(now, undefined, 'config-applied', 'file', `config generation ${generation} applied`, {
-          generation,
-          hash,
-          addedLoops: result.addedLoops,
-          changedLoops: result.changedLoops,
-          removedLoops: result.removedLoops,
-        });
-        return result;
-      })
-      .immediate();
+          liveAfter = this.stmt.liveRows.all();
+          return result;
+        })
+        .immediate(),
+    );
+    if (liveAfter) this.reloadLive(liveAfter);
+    return applied;
   }
 
   /**
@@ -272,75 +314,155 @@ export class DesiredStore {
     requestId?: string,
   ): { changed: boolean; generation: number } {
     if (change.setpoint !== undefined) assertFiniteSetpoint(loop, change.setpoint);
-    return this.db
-      .transaction(() => {
-        const row = this.stmt.anyRow.get(loop);
-        if (row === undefined) throw new Error(`unknown loop "${loop}"`);
-        if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
-        const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
-        const modeChanged = change.mode !== undefined && change.mode !== row.mode;
-        if (!setpointChanged && !modeChanged) return { changed: false, generation: row.generation };
+    let committed: DesiredRecord | undefined;
+    const outcome = this.observe('setDesired', () =>
+      this.db
+        .transaction(() => {
+          const row = this.stmt.anyRow.get(loop);
+          if (row === undefined) throw new Error(`unknown loop "${loop}"`);
+          if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
+          const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
+          const modeChanged = change.mode !== undefined && change.mode !== row.mode;
+          if (!setpointChanged && !modeChanged) return { changed: false, generation: row.generation };
 
-        const now = this.nowMs();
-        const generation = this.nextGeneration();
-        const next: DesiredRecord = { ...row, generation, updated_at_ms: now };
-        if (setpointChanged && change.setpoint !== undefined) {
-          next.setpoint = change.setpoint;
-          next.setpoint_source = source;
-          this.setpointEvent(now, loop, row.setpoint, change.setpoint, source, generation, requestId);
-        }
-        if (modeChanged && change.mode !== undefined) {
-          next.mode = change.mode;
-          next.mode_source = source;
-          this.modeEvent(now, loop, row.mode, change.mode, source, generation, requestId);
-        }
-        this.stmt.upsert.run(next);
-        return { changed: true, generation };
-      })
-      .immediate();
+          const now = this.nowMs();
+          const generation = this.nextGeneration();
+          const next: DesiredRecord = { ...row, generation, updated_at_ms: now };
+          if (setpointChanged && change.setpoint !== undefined) {
+            next.setpoint = change.setpoint;
+            next.setpoint_source = source;
+            this.setpointEvent(now, loop, row.setpoint, change.setpoint, source, generation, requestId);
+          }
+          if (modeChanged && change.mode !== undefined) {
+            next.mode = change.mode;
+            next.mode_source = source;
+            this.modeEvent(now, loop, row.mode, change.mode, source, generation, requestId);
+          }
+          this.stmt.upsert.run(next);
+          committed = next;
+          return { changed: true, generation };
+        })
+        .immediate(),
+    );
+    if (committed) this.live.set(loop, toDesiredRow(committed));
+    return outcome;
   }
 
-  /** A loop's current desired state; undefined for unknown and removed loops. */
+  /**
+   * Writes the runtime changes kept in memory into this store's file (a fresh one after a
+   * damaged file was moved aside, or the real file opened after running on a stand-in). Apply
+   * the config first: values from the file come from there. A setpoint or mode whose source is
+   * not the file (MQTT, CLI, Home Assistant) and differs from the stored one is taken over with
+   * its source, a new generation and a 'desired-restored' event. One transaction. Loops the file
+   * does not know are skipped. Returns the loops it changed.
+   */
+  restoreDesired(rows: readonly LoopDesiredRow[]): string[] {
+    const restored: string[] = [];
+    let liveAfter: DesiredRecord[] | undefined;
+    this.observe('restoreDesired', () =>
+      this.db
+        .transaction(() => {
+          for (const want of rows) {
+            const row = this.stmt.anyRow.get(want.loop);
+            if (row === undefined || row.removed_at_ms !== null) continue;
+            const next: DesiredRecord = { ...row };
+            if (want.setpointSource !== 'file' && want.setpoint !== row.setpoint) {
+              next.setpoint = want.setpoint;
+              next.setpoint_source = want.setpointSource;
+            }
+            if (want.modeSource !== 'file' && want.mode !== row.mode) {
+              next.mode = want.mode;
+              next.mode_source = want.modeSource;
+            }
+            if (next.setpoint === row.setpoint && next.mode === row.mode) continue;
+            next.generation = this.nextGeneration();
+            next.updated_at_ms = this.nowMs();
+            this.stmt.upsert.run(next);
+            this.event(
+              next.updated_at_ms,
+              want.loop,
+              'desired-restored',
+              undefined,
+              `setpoint ${next.setpoint} (${next.setpoint_source}), mode ${next.mode} (${next.mode_source}) carried over from memory`,
+              { generation: next.generation, setpoint: next.setpoint, mode: next.mode },
+            );
+            restored.push(want.loop);
+          }
+          liveAfter = this.stmt.liveRows.all();
+        })
+        .immediate(),
+    );
+    if (liveAfter) this.reloadLive(liveAfter);
+    return restored;
+  }
+
+  /**
+   * A loop's current desired state; undefined for unknown and removed loops. From memory: never
+   * touches SQLite (the control path calls it every cycle).
+   */
   desired(loop: string): LoopDesiredRow | undefined {
-    const row = this.stmt.anyRow.get(loop);
-    return row === undefined || row.removed_at_ms !== null ? undefined : toDesiredRow(row);
+    const row = this.live.get(loop);
+    return row === undefined ? undefined : { ...row };
   }
 
-  /** Every live loop's desired state, by loop name. */
+  /** Every live loop's desired state, by loop name (from memory, like `desired`). */
   allDesired(): LoopDesiredRow[] {
-    return this.stmt.liveRows.all().map(toDesiredRow);
+    return [...this.live.values()].sort((a, b) => (a.loop < b.loop ? -1 : 1)).map((row) => ({ ...row }));
+  }
+
+  /**
+   * Makes the next generation at least `floor + 1`: a fresh file continues the numbering the
+   * loops have seen (generations never go back, even across a recovery).
+   */
+  raiseGenerationFloor(floor: number): void {
+    this.observe('raiseGenerationFloor', () => {
+      const stored = Number(this.stmt.getGeneration.get()?.value ?? 0);
+      if (stored < floor) this.stmt.setGeneration.run(String(floor));
+    });
+  }
+
+  /** The highest generation any live loop has (0 without loops). */
+  highestGeneration(): number {
+    let highest = 0;
+    for (const row of this.live.values()) highest = Math.max(highest, row.generation);
+    return highest;
   }
 
   /** The most recently applied config; undefined before the first. */
   latestConfig(): { generation: number; hash: string; text: string; appliedAtMs: number } | undefined {
-    const row = this.stmt.latestConfig.get();
+    const row = this.observe('latestConfig', () => this.stmt.latestConfig.get());
     if (row === undefined) return undefined;
     return { generation: row.generation, hash: row.hash, text: row.text, appliedAtMs: row.applied_at_ms };
   }
 
   /** A small piece of node state that must survive restarts (e.g. what MQTT last published). */
   getMeta(key: string): string | undefined {
-    const row = this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key);
+    const row = this.observe('getMeta', () =>
+      this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key),
+    );
     return row?.value;
   }
 
   /** Stores it at once (one small transaction). */
   setMeta(key: string, value: string): void {
-    this.db
-      .prepare(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-      )
-      .run(key, value);
+    this.observe('setMeta', () =>
+      this.db
+        .prepare(
+          'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+        )
+        .run(key, value),
+    );
   }
 
   /** Applied config texts, newest first (for finding the last one that defined a removed loop). */
-  *configsNewestFirst(): Generator<{ generation: number; text: string }> {
-    const rows = this.db
-      .prepare<[], { generation: number; text: string }>(
-        'SELECT generation, text FROM configs ORDER BY generation DESC',
-      )
-      .iterate();
-    for (const row of rows) yield { generation: row.generation, text: row.text };
+  configsNewestFirst(): Array<{ generation: number; text: string }> {
+    return this.observe('configsNewestFirst', () =>
+      this.db
+        .prepare<[], { generation: number; text: string }>(
+          'SELECT generation, text FROM configs ORDER BY generation DESC',
+        )
+        .all(),
+    ).map((row) => ({ generation: row.generation, text: row.text }));
   }
 
   /**
@@ -349,18 +471,20 @@ export class DesiredStore {
    * A no-op for a loop that is not pending removal (e.g. re-added meanwhile).
    */
   markRemovalFinalized(loop: string): void {
-    this.db
-      .transaction(() => {
-        if (this.stmt.deleteRemoved.run(loop).changes === 0) return;
-        this.stmt.deleteLoopState.run(loop);
-        this.event(this.nowMs(), loop, 'loop-finalized', undefined, `loop ${loop} finalized`, undefined);
-      })
-      .immediate();
+    this.observe('markRemovalFinalized', () =>
+      this.db
+        .transaction(() => {
+          if (this.stmt.deleteRemoved.run(loop).changes === 0) return;
+          this.stmt.deleteLoopState.run(loop);
+          this.event(this.nowMs(), loop, 'loop-finalized', undefined, `loop ${loop} finalized`, undefined);
+        })
+        .immediate(),
+    );
   }
 
   /** Loops removed from the config whose finalizer has not completed (kept across restarts). */
   pendingRemovals(): string[] {
-    return this.stmt.pending.all().map((row) => row.loop);
+    return this.observe('pendingRemovals', () => this.stmt.pending.all()).map((row) => row.loop);
   }
 
   /** Appends to the event log, stamped now. `data` must be JSON-serializable. */
@@ -371,7 +495,18 @@ export class DesiredStore {
     message: string;
     data?: unknown;
   }): void {
-    this.event(this.nowMs(), event.loop, event.kind, event.source, event.message, event.data);
+    const atMs = this.nowMs();
+    try {
+      this.observe('recordEvent', () =>
+        this.event(atMs, event.loop, event.kind, event.source, event.message, event.data),
+      );
+    } catch (error) {
+      const defer = this.options.deferEvent;
+      if (!defer) throw error;
+      // An event is history, not desired state: it waits for the next flush rather than fail
+      // the caller (a rejected command must still get its result).
+      defer({ atMs, ...event });
+    }
   }
 
   /**
@@ -396,7 +531,9 @@ export class DesiredStore {
       sql += ' LIMIT ?';
       params.push(opts.limit);
     }
-    const rows = this.db.prepare<Array<string | number>, EventRecord>(sql).all(...params);
+    const rows = this.observe('events', () =>
+      this.db.prepare<Array<string | number>, EventRecord>(sql).all(...params),
+    );
     return rows.reverse().map((row) => {
       const event: StoredEvent = { atMs: row.at_ms, kind: row.kind, message: row.message };
       if (row.loop !== null) event.loop = row.loop;
@@ -404,6 +541,15 @@ export class DesiredStore {
       if (row.data_json !== null) event.data = JSON.parse(row.data_json);
       return event;
     });
+  }
+
+  private observe<T>(operation: string, run: () => T): T {
+    return observed(this.options.observer, operation, run);
+  }
+
+  private reloadLive(rows: readonly DesiredRecord[]): void {
+    this.live.clear();
+    for (const row of rows) this.live.set(row.loop, toDesiredRow(row));
   }
 
   private nextGeneration(): number {

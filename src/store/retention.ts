@@ -37,10 +37,19 @@ export interface PruneResult {
   bucketsWritten: number;
   /** Bucket averages deleted for being older than downsampledRetentionS. */
   bucketsDeleted: number;
+  /** Events deleted for age or, beyond MAX_EVENT_ROWS, oldest first. */
   eventsDeleted: number;
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * Most rows the events table keeps; beyond it the oldest go first, whatever their age. Sized for
+ * 90 days of a busy node (four relay loops switching every few minutes write ~1,000 events a
+ * day), about 10–15 MB of 512-byte pages: a flood of commands or faults cannot grow the file
+ * without bound. Enforced at every prune (hourly) and, when the table may be over, every flush.
+ */
+export const MAX_EVENT_ROWS = 100_000;
 
 /** Downsampled buckets packed into one samples row at most (~10 bytes each: a row fits a 512-byte page). */
 const MAX_BUCKETS_PER_ROW = 36;
@@ -55,6 +64,7 @@ export function pruneHistory(
   db: Database.Database,
   nowMs: number,
   options: RetentionOptions = {},
+  maxEventRows = MAX_EVENT_ROWS,
 ): PruneResult {
   const o = { ...RETENTION_DEFAULTS, ...options };
   const bucketMs = o.downsampleS * 1000;
@@ -115,8 +125,26 @@ export function pruneHistory(
     result.eventsDeleted = db
       .prepare<[number]>('DELETE FROM events WHERE at_ms < ?')
       .run(eventCutoffMs).changes;
+    result.eventsDeleted += capEvents(db, maxEventRows);
   }).immediate();
   return result;
+}
+
+/**
+ * Deletes the oldest events beyond `maxRows` (insertion order: a clock set back does not
+ * matter); returns how many. Cheap when under the cap: min and max of the rowid tell that
+ * without counting (ids only grow, so max − min + 1 bounds the row count).
+ */
+export function capEvents(db: Database.Database, maxRows = MAX_EVENT_ROWS): number {
+  const range = db
+    .prepare<[], { lo: number | null; hi: number | null }>('SELECT min(id) AS lo, max(id) AS hi FROM events')
+    .get();
+  if (!range || range.lo === null || range.hi === null || range.hi - range.lo + 1 <= maxRows) return 0;
+  const newestDropped = db
+    .prepare<[number], { id: number }>('SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?')
+    .get(maxRows);
+  if (!newestDropped) return 0;
+  return db.prepare<[number]>('DELETE FROM events WHERE id <= ?').run(newestDropped.id).changes;
 }
 
 /**

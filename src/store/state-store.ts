@@ -2,6 +2,7 @@ import zlib from 'node:zlib';
 import type Database from 'better-sqlite3';
 import type { LoopStatus } from '../core/status.js';
 import type { StoredEvent } from './desired-store.js';
+import { observed, type StoreObserver } from './observer.js';
 
 /**
  * Controller memory, last status, history samples and routine events: written in batches, one
@@ -55,10 +56,27 @@ export class StateStore {
   private readonly pendingState = new Map<string, PendingState>();
   private readonly pendingSamples = new Map<string, Sample[]>();
   private readonly pendingEvents: BufferedEvent[] = [];
-  private readonly statements;
+  private statements;
 
-  constructor(private readonly db: Database.Database) {
-    this.statements = {
+  /** `observer`: told of every operation's outcome (the store supervisor). */
+  constructor(
+    private db: Database.Database,
+    private readonly observer?: StoreObserver,
+  ) {
+    this.statements = StateStore.prepare(db);
+  }
+
+  /**
+   * Moves the store to another (migrated) database: a recovered or reopened file. What waits
+   * for a flush stays pending and goes to the new file.
+   */
+  useDatabase(db: Database.Database): void {
+    this.statements = StateStore.prepare(db);
+    this.db = db;
+  }
+
+  private static prepare(db: Database.Database) {
+    return {
       upsertState: db.prepare<[string, Buffer, number]>(
         `INSERT INTO loop_state (loop, state, saved_at_ms) VALUES (?, ?, ?)
          ON CONFLICT (loop) DO UPDATE SET state = excluded.state, saved_at_ms = excluded.saved_at_ms,
@@ -113,32 +131,34 @@ export class StateStore {
     this.pendingSamples.clear();
     let rows = 0;
     try {
-      this.db
-        .transaction(() => {
-          for (const [loop, { memory, status, atMs }] of states) {
-            this.statements.upsertState.run(loop, encodeLoopState(memory, status), atMs);
-            rows++;
-          }
-          for (const [loop, loopSamples] of samples) {
-            for (let i = 0; i < loopSamples.length; i += MAX_SAMPLES_PER_ROW) {
-              const row = loopSamples.slice(i, i + MAX_SAMPLES_PER_ROW);
-              insertSamples(this.statements.insertSamples, loop, row, 0);
+      observed(this.observer, 'flush', () =>
+        this.db
+          .transaction(() => {
+            for (const [loop, { memory, status, atMs }] of states) {
+              this.statements.upsertState.run(loop, encodeLoopState(memory, status), atMs);
               rows++;
             }
-          }
-          for (const event of events) {
-            this.statements.insertEvent.run(
-              event.atMs,
-              event.loop ?? null,
-              event.kind,
-              event.source ?? null,
-              event.message,
-              event.data === undefined ? null : JSON.stringify(event.data),
-            );
-            rows++;
-          }
-        })
-        .immediate();
+            for (const [loop, loopSamples] of samples) {
+              for (let i = 0; i < loopSamples.length; i += MAX_SAMPLES_PER_ROW) {
+                const row = loopSamples.slice(i, i + MAX_SAMPLES_PER_ROW);
+                insertSamples(this.statements.insertSamples, loop, row, 0);
+                rows++;
+              }
+            }
+            for (const event of events) {
+              this.statements.insertEvent.run(
+                event.atMs,
+                event.loop ?? null,
+                event.kind,
+                event.source ?? null,
+                event.message,
+                event.data === undefined ? null : JSON.stringify(event.data),
+              );
+              rows++;
+            }
+          })
+          .immediate(),
+      );
     } catch (error) {
       this.requeue(states, samples, events);
       throw error;
@@ -148,7 +168,7 @@ export class StateStore {
 
   /** The stored memory and status of a loop (what the last flush wrote), if any. */
   load(loop: string): { memory: unknown; status: LoopStatus | undefined; savedAtMs: number } | undefined {
-    const row = this.statements.loadState.get(loop);
+    const row = observed(this.observer, 'load', () => this.statements.loadState.get(loop));
     if (!row) return undefined;
     const { memory, status } = decodeStateRow(row);
     return { memory, status, savedAtMs: row.saved_at_ms };
@@ -160,7 +180,7 @@ export class StateStore {
    */
   history(loop: string, sinceMs: number): StoredSample[] {
     const out: StoredSample[] = [];
-    for (const row of this.statements.history.all(loop, sinceMs)) {
+    for (const row of observed(this.observer, 'history', () => this.statements.history.all(loop, sinceMs))) {
       for (const sample of decodeSamples(row.data)) {
         if (sample.atMs >= sinceMs) out.push({ ...sample, resolutionS: row.resolution_s });
       }

@@ -13,6 +13,7 @@ import type { Config } from '../../src/config/schema.js';
 import { Daemon } from '../../src/daemon.js';
 import { MqttBridge } from '../../src/mqtt/bridge.js';
 import { MqttConnection, type MqttConnectionOptions } from '../../src/mqtt/client.js';
+import { reasonKind } from '../../src/mqtt/rejection-log.js';
 import { topicsFor } from '../../src/mqtt/topics.js';
 import { ScaledClock } from '../../src/runtime/scaled-clock.js';
 import { openStore } from '../../src/store/database.js';
@@ -571,12 +572,89 @@ describe('MQTT bridge against Mosquitto (in-process daemon, demo config, 60× cl
       assert.equal(results[i]?.change, undefined, label);
     });
     assert.deepEqual(desiredSnapshot(stack.readDb), snapshot, 'nothing changed in the desired state');
-    const rejected = stack.desired.events({ loop: 'room' }).filter((e) => e.kind === 'command-rejected');
-    assert.equal(rejected.length, hostile.length, 'one command-rejected event per payload');
+    // Events are coalesced by kind of reason (numbers and quoted values aside): "1e3" and "NaN",
+    // "turbo" and "HEAT" are the same mistakes, recorded once with the first one's reason (the
+    // count comes at the end of the minute).
+    const events = stack.desired.events({ loop: 'room' }).filter((e) => e.kind === 'command-rejected');
+    const counted = (e: (typeof events)[number]) => (e.data as { count?: number } | undefined)?.count;
+    const rejected = events.filter((e) => counted(e) === undefined);
+    // At 60× a minute is a second: the counts of the repeated kinds may be written already.
+    const repeats = events.reduce((sum, e) => sum + (counted(e) ?? 0), 0);
+    assert.ok(repeats <= 2, `${repeats} repeats counted`);
+    const firstOfKind = results.filter(
+      (result, i) => results.findIndex((r) => reasonKind(r.reason!) === reasonKind(result.reason!)) === i,
+    );
+    assert.equal(firstOfKind.length, hostile.length - 2, '1e3 and NaN, turbo and HEAT are one kind each');
+    assert.equal(rejected.length, firstOfKind.length, 'one command-rejected event per kind of reason');
     rejected.forEach((event, i) => {
       assert.equal(event.source, 'mqtt');
-      assert.ok(event.message.endsWith(results[i]!.reason!), `${event.message} names the reason`);
+      assert.ok(event.message.endsWith(firstOfKind[i]!.reason!), `${event.message} names the reason`);
     });
+  });
+
+  test('given a 10 MB publish to a command topic, then it never reaches the daemon (MQTT 5 maximumPacketSize), which keeps regulating and answering', async (t) => {
+    const broker = await brokerFor(t);
+    const watch = await watcher(t, broker, [`${BASE}/+/result`, `${BASE}/+/state`]);
+    const stack = await startStack(t, broker);
+    await bridgeReady(broker);
+    await settledStates(watch);
+    const resultsBefore = watch.on(resultTopic('room')).length;
+
+    await watch.client.publishAsync(`${BASE}/room/setpoint/set`, Buffer.alloc(10 * 1024 * 1024, 0x32), {
+      qos: 1,
+    });
+    const next = await sendCommand(watch, 'room', 'setpoint/set', '21');
+
+    assert.equal(next.accepted, true, JSON.stringify(next));
+    assert.equal(watch.on(resultTopic('room')).length, resultsBefore + 1, 'no result for the 10 MB message');
+    assert.equal(stack.records.filter((r) => r.msg === 'MQTT connected').length, 1, 'never disconnected');
+    const statesBefore = watch.on(stateTopic('room')).length;
+    await waitUntil(() => watch.on(stateTopic('room')).length > statesBefore + 2, {
+      what: 'more room states',
+    });
+  });
+
+  test('given a setpoint left retained on the broker, when the daemon restarts with a newer setpoint in the file, then the file wins and the retained command is refused and cleared', async (t) => {
+    const broker = await brokerFor(t);
+    const watch = await watcher(t, broker, `${BASE}/+/result`);
+    const { dir, remove } = makeTempDir('homeostat-bridge-retained-');
+    onCleanup(t, remove);
+    const first = await startStack(t, broker, { dir });
+    await bridgeReady(broker);
+    // Sent with the retain flag while the daemon runs: the broker forwards it live (without the
+    // flag) and keeps a copy, which it would replay at every later subscribe.
+    await watch.client.publishAsync(`${BASE}/room/setpoint/set`, '25', { qos: 1, retain: true });
+    await waitUntil(() => desiredRow(first.readDb, 'room')?.setpoint === 25, {
+      what: 'the live command applied',
+    });
+    await first.stop();
+    const resultsBefore = watch.on(resultTopic('room')).length;
+
+    // While stopped, the file's setpoint is edited: the newer intent.
+    const second = await startStack(t, broker, {
+      dir,
+      edit: (doc) => doc.setIn(['loops', 'room', 'setpoint'], 18),
+    });
+
+    await waitUntil(() => watch.on(resultTopic('room')).length > resultsBefore, {
+      what: 'the replay answered',
+    });
+    const replay = JSON.parse(watch.on(resultTopic('room'))[resultsBefore]!) as ResultPayload;
+    assert.equal(replay.accepted, false, JSON.stringify(replay));
+    assert.match(replay.reason ?? '', /retained command refused/);
+    assert.equal(desiredRow(second.readDb, 'room')?.setpoint, 18, 'the newer file value stays');
+    assert.equal(desiredRow(second.readDb, 'room')?.setpoint_source, 'file');
+    assert.equal(
+      await eventually(
+        async () =>
+          (await retainedOf(broker, `${BASE}/room/setpoint/set`)) === undefined ? 'cleared' : undefined,
+        'the retained command cleared',
+      ),
+      'cleared',
+    );
+    // Our own clearing came back as an empty message: it is not a command and gets no result.
+    await sendCommand(watch, 'fermenter', 'setpoint/set', '19');
+    assert.equal(watch.on(resultTopic('room')).length, resultsBefore + 1, 'one result: the refusal');
   });
 
   test('given a running daemon, when the broker stops, then regulation goes on; when it restarts on the same port, availability, discovery and states are back and commands work', async (t) => {

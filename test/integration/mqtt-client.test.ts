@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import pino from 'pino';
@@ -10,7 +11,7 @@ import {
   type MqttSettings,
   topicMatchesFilter,
 } from '../../src/mqtt/client.js';
-import { REPO_ROOT, waitUntil } from './helpers.js';
+import { REPO_ROOT, sleep, waitUntil } from './helpers.js';
 import { type Broker, type BrokerOptions, createTestCa, startMosquitto } from './mosquitto.js';
 
 /**
@@ -369,6 +370,75 @@ describe('MqttConnection against Mosquitto', () => {
     const warnings = records.filter((r) => r.level === WARN);
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.match(warnings[0]?.err ?? '', /certificate/i);
+  });
+
+  test('given a connected daemon, when the broker restarts refusing its password, then the refusal is logged at warning with the reason, once per streak', async (t) => {
+    const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 's3cret!' }] });
+    const { conn, records, connects } = connectionFor(
+      t,
+      settingsFor(broker, { username: 'homeostat', password: 's3cret!' }),
+    );
+    conn.start();
+    await waitUntil(() => connects() === 1, { what: 'connect with the right password' });
+
+    // The password is changed on the broker: the next connection attempts are refused.
+    await broker.stop();
+    execFileSync('mosquitto_passwd', ['-b', join(broker.dir, 'passwd'), 'homeostat', 'changed-pw'], {
+      stdio: 'pipe',
+    });
+    const attemptsBefore = countAttempts(records);
+    await broker.start();
+    await waitUntil(() => countAttempts(records) >= attemptsBefore + 4, { what: 'four refused attempts' });
+
+    const refusals = records.filter((r) => r.level === WARN && /not authori[sz]ed/i.test(r.err ?? ''));
+    assert.equal(refusals.length, 1, JSON.stringify(records.filter((r) => r.level >= WARN)));
+    assert.match(refusals[0]!.msg, /refused/i);
+    assert.ok(!JSON.stringify(records).includes('s3cret!'), 'the password is never logged');
+  });
+
+  test('given a password inside the broker URL, then no log line carries it', async (t) => {
+    const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 'url-secret' }] });
+    const url = broker.url.replace('mqtt://', 'mqtt://homeostat:url-secret@');
+    const { conn, records, connects } = connectionFor(t, { ...settingsFor(broker), url });
+    conn.start();
+    await waitUntil(() => connects() === 1, { what: 'connect with the password in the URL' });
+    await broker.stop();
+    await waitUntil(() => countAttempts(records) >= 2, { what: 'reconnect attempts' });
+    await conn.stop();
+
+    assert.ok(
+      records.some((r) => typeof r.url === 'string' && r.url.includes('***')),
+      'the URL is logged redacted',
+    );
+    assert.ok(!JSON.stringify(records).includes('url-secret'), 'the password is never logged');
+  });
+
+  test('MQTT 5: given a 10 MB publish to a subscribed topic, then it never reaches the handler, the connection stays up and the next message arrives', async (t) => {
+    const broker = await brokerFor(t);
+    const { conn, records, connects } = connectionFor(t, settingsFor(broker));
+    const received: number[] = [];
+    conn.subscribe(`${BASE}/room/setpoint/set`, 1, (_topic, payload) => received.push(payload.length));
+    conn.start();
+    await waitUntil(() => connects() === 1, { what: 'connect' });
+    const publisher = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+    t.after(() => publisher.endAsync(true));
+    // The subscription is sent right after CONNACK: probe until a message comes through.
+    while (received.length === 0) {
+      await publisher.publishAsync(`${BASE}/room/setpoint/set`, 'probe', { qos: 1 });
+      await sleep(20);
+    }
+    received.length = 0;
+
+    await publisher.publishAsync(`${BASE}/room/setpoint/set`, Buffer.alloc(10 * 1024 * 1024, 0x31), {
+      qos: 1,
+    });
+    await publisher.publishAsync(`${BASE}/room/setpoint/set`, '21', { qos: 1 });
+    await waitUntil(() => received.length > 0, { what: 'the small message after the big one' });
+
+    assert.deepEqual(received, [2], 'only the small message reached the handler');
+    assert.equal(conn.connected, true);
+    assert.equal(connects(), 1, 'no reconnect');
+    assert.equal(countWarnings(records), 0, JSON.stringify(records.filter((r) => r.level >= WARN)));
   });
 
   test('given no broker at all, start() returns at once and stop() still resolves', async (t) => {

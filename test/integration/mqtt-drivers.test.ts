@@ -103,6 +103,8 @@ interface NodeOptions {
   sensor: 'simulated' | 'mqtt';
   /** The loop's first retry of an unconfirmed command, seconds. */
   retryInitialS: number;
+  /** The heater's config section. Default: the Tasmota plug (preset tasmota, device plug). */
+  heater?: string;
 }
 
 /**
@@ -122,7 +124,7 @@ simulation: { plants: { room: { ambient: 15, timeConstantS: 3600 } } }
 sensors:
   room_temp: ${sensor}
 actuators:
-  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
+  heater: ${opts.heater ?? '{ kind: mqtt_switch, preset: tasmota, device: plug }'}
 loops:
   room:
     sensor: room_temp
@@ -295,6 +297,46 @@ describe('MQTT drivers in a running daemon', () => {
     );
     assert.equal(faulted.reason, 'SensorStale');
     assert.equal(node.condition('SensorHealthy')?.status, 'False');
+  });
+});
+
+describe("dead man's switches on the wire (deadManS)", () => {
+  /** Every message on `filter`, in the order the broker delivered them. */
+  async function recorder(t: TestContext, broker: Broker, filter: string) {
+    const client = await deviceClient(t, broker, 'recorder');
+    const messages: [string, string][] = [];
+    client.on('message', (topic, payload) => messages.push([topic, payload.toString()]));
+    await client.subscribeAsync(filter, { qos: 1 });
+    return messages;
+  }
+
+  test('tasmota (default deadManS 600): PulseTime1 700 reaches the plug first, and again right before every ON', async (t) => {
+    const broker = await brokerFor(t);
+    const messages = await recorder(t, broker, 'cmnd/plug/#');
+    await fakeTasmotaPlug(t, broker, 'confirms');
+    const node = await startNode(t, broker, { sensor: 'simulated', retryInitialS: 0.2 });
+    await waitUntil(() => node.condition('ActuatorConfirmed')?.status === 'True', {
+      what: 'ActuatorConfirmed True',
+    });
+    await waitUntil(() => messages.some(([topic]) => topic === 'cmnd/plug/POWER'), { what: 'the ON' });
+    assert.deepEqual(messages[0], ['cmnd/plug/PulseTime1', '700'], JSON.stringify(messages));
+    messages.forEach(([topic, payload], i) => {
+      if (topic === 'cmnd/plug/POWER' && payload === 'ON') {
+        assert.deepEqual(messages[i - 1], ['cmnd/plug/PulseTime1', '700'], JSON.stringify(messages));
+      }
+    });
+  });
+
+  test('zigbee2mqtt opted in (deadManS 900): the ON carries on_time 900, nothing else is sent', async (t) => {
+    const broker = await brokerFor(t);
+    const messages = await recorder(t, broker, 'zigbee2mqtt/heater_plug/set');
+    await startNode(t, broker, {
+      sensor: 'simulated',
+      retryInitialS: 0.2,
+      heater: '{ kind: mqtt_switch, preset: zigbee2mqtt, device: zigbee2mqtt/heater_plug, deadManS: 900 }',
+    });
+    await waitUntil(() => messages.length > 0, { what: 'the ON' });
+    assert.deepEqual(messages[0], ['zigbee2mqtt/heater_plug/set', '{"state":"ON","on_time":900}']);
   });
 });
 

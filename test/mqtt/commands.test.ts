@@ -104,10 +104,31 @@ describe('set: a strict JSON object {setpoint?, mode?, requestId?}', () => {
     ],
     // A JSON number is a number, whatever its spelling.
     ['{"setpoint": 2.2e1}', { accepted: true, change: { setpoint: 22 } }],
-    // Duplicate keys: JSON.parse keeps the last one, which is then validated like any other.
+    // Duplicate keys: JSON.parse would keep the last one silently; which one the sender meant
+    // is unknown, so the command is rejected (with its requestId, when that one is unique).
     [
-      '{"setpoint": 20, "setpoint": 99}',
-      { accepted: false, reason: 'setpoint 99 is outside the limits 5..30' },
+      '{"setpoint": 99, "setpoint": 6}',
+      {
+        accepted: false,
+        reason: 'duplicate key "setpoint" in the JSON object: send each field once',
+      },
+    ],
+    [
+      '{"setpoint": 20, "mode": "heat", "set\\u0070oint": 21, "requestId": "r-4"}',
+      {
+        accepted: false,
+        reason: 'duplicate key "setpoint" in the JSON object: send each field once',
+        requestId: 'r-4',
+      },
+    ],
+    [
+      '{"mode": "heat", "requestId": "a", "requestId": "b"}',
+      { accepted: false, reason: 'duplicate key "requestId" in the JSON object: send each field once' },
+    ],
+    // Keys inside strings or nested values are not top-level keys.
+    [
+      '{"requestId": "\\"setpoint\\": {\\"setpoint\\"", "setpoint": 21}',
+      { accepted: true, change: { setpoint: 21 }, requestId: '"setpoint": {"setpoint"' },
     ],
     // The requestId comes back with a rejection, so the sender can correlate it.
     [

@@ -141,10 +141,10 @@ describe('Sampler', () => {
     }
   });
 
-  test('a failing or NaN read keeps the last good reading with its old timestamp', async () => {
+  test('a failing read keeps the last good reading with its old timestamp (it ages into stale)', async () => {
     const clock = new ManualClock();
     const sensor = new FakeSensor('t1', clock, {
-      outcomes: [20, { throws: 'CRC mismatch' }, Number.NaN, Number.POSITIVE_INFINITY, 22],
+      outcomes: [20, { throws: 'CRC mismatch' }, { throws: 'CRC mismatch' }, 22],
     });
     const { sampler, log, readings } = makeSampler(clock, [{ driver: sensor, periodMs: 1_000 }]);
 
@@ -152,9 +152,8 @@ describe('Sampler', () => {
     const table: Array<[atMs: number, latest: Reading, error: RegExp | undefined]> = [
       [0, { value: 20, atMs: 0 }, undefined],
       [1_000, { value: 20, atMs: 0 }, /CRC mismatch/],
-      [2_000, { value: 20, atMs: 0 }, /non-finite value \(NaN\)/],
-      [3_000, { value: 20, atMs: 0 }, /non-finite value \(Infinity\)/],
-      [4_000, { value: 22, atMs: 4_000 }, undefined],
+      [2_000, { value: 20, atMs: 0 }, /CRC mismatch/],
+      [3_000, { value: 22, atMs: 3_000 }, undefined],
     ];
     sampler.start();
     for (const [atMs, latest, error] of table) {
@@ -169,8 +168,56 @@ describe('Sampler', () => {
     assert.equal(log.atLevel(INFO).length, 1, 'recovery logged once');
     assert.deepEqual(readings, [
       ['t1', { value: 20, atMs: 0 }],
-      ['t1', { value: 22, atMs: 4_000 }],
+      ['t1', { value: 22, atMs: 3_000 }],
     ]);
+  });
+
+  test('given a good reading, when the sensor reports NaN or Infinity, then that reading replaces it at once, stamped, and the loops are told', async () => {
+    // A sensor saying "not a number" is a definite statement that the value is unknown now: the
+    // loop must see it (judgeReading → NotFinite → safe state) in this cycle, not when the last
+    // good reading goes stale minutes later.
+    const clock = new ManualClock();
+    const sensor = new FakeSensor('t1', clock, {
+      outcomes: [20, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 22],
+    });
+    const { sampler, log, readings } = makeSampler(clock, [{ driver: sensor, periodMs: 1_000 }]);
+
+    const table: Array<[atMs: number, latest: Reading, error: RegExp | undefined]> = [
+      [0, { value: 20, atMs: 0 }, undefined],
+      [1_000, { value: Number.NaN, atMs: 1_000 }, /not a number \(NaN\)/],
+      [2_000, { value: Number.POSITIVE_INFINITY, atMs: 2_000 }, /not a number \(Infinity\)/],
+      [3_000, { value: Number.NEGATIVE_INFINITY, atMs: 3_000 }, /not a number \(-Infinity\)/],
+      [4_000, { value: 22, atMs: 4_000 }, undefined],
+    ];
+    sampler.start();
+    for (const [atMs, latest, error] of table) {
+      await clock.advance(atMs - clock.nowMs());
+      assert.deepEqual(sampler.latest('t1'), latest, `t=${atMs}`);
+      const recorded = sampler.errors.get('t1');
+      if (error === undefined) assert.equal(recorded, undefined, `t=${atMs}`);
+      else assert.match(recorded ?? '', error, `t=${atMs}`);
+    }
+    assert.deepEqual(
+      readings.map(([, r]) => r.value),
+      [20, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 22],
+      'every reading, good or not, triggers the loops',
+    );
+    assert.equal(log.atLevel(WARN).length, 1, 'one warning per streak of bad values');
+    assert.equal(log.atLevel(INFO).length, 1, 'recovery logged once');
+  });
+
+  test('a push driver whose latest value is NaN hands it over with its arrival stamp', async () => {
+    const clock = new ManualClock(10_000);
+    const pushed: SensorDriver = {
+      id: 'mqtt',
+      simulated: false,
+      read: async () => Number.NaN,
+      readStamped: async () => ({ value: Number.NaN, atMs: 9_500 }),
+    };
+    const { sampler } = makeSampler(clock, [{ driver: pushed, periodMs: 1_000 }]);
+    sampler.start();
+    await clock.advance(0);
+    assert.deepEqual(sampler.latest('mqtt'), { value: Number.NaN, atMs: 9_500 });
   });
 
   test('a sensor that never read has no latest reading', async () => {

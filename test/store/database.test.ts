@@ -6,7 +6,12 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { describeOpenError, openStore, openStoreReadOnly } from '../../src/store/database.js';
+import {
+  describeOpenError,
+  openStore,
+  openStoreReadOnly,
+  STORE_BUSY_TIMEOUT_MS,
+} from '../../src/store/database.js';
 import { LATEST_VERSION } from '../../src/store/migrations.js';
 
 const NOW_MS = Date.parse('2024-05-01T12:00:00.000Z');
@@ -65,7 +70,9 @@ describe('openStore', () => {
     assert.deepEqual(pragmas, {
       journal_mode: 'wal',
       synchronous: 1, // NORMAL
-      busy_timeout: 5000,
+      // Short (issue 8): better-sqlite3 is synchronous, so a long wait for another writer's lock
+      // froze every loop; a write that meets the lock fails fast and is retried later.
+      busy_timeout: STORE_BUSY_TIMEOUT_MS,
       foreign_keys: 1,
       user_version: LATEST_VERSION,
     });
@@ -193,6 +200,46 @@ describe('openStore', () => {
   });
 });
 
+describe('file modes', () => {
+  test('given a permissive umask (000), when the store is created and written, then the file, its -wal and -shm are owner-only (0600)', () => {
+    const previous = process.umask(0o000);
+    try {
+      const dbPath = path.join(dir, 'fresh', 'homeostat.db');
+      const { db } = open(dbPath);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('k', 'v')").run();
+      const modes = Object.fromEntries(
+        ['', '-wal', '-shm'].map((suffix) => [
+          `homeostat.db${suffix}`,
+          fs.statSync(dbPath + suffix).mode & 0o777,
+        ]),
+      );
+      assert.deepEqual(modes, {
+        'homeostat.db': 0o600,
+        'homeostat.db-wal': 0o600,
+        'homeostat.db-shm': 0o600,
+      });
+      assert.equal(
+        fs.statSync(path.dirname(dbPath)).mode & 0o077,
+        0,
+        'a directory it creates is owner-only too',
+      );
+      db.close();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  test('given a world-readable database left by an older version, when opened, then world access is taken away', () => {
+    const dbPath = path.join(dir, 'homeostat.db');
+    writeRealDb(dbPath);
+    fs.chmodSync(dbPath, 0o644);
+    const { db } = open(dbPath);
+    assert.equal(fs.statSync(dbPath).mode & 0o007, 0);
+    assert.equal(fs.statSync(`${dbPath}-wal`).mode & 0o007, 0);
+    db.close();
+  });
+});
+
 describe('describeOpenError', () => {
   // As root, permission and full-disk errors cannot be provoked, so the messages are checked here.
   const dbPath = '/var/lib/homeostat/homeostat.db';
@@ -205,6 +252,14 @@ describe('describeOpenError', () => {
     ['EACCES', 'permission denied', /writable by the user running homeostat/],
     ['SQLITE_READONLY', 'attempt to write a readonly database', /writable/],
     ['SQLITE_FULL', 'database or disk is full', /filesystem holding \/var\/lib\/homeostat is full/],
+    // Issue 8: a full disk must say so, whichever of these codes SQLite gives.
+    ['SQLITE_FULL', 'database or disk is full', /^.*Fix: disk full: .*free space on it/],
+    [
+      'SQLITE_IOERR_SHMSIZE',
+      'disk I/O error',
+      /Fix: disk full: the filesystem holding \/var\/lib\/homeostat is full/,
+    ],
+    ['ENOSPC', 'no space left on device', /Fix: disk full/],
     ['ENOSPC', 'no space left on device', /is full/],
     ['SQLITE_BUSY', 'database is locked', /second homeostat daemon/],
     ['SQLITE_IOERR', 'disk I/O error', /check the path and the disk/],

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type Database from 'better-sqlite3';
 import pino from 'pino';
 import { openStore } from '../../src/store/database.js';
-import { pruneHistory } from '../../src/store/retention.js';
+import { capEvents, MAX_EVENT_ROWS, pruneHistory } from '../../src/store/retention.js';
 import { type Sample, StateStore } from '../../src/store/state-store.js';
 
 const DAY_MS = 86_400_000;
@@ -178,5 +178,30 @@ describe('pruneHistory', () => {
     });
     assert.deepEqual(state.history('room', 0), before);
     assert.equal(db.prepare<[], { n: number }>('SELECT total_changes() AS n').get()?.n, changesBefore);
+  });
+});
+
+describe('events cap', () => {
+  test('given more events than the cap, all recent, when pruned, then the oldest go first and the cap stays', () => {
+    const now = T0 + 10 * DAY_MS;
+    for (let i = 0; i < 130; i++) {
+      state.addEvent({ atMs: now - 1_000 + i, kind: 'command-rejected', message: `flood ${i}` });
+    }
+    state.flush();
+    const result = pruneHistory(db, now, {}, 100);
+    assert.equal(result.eventsDeleted, 30);
+    const rows = db.prepare('SELECT message FROM events ORDER BY id').all() as Array<{ message: string }>;
+    assert.equal(rows.length, 100);
+    assert.equal(rows[0]?.message, 'flood 30', 'the oldest went first');
+    assert.equal(rows.at(-1)?.message, 'flood 129');
+  });
+
+  test('the default cap is MAX_EVENT_ROWS (100,000), and a table under it is left alone', () => {
+    assert.equal(MAX_EVENT_ROWS, 100_000);
+    state.addEvent({ atMs: T0, kind: 'x', message: 'one' });
+    state.flush();
+    assert.equal(capEvents(db), 0);
+    assert.equal(capEvents(db, 1), 0);
+    assert.deepEqual(db.prepare('SELECT count(*) AS n FROM events').get(), { n: 1 });
   });
 });

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { defaultConfigPath } from '../../src/commands/paths.js';
 import { NOTIFY_UNAVAILABLE_EXIT_CODE } from '../../src/systemd/notify.js';
 
 const unitPath = fileURLToPath(new URL('../../systemd/homeostat.service', import.meta.url));
@@ -117,6 +118,20 @@ describe('systemd/homeostat.service', () => {
     test(`does not set ${key} (${why})`, () => assert.equal(keys.get(key), undefined));
   }
 
+  test('ExecStopPost runs `homeostat safe` on the config ExecStart reads, whatever ended the daemon', () => {
+    const stopPost = keys.get('ExecStopPost');
+    assert.equal(stopPost?.length, 1, `ExecStopPost=${stopPost?.join(' | ')}`);
+    // No "-" prefix: a relay that could not be driven safe must show as a failed unit.
+    const [program, cli, command, flag, configPath] = stopPost![0]!.split(/\s+/);
+    assert.deepEqual(
+      [program, cli, command, flag],
+      ['/usr/bin/node', '/opt/homeostat/dist/cli.js', 'safe', '--config'],
+    );
+    // ExecStart has no --config: it reads $CONFIGURATION_DIRECTORY/config.yaml, set by ConfigurationDirectory=.
+    const configDirectory = `/etc/${keys.get('ConfigurationDirectory')?.[0]}`;
+    assert.equal(configPath, defaultConfigPath({ CONFIGURATION_DIRECTORY: configDirectory }));
+  });
+
   test(`does not restart after exit ${NOTIFY_UNAVAILABLE_EXIT_CODE} (notify unusable: restarting cannot help)`, () =>
     assert.deepEqual(keys.get('RestartPreventExitStatus'), [String(NOTIFY_UNAVAILABLE_EXIT_CODE)]));
 
@@ -147,6 +162,11 @@ describe('systemd/homeostat.service', () => {
   test('the verify check fails on a misspelt key (it can catch mistakes)', () => {
     const result = verifyInRoot(unitText.replace('WatchdogSec=60', 'WatchDogSec=60'));
     assert.match(result.stderr, /Unknown key 'WatchDogSec'/);
+  });
+
+  test('the verify check fails on a misspelt ExecStopPost (it checks that key too)', () => {
+    const result = verifyInRoot(unitText.replace('ExecStopPost=', 'ExecStopPosts='));
+    assert.match(result.stderr, /Unknown key 'ExecStopPosts'/);
   });
 
   test('the verify check fails when ExecStart is not executable', () => {

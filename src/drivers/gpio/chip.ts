@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readSysfsText } from './sysfs-read.js';
 
 /**
  * Labels of the Raspberry Pi's main GPIO controller, the one whose line N is BCM GPIO N:
@@ -101,7 +102,7 @@ export async function listGpioChips(sysfsRoot: string): Promise<GpioChip[]> {
   }
   const chips: GpioChip[] = [];
   for (const name of names.filter((n) => /^gpiochip\d+$/.test(n)).sort()) {
-    const read = (file: string) => readFile(join(dir, name, file), 'utf8').then((s) => s.trim());
+    const read = (file: string) => readSysfsText(join(dir, name, file)).then((s) => s.trim());
     const [label, base, ngpio] = await Promise.all([read('label'), read('base'), read('ngpio')]);
     const chip = { name, label, base: Number.parseInt(base, 10), ngpio: Number.parseInt(ngpio, 10) };
     if (Number.isInteger(chip.base) && Number.isInteger(chip.ngpio)) chips.push(chip);
@@ -136,7 +137,7 @@ export async function exportedDirection(
   sysfsNumber: number,
 ): Promise<'in' | 'out' | undefined> {
   try {
-    const text = await readFile(join(sysfsRoot, 'class/gpio', `gpio${sysfsNumber}`, 'direction'), 'utf8');
+    const text = await readSysfsText(join(sysfsRoot, 'class/gpio', `gpio${sysfsNumber}`, 'direction'));
     return text.trim() === 'out' ? 'out' : 'in';
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

@@ -102,6 +102,17 @@ export class GpioPulseRate implements SensorDriver {
     return (pulses / (this.windowMs / 60_000)) * this.factor;
   }
 
+  /**
+   * The wall clock stepped by `deltaMs`: pulse times and the start move with it, so the window
+   * still holds the last `windowS` of pulses (a step forward would empty it, a step back
+   * would keep old pulses for the size of the step).
+   */
+  shiftTimes(deltaMs: number): void {
+    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
+    this.startedAtMs += deltaMs;
+    this.pulsesMs = this.pulsesMs.map((atMs) => atMs + deltaMs);
+  }
+
   /** Drops pulses older than the window (at or before `nowMs - windowMs`) and counts the rest. */
   private pulsesInWindow(nowMs: number): number {
     const oldestMs = nowMs - this.windowMs;

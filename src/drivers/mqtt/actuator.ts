@@ -1,7 +1,13 @@
 import type { Logger } from 'pino';
 import type { ActuatorLevel } from '../../core/types.js';
 import type { ActuatorDriver } from '../types.js';
-import { levelCommandPayload, type Parsed, parseNumberPayload, parseSwitchState } from './payload.js';
+import {
+  type DeadMan,
+  levelCommandPayload,
+  type Parsed,
+  parseNumberPayload,
+  parseSwitchState,
+} from './payload.js';
 import type { MqttTransport, PublishOptions } from './transport.js';
 
 /**
@@ -64,7 +70,11 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     if (this.subscribed || this.stopped) return;
     this.subscribed = true;
     this.opts.transport.subscribe(this.opts.stateTopic, 0, (_topic, payload) => this.onState(payload));
+    this.afterStart();
   }
+
+  /** Called once subscribed; for what a kind sets up on the device. */
+  protected afterStart(): void {}
 
   /** Ignores further states (the transport has no unsubscribe). */
   async stop(): Promise<void> {
@@ -73,6 +83,7 @@ abstract class MqttActuator<T> implements ActuatorDriver {
 
   /** The last state reported, if fresh and understood; `undefined` (unknown) otherwise. */
   async observe(): Promise<ActuatorLevel> {
+    this.beforeObserve();
     const state = this.state;
     if (state === undefined || 'problem' in state) return undefined;
     if (this.opts.nowMs() - state.atMs > this.opts.stateStaleAfterMs) return undefined;
@@ -84,6 +95,9 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     const payload = this.commandPayload(level);
     await this.opts.transport.publish(this.opts.commandTopic, payload, COMMAND_PUBLISH);
   }
+
+  /** Called at every observe (every cycle); for what a kind keeps up on the device. */
+  protected beforeObserve(): void {}
 
   /** The command for a level; throws RangeError for a level this kind does not accept. */
   protected abstract commandPayload(level: number): string;
@@ -122,20 +136,77 @@ export interface MqttSwitchOptions extends MqttActuatorOptions {
   stateOff: string;
   /** Dot path of the state in a JSON state payload; absent: the whole payload. */
   stateField?: string | undefined;
+  /** The device's own off timer, armed and re-armed while on (see `DeadMan`); absent: none. */
+  deadMan?: DeadMan | undefined;
 }
 
-/** A relay behind MQTT: a Tasmota or Zigbee2MQTT plug, a Shelly relay. Accepts only 0 and 1. */
+/**
+ * A relay behind MQTT: a Tasmota or Zigbee2MQTT plug, a Shelly relay. Accepts only 0 and 1.
+ *
+ * With a dead man's switch, every ON restarts the device's off timer: Zigbee2MQTT's ON carries
+ * `on_time`; for Tasmota, PulseTime is sent before every ON (the setting heals if the device
+ * was reset) and once as soon as the broker is reachable, so a plug found ON at start gets its
+ * timer before the next keep-alive. PulseTime changes a device setting, not the relay: it is
+ * not an actuator command, and a failed one is retried at the next cycle.
+ */
 export class MqttSwitch extends MqttActuator<0 | 1> {
   readonly kind = 'relay' as const;
   private readonly payloads: MqttSwitchOptions;
+  /** Tasmota PulseTime: sent since start (`armed`), or on its way (`arming`). */
+  private pulseTime: 'unarmed' | 'arming' | 'armed' = 'unarmed';
 
   constructor(opts: MqttSwitchOptions) {
     super(opts);
     this.payloads = opts;
   }
 
+  /** Sends ON or OFF; with a Tasmota dead man's switch, PulseTime first (order is kept: one session, QoS 1). */
+  override async write(level: number): Promise<void> {
+    const deadMan = this.payloads.deadMan;
+    if (level === 1 && deadMan?.kind === 'tasmota-pulsetime') {
+      await this.opts.transport.publish(deadMan.topic, deadMan.payload, COMMAND_PUBLISH);
+      this.pulseTime = 'armed';
+    }
+    await super.write(level);
+  }
+
+  protected override afterStart(): void {
+    this.armPulseTime();
+  }
+
+  protected override beforeObserve(): void {
+    this.armPulseTime();
+  }
+
+  /** Tasmota: PulseTime once the broker is reachable, until it has been sent once. */
+  private armPulseTime(): void {
+    const deadMan = this.payloads.deadMan;
+    if (deadMan?.kind !== 'tasmota-pulsetime' || this.pulseTime !== 'unarmed') return;
+    if (!this.opts.transport.connected) return;
+    this.pulseTime = 'arming';
+    this.opts.transport.publish(deadMan.topic, deadMan.payload, COMMAND_PUBLISH).then(
+      () => {
+        this.pulseTime = 'armed';
+      },
+      (error: unknown) => {
+        this.pulseTime = 'unarmed';
+        this.opts.logger?.warn(
+          {
+            actuator: this.id,
+            topic: deadMan.topic,
+            err: error instanceof Error ? error.message : String(error),
+          },
+          `${this.id}: could not arm PulseTime on ${deadMan.topic}; retrying at the next cycle`,
+        );
+      },
+    );
+  }
+
   protected commandPayload(level: number): string {
-    if (level === 1) return this.payloads.payloadOn;
+    if (level === 1) {
+      const deadMan = this.payloads.deadMan;
+      return deadMan?.kind === 'zigbee2mqtt-on-time' ? deadMan.payloadOn : this.payloads.payloadOn;
+    }
     if (level === 0) return this.payloads.payloadOff;
     throw new RangeError(`relay ${this.id}: level must be 0 or 1, got ${level}`);
   }

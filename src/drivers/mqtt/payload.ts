@@ -137,6 +137,104 @@ export function switchPreset(preset: SwitchPreset, device: string): SwitchPayloa
 }
 
 /**
+ * A device-side dead man's switch: the plug turns itself off a set time after the last ON
+ * unless it is commanded ON again, so a plug left ON by a homeostat that died, hangs or lost
+ * the broker switches off on its own. homeostat re-sends ON while it wants it on (keep-alive),
+ * which restarts the device's countdown.
+ * - `tasmota-pulsetime`: Tasmota's PulseTime<n> (stored on the device), sent to `topic` when
+ *   the driver starts and before every ON; Tasmota restarts the countdown on every ON.
+ * - `zigbee2mqtt-on-time`: `payloadOn` carries `on_time` (seconds): Zigbee2MQTT sends the
+ *   On With Timed Off command of the OnOff cluster, whose timer a new one restarts (ZCL: the
+ *   on time becomes the larger of the remaining and the new one). Only devices that implement
+ *   that command have it.
+ */
+export type DeadMan =
+  | { kind: 'tasmota-pulsetime'; seconds: number; topic: string; payload: string }
+  | { kind: 'zigbee2mqtt-on-time'; seconds: number; payloadOn: string };
+
+/** Longest dead man's time each mechanism can hold, s: PulseTime 64900 − 100; ZCL on time is 0.1 s × uint16. */
+export const DEAD_MAN_MAX_S: Readonly<Record<SwitchPreset, number>> = { tasmota: 64_800, zigbee2mqtt: 6_553 };
+
+/**
+ * Tasmota's PulseTime value for a time in seconds: 1–111 are tenths of a second (0.1–11.1 s),
+ * 112–64900 are seconds + 100 (12 s – 18 h). RangeError outside 0.1 s – 64800 s.
+ */
+export function tasmotaPulseTimeValue(seconds: number): number {
+  if (seconds >= 12 && seconds <= DEAD_MAN_MAX_S.tasmota) return Math.round(seconds) + 100;
+  if (seconds >= 0.1 && seconds <= 11.1) return Math.round(seconds * 10);
+  throw new RangeError(`Tasmota PulseTime holds 0.1–11.1 s or 12–64800 s, got ${seconds} s`);
+}
+
+/** The relay a Tasmota POWER command topic switches: `…/POWER` is 1, `…/POWER3` is 3; else undefined. */
+export function tasmotaRelayIndex(commandTopic: string): number | undefined {
+  const match = /\/power(\d*)$/i.exec(commandTopic);
+  if (!match) return undefined;
+  const index = match[1] === '' ? 1 : Number(match[1]);
+  // Tasmota has 32 pulse timers (8 before 12.x); POWER0 means all relays.
+  return index >= 1 && index <= 32 ? index : undefined;
+}
+
+/**
+ * The dead man's switch of a preset for a switch's payloads, or why it cannot be built (whole
+ * `seconds` within 1..DEAD_MAN_MAX_S[preset]; the schema checks the margin over the keep-alive).
+ */
+export function deadManFor(
+  preset: SwitchPreset,
+  payloads: Pick<SwitchPayloads, 'commandTopic' | 'payloadOn'>,
+  seconds: number,
+): { ok: true; deadMan: DeadMan } | { ok: false; problem: string } {
+  if (!(Number.isInteger(seconds) && seconds >= 1 && seconds <= DEAD_MAN_MAX_S[preset])) {
+    return {
+      ok: false,
+      problem: `must be whole seconds within 1..${DEAD_MAN_MAX_S[preset]} with preset ${preset}`,
+    };
+  }
+  switch (preset) {
+    case 'tasmota': {
+      const index = tasmotaRelayIndex(payloads.commandTopic);
+      if (index === undefined) {
+        return {
+          ok: false,
+          problem: `needs a command topic ending in /POWER or /POWER<n> (the relay PulseTime<n> times), got ${payloads.commandTopic}`,
+        };
+      }
+      const prefix = payloads.commandTopic.slice(0, payloads.commandTopic.lastIndexOf('/') + 1);
+      return {
+        ok: true,
+        deadMan: {
+          kind: 'tasmota-pulsetime',
+          seconds,
+          topic: `${prefix}PulseTime${index}`,
+          payload: String(tasmotaPulseTimeValue(seconds)),
+        },
+      };
+    }
+    case 'zigbee2mqtt': {
+      let on: unknown;
+      try {
+        on = JSON.parse(payloads.payloadOn);
+      } catch {
+        on = undefined;
+      }
+      if (!isRecord(on)) {
+        return {
+          ok: false,
+          problem: `needs payloadOn to be a JSON object such as {"state":"ON"}, got ${preview(payloads.payloadOn)}`,
+        };
+      }
+      return {
+        ok: true,
+        deadMan: {
+          kind: 'zigbee2mqtt-on-time',
+          seconds,
+          payloadOn: JSON.stringify({ ...on, on_time: seconds }),
+        },
+      };
+    }
+  }
+}
+
+/**
  * Why `topic` cannot be published to or subscribed to as one exact topic, or undefined:
  * wildcards (`+`, `#`) would match other devices, `$` topics belong to the broker.
  */

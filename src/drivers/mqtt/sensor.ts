@@ -1,6 +1,6 @@
 import type { Reading } from '../../core/types.js';
 import type { SensorDriver } from '../types.js';
-import { parseNumberPayload } from './payload.js';
+import { MAX_PAYLOAD_BYTES, parseNumberPayload, readField } from './payload.js';
 import type { MqttTransport } from './transport.js';
 
 /** Options of an {@link MqttSensor}. */
@@ -23,9 +23,11 @@ export interface MqttSensorOptions {
  * the latest message, stamped on arrival, and `read()` hands it out while it is fresh.
  *
  * - A message without the field is ignored (a device may send other documents on the same
- *   topic); one whose field is not a finite number is rejected: `read()` then throws its
- *   reason until a good message arrives, so the sampler logs it once and keeps its previous
- *   reading, which ages into a stale sensor and a safe loop.
+ *   topic). One whose value is not a finite number (`nan`, `inf`, `null`, `unavailable`, an
+ *   oversized payload) is the device saying the value is unknown now: it becomes the latest
+ *   reading, NaN (±Infinity for `inf`/`1e999`), stamped on arrival, so the loop judges it
+ *   NotFinite and goes safe at once rather than running on the previous value until it goes
+ *   stale.
  * - Retained messages are accepted: their age is unknown, but a value older than stale-after
  *   counted from its arrival is refused anyway, the same exposure as a device that dies
  *   right after publishing.
@@ -37,8 +39,6 @@ export class MqttSensor implements SensorDriver {
   readonly simulated = false;
   private readonly opts: MqttSensorOptions;
   private latest: Reading | undefined;
-  /** Why the latest message was refused; cleared by a good one. */
-  private problem: string | undefined;
   /** Messages without the field since the last good value (named in "no value" errors). */
   private withoutField = 0;
   private listener: (() => void) | undefined;
@@ -66,7 +66,7 @@ export class MqttSensor implements SensorDriver {
     this.listener = undefined;
   }
 
-  /** The latest value, if fresh; throws why not (none yet, refused, stale). */
+  /** The latest value (NaN or ±Infinity when the device sent no number), if fresh; throws why not (none yet, stale). */
   async read(): Promise<number> {
     return this.latestReading().value;
   }
@@ -90,7 +90,6 @@ export class MqttSensor implements SensorDriver {
 
   private latestReading(): Reading {
     const { topic, staleAfterMs } = this.opts;
-    if (this.problem !== undefined) throw new Error(`${topic}: ${this.problem}`);
     const latest = this.latest;
     if (latest === undefined) {
       const why =
@@ -115,14 +114,38 @@ export class MqttSensor implements SensorDriver {
     const parsed = parseNumberPayload(payload, this.opts.field);
     if (parsed.ok) {
       this.latest = { value: parsed.value, atMs: this.opts.nowMs() };
-      this.problem = undefined;
       this.withoutField = 0;
     } else if (parsed.missing) {
       this.withoutField++;
       return;
     } else {
-      this.problem = parsed.reason;
+      this.latest = { value: notANumber(payload, this.opts.field), atMs: this.opts.nowMs() };
+      this.withoutField = 0;
     }
     this.listener?.();
   }
+
+  /**
+   * The wall clock stepped by `deltaMs`: the arrival stamp moves with it, so the value keeps
+   * its real age (neither hours stale nor stamped in the future).
+   */
+  shiftTimes(deltaMs: number): void {
+    if (this.latest) this.latest = { ...this.latest, atMs: this.latest.atMs + deltaMs };
+  }
+}
+
+/**
+ * The non-finite number a refused payload stands for: ±Infinity for `inf`, `-Infinity`,
+ * `1e999` (as text or a JSON number), NaN for everything else (`nan`, `null`, words, objects).
+ */
+function notANumber(payload: Buffer, field: string | undefined): number {
+  if (payload.length > MAX_PAYLOAD_BYTES) return Number.NaN;
+  let raw: unknown = payload.toString('utf8');
+  if (field !== undefined) {
+    const found = readField(payload, field);
+    raw = found.ok ? found.value : undefined;
+  }
+  const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+  const value = Number(text.replace(/^([-+]?)inf$/i, '$1Infinity'));
+  return value === Number.POSITIVE_INFINITY || value === Number.NEGATIVE_INFINITY ? value : Number.NaN;
 }

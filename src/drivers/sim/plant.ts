@@ -150,6 +150,18 @@ export class FopdtPlant {
     return this.value;
   }
 
+  /**
+   * The wall clock stepped by `deltaMs`: the plant's own times (its last instant, pending input
+   * changes, disturbance edges) move with it, so the simulated world neither jumps ahead by
+   * the step nor refuses a time that went back.
+   */
+  shiftTimes(deltaMs: number): void {
+    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
+    this.lastMs += deltaMs;
+    for (const change of this.queue) change.atMs += deltaMs;
+    for (const edge of this.edges) edge.atMs += deltaMs;
+  }
+
   /** Current level of an input: what it was last set to (not yet necessarily felt, see dead time). */
   inputLevel(name: string): number {
     const input = this.inputs.get(name);

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
+import { LOOP_POLICY } from '../../../src/config/to-loop-spec.js';
+import { type CommandMemory, decideCommand } from '../../../src/core/command.js';
 import { MqttLevel, MqttSwitch } from '../../../src/drivers/mqtt/actuator.js';
-import { switchPreset } from '../../../src/drivers/mqtt/payload.js';
+import { type DeadMan, deadManFor, switchPreset } from '../../../src/drivers/mqtt/payload.js';
+import type { PublishOptions } from '../../../src/drivers/mqtt/transport.js';
 import { FakeTransport, manualTime } from './fake-transport.js';
 
 const NO_RETAIN_QOS1 = { qos: 1, retain: false };
@@ -222,5 +225,225 @@ describe('MqttLevel', () => {
         RangeError,
       );
     }
+  });
+});
+
+/** The dead man's switch a preset builds for `seconds` (the test fails if it cannot). */
+function deadMan(preset: 'tasmota' | 'zigbee2mqtt', device: string, seconds: number): DeadMan {
+  const built = deadManFor(preset, switchPreset(preset, device), seconds);
+  assert.ok(built.ok);
+  return built.deadMan;
+}
+
+/** A transport whose publishes can be made to fail while it says it is connected (no PUBACK). */
+class FlakyTransport extends FakeTransport {
+  failPublishes = false;
+  override async publish(topic: string, payload: string | Buffer, opts: PublishOptions): Promise<void> {
+    if (this.failPublishes) throw new Error(`no PUBACK for ${topic}`);
+    await super.publish(topic, payload, opts);
+  }
+}
+
+describe("MqttSwitch with a dead man's switch (deadManS)", () => {
+  const PULSE = { topic: 'cmnd/plug/PulseTime1', payload: '700', opts: NO_RETAIN_QOS1 };
+  const ON = { topic: 'cmnd/plug/POWER', payload: 'ON', opts: NO_RETAIN_QOS1 };
+  const OFF = { topic: 'cmnd/plug/POWER', payload: 'OFF', opts: NO_RETAIN_QOS1 };
+
+  function tasmotaWithDeadMan(transport = new FlakyTransport()) {
+    const time = manualTime();
+    const plug = new MqttSwitch({
+      id: 'heater',
+      transport,
+      ...switchPreset('tasmota', 'plug'),
+      deadMan: deadMan('tasmota', 'plug', 600),
+      stateStaleAfterMs: 600_000,
+      ...time,
+    });
+    return { plug, transport, time };
+  }
+
+  test('tasmota: started while connected, PulseTime1 700 (600 s) is sent once, before any command', async () => {
+    const { plug, transport } = tasmotaWithDeadMan();
+    await plug.start();
+    await plug.observe();
+    await plug.observe();
+    assert.deepEqual(transport.published, [PULSE]);
+  });
+
+  test('tasmota: started offline, PulseTime is sent at the first cycle after the broker is reachable', async () => {
+    const transport = new FlakyTransport();
+    transport.connected = false;
+    const { plug } = tasmotaWithDeadMan(transport);
+    await plug.start();
+    await plug.observe();
+    assert.deepEqual(transport.published, []);
+    transport.connected = true;
+    await plug.observe();
+    await plug.observe();
+    assert.deepEqual(transport.published, [PULSE]);
+  });
+
+  test('tasmota: every ON is preceded by PulseTime (the setting heals after a device reset); OFF is not', async () => {
+    const { plug, transport } = tasmotaWithDeadMan();
+    await plug.write(1);
+    await plug.write(0);
+    await plug.write(1);
+    assert.deepEqual(transport.published, [PULSE, ON, OFF, PULSE, ON]);
+  });
+
+  test('tasmota: when PulseTime cannot be sent, the ON is not sent either (the write fails: the core retries)', async () => {
+    const { plug, transport } = tasmotaWithDeadMan();
+    transport.failPublishes = true;
+    await assert.rejects(plug.write(1), /no PUBACK for cmnd\/plug\/PulseTime1/);
+    assert.deepEqual(transport.published, []);
+  });
+
+  test('tasmota: a PulseTime lost at start is logged and sent again at the next cycle', async () => {
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const transport = new FlakyTransport();
+    const plug = new MqttSwitch({
+      id: 'heater',
+      transport,
+      ...switchPreset('tasmota', 'plug'),
+      deadMan: deadMan('tasmota', 'plug', 600),
+      stateStaleAfterMs: 600_000,
+      ...manualTime(),
+      logger,
+    });
+    transport.failPublishes = true;
+    await plug.start();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.match(lines[0]?.msg ?? '', /heater: could not arm PulseTime on cmnd\/plug\/PulseTime1; retrying/);
+    transport.failPublishes = false;
+    await plug.observe();
+    await new Promise((resolve) => setImmediate(resolve));
+    await plug.observe();
+    assert.deepEqual(transport.published, [PULSE]);
+  });
+
+  test('zigbee2mqtt: every ON carries on_time, OFF is plain; nothing else is sent', async () => {
+    const transport = new FakeTransport();
+    const plug = new MqttSwitch({
+      id: 'heater',
+      transport,
+      ...switchPreset('zigbee2mqtt', 'zigbee2mqtt/heater_plug'),
+      deadMan: deadMan('zigbee2mqtt', 'zigbee2mqtt/heater_plug', 600),
+      stateStaleAfterMs: 600_000,
+      ...manualTime(),
+    });
+    await plug.start();
+    await plug.observe();
+    await plug.write(1);
+    await plug.write(0);
+    assert.deepEqual(
+      transport.published.map((p) => [p.topic, p.payload]),
+      [
+        ['zigbee2mqtt/heater_plug/set', '{"state":"ON","on_time":600}'],
+        ['zigbee2mqtt/heater_plug/set', '{"state":"OFF"}'],
+      ],
+    );
+  });
+});
+
+/**
+ * A Tasmota plug as its firmware behaves (support_command.ino CmndPulsetime, support_tasmota.ino
+ * ExecuteCommandPower): PulseTime<n> stores the time and restarts the countdown; ON switches on
+ * and restarts it; OFF clears it; at zero the relay switches off. Every change is reported on
+ * stat/plug/POWER.
+ */
+class TasmotaPlugModel {
+  relay: 0 | 1 = 0;
+  pulseTimeS = 0;
+  offAtMs: number | undefined;
+  /** When the countdown switched the relay off. */
+  readonly timedOutAtMs: number[] = [];
+  lastOnAtMs = 0;
+
+  constructor(
+    private readonly transport: FakeTransport,
+    private readonly nowMs: () => number,
+  ) {}
+
+  command(topic: string, payload: string): void {
+    if (topic === 'cmnd/plug/PulseTime1') {
+      const value = Number(payload);
+      this.pulseTimeS = value > 111 ? value - 100 : value / 10;
+      this.offAtMs = this.pulseTimeS > 0 ? this.nowMs() + this.pulseTimeS * 1000 : undefined;
+    } else if (topic === 'cmnd/plug/POWER') {
+      this.relay = payload === 'ON' ? 1 : 0;
+      if (this.relay === 1) this.lastOnAtMs = this.nowMs();
+      this.offAtMs =
+        this.relay === 1 && this.pulseTimeS > 0 ? this.nowMs() + this.pulseTimeS * 1000 : undefined;
+      this.report();
+    }
+  }
+
+  /** Time passes on the device: the countdown may end. */
+  tick(): void {
+    if (this.offAtMs !== undefined && this.nowMs() >= this.offAtMs) {
+      this.offAtMs = undefined;
+      if (this.relay === 1) this.timedOutAtMs.push(this.nowMs());
+      this.relay = 0;
+      this.report();
+    }
+  }
+
+  private report(): void {
+    this.transport.deliver('stat/plug/POWER', this.relay === 1 ? 'ON' : 'OFF');
+  }
+}
+
+describe('deadManS against the keep-alive: a healthy homeostat always re-arms in time, a silent one lets the plug go off', () => {
+  test('given a heater wanted ON for 6 h with cycles up to 55 s late, the plug never times out; when homeostat dies, it is off 600 s after the last ON', async () => {
+    const time = manualTime(0);
+    const transport = new FakeTransport();
+    const model = new TasmotaPlugModel(transport, time.nowMs);
+    const device = Object.assign(transport, {
+      publish: async (topic: string, payload: string | Buffer, opts: PublishOptions) => {
+        await FakeTransport.prototype.publish.call(transport, topic, payload, opts);
+        model.command(topic, payload.toString());
+      },
+    });
+    const plug = new MqttSwitch({
+      id: 'heater',
+      transport: device,
+      ...switchPreset('tasmota', 'plug'),
+      deadMan: deadMan('tasmota', 'plug', 600),
+      stateStaleAfterMs: 600_000,
+      nowMs: time.nowMs,
+    });
+    await plug.start();
+    const timing = { keepAliveMs: LOOP_POLICY.keepAliveMs, retryInitialMs: LOOP_POLICY.retryInitialMs };
+    // The loop runs at the wake-up the core asks for, late by 0–55 s (a slow sensor, a busy Pi).
+    const lateMs = [0, 55_000, 12_000, 40_000, 3_000, 55_000, 27_000];
+    let memory: CommandMemory | undefined;
+    let cycle = 0;
+    while (time.nowMs() < 6 * 3_600_000) {
+      const decision = decideCommand('heater', 1, await plug.observe(), memory, time.nowMs(), timing, {
+        reason: 'regulate',
+        detail: 'cold',
+      });
+      if (decision.command) await plug.write(decision.command.level);
+      memory = decision.memory;
+      const nextMs = decision.nextWakeMs + lateMs[cycle++ % lateMs.length]!;
+      // The device's clock runs in 1 s steps up to the next cycle.
+      while (time.nowMs() < nextMs) {
+        time.advanceS(1);
+        model.tick();
+      }
+    }
+    assert.deepEqual(model.timedOutAtMs, [], 'a healthy daemon re-sent ON before PulseTime ran out');
+    assert.equal(model.relay, 1);
+    // homeostat dies: nobody sends anything any more.
+    const lastOnMs = model.lastOnAtMs;
+    while (time.nowMs() < lastOnMs + 599_000) {
+      time.advanceS(1);
+      model.tick();
+    }
+    assert.equal(model.relay, 1, 'still on 599 s after the last ON');
+    time.advanceS(1);
+    model.tick();
+    assert.equal(model.relay, 0, 'off by itself 600 s after the last ON');
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseConfigText } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
+import { MIN_DEAD_MAN_S } from '../../../src/config/schema.js';
 import { buildDrivers, createActuatorDriver, driverKey, speedProblem } from '../../../src/drivers/build.js';
 import { MqttLevel, MqttSwitch } from '../../../src/drivers/mqtt/actuator.js';
 import { MqttSensor } from '../../../src/drivers/mqtt/sensor.js';
@@ -63,6 +64,8 @@ describe('buildDrivers with MQTT kinds', () => {
     assert.deepEqual(
       transport.published.map(({ topic, payload }) => [topic, payload]),
       [
+        // preset tasmota arms its dead man's switch (deadManS 600 by default) before every ON
+        ['cmnd/plug/PulseTime1', '700'],
         ['cmnd/plug/POWER', 'ON'],
         ['zigbee2mqtt/cooler/set', '{"state":"OFF"}'],
         ['cmnd/fan/Dimmer', '25'],
@@ -119,10 +122,25 @@ describe('driverKey of MQTT kinds', () => {
     ],
     [
       'relay safeState',
+      (t) => t.replace('device: zigbee2mqtt/cooler }', 'device: zigbee2mqtt/cooler, safeState: on }'),
+      'actuators',
+      'cooler',
+      true,
+    ],
+    [
+      // safeState on turns the default PulseTime off: the driver stops arming it
+      'safeState of a Tasmota plug with the default deadManS',
       (t) => t.replace('device: plug }', 'device: plug, safeState: on }'),
       'actuators',
       'heater',
-      true,
+      false,
+    ],
+    [
+      'relay deadManS',
+      (t) => t.replace('device: plug }', 'device: plug, deadManS: 900 }'),
+      'actuators',
+      'heater',
+      false,
     ],
     ['relay device', (t) => t.replace('device: plug }', 'device: plug2 }'), 'actuators', 'heater', false],
     [
@@ -141,4 +159,132 @@ describe('driverKey of MQTT kinds', () => {
       assert.equal(driverKey(before) === driverKey(after), same);
     });
   }
+});
+
+describe("deadManS in the config: the plug's own off timer", () => {
+  const switchOf = (section: string) => {
+    const actuator = mqttConfig((t) =>
+      t.replace('{ kind: mqtt_switch, preset: tasmota, device: plug }', section),
+    ).actuators.heater;
+    assert.ok(actuator?.kind === 'mqtt_switch');
+    return actuator;
+  };
+  const errorsOf = (section: string) => {
+    const loaded = parseConfigText(`
+version: 1
+node: { id: pi }
+mqtt: {}
+sensors: { room: { kind: mqtt, topic: t } }
+actuators:
+  heater: ${section}
+loops:
+  room: { sensor: room, raise: heater, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+`);
+    assert.equal(loaded.ok, false, `${section} should be refused`);
+    return loaded.ok ? [] : loaded.errors;
+  };
+
+  const defaults: [string, string, number][] = [
+    ['preset tasmota: on, 600 s', '{ kind: mqtt_switch, preset: tasmota, device: plug }', 600],
+    [
+      'preset tasmota on relay 2',
+      '{ kind: mqtt_switch, preset: tasmota, device: plug, commandTopic: cmnd/plug/POWER2 }',
+      600,
+    ],
+    [
+      'preset tasmota with safeState on: off',
+      '{ kind: mqtt_switch, preset: tasmota, device: plug, safeState: on }',
+      0,
+    ],
+    [
+      'preset tasmota with a command topic PulseTime cannot time: off',
+      '{ kind: mqtt_switch, preset: tasmota, device: plug, commandTopic: cmnd/plug/Backlog }',
+      0,
+    ],
+    [
+      'preset zigbee2mqtt: off (opt-in, not every device has it)',
+      '{ kind: mqtt_switch, preset: zigbee2mqtt, device: z/plug }',
+      0,
+    ],
+    [
+      'zigbee2mqtt opted in',
+      '{ kind: mqtt_switch, preset: zigbee2mqtt, device: z/plug, deadManS: 900 }',
+      900,
+    ],
+    ['tasmota turned off', '{ kind: mqtt_switch, preset: tasmota, device: plug, deadManS: 0 }', 0],
+    [
+      'no preset: off',
+      "{ kind: mqtt_switch, commandTopic: s/cmd, stateTopic: s/state, payloadOn: 'on', payloadOff: 'off', stateOn: 'on', stateOff: 'off' }",
+      0,
+    ],
+  ];
+  for (const [what, section, seconds] of defaults) {
+    test(`${what} → deadManS ${seconds}`, () => assert.equal(switchOf(section).deadManS, seconds));
+  }
+
+  const refused: [string, string, RegExp][] = [
+    [
+      'shorter than the keep-alive plus margin',
+      '{ kind: mqtt_switch, preset: tasmota, device: plug, deadManS: 300 }',
+      new RegExp(
+        `^actuators\\.heater\\.deadManS: must be at least ${MIN_DEAD_MAN_S} s \\(got 300\\): homeostat re-sends ON every 300 s while the plug should stay on`,
+      ),
+    ],
+    [
+      'longer than PulseTime holds',
+      '{ kind: mqtt_switch, preset: tasmota, device: plug, deadManS: 70000 }',
+      /^actuators\.heater\.deadManS: must be at most 64800 s with preset tasmota \(got 70000\)$/,
+    ],
+    [
+      'longer than a Zigbee on_time holds',
+      '{ kind: mqtt_switch, preset: zigbee2mqtt, device: z/plug, deadManS: 7000 }',
+      /^actuators\.heater\.deadManS: must be at most 6553 s with preset zigbee2mqtt/,
+    ],
+    [
+      'without a preset',
+      "{ kind: mqtt_switch, commandTopic: s/cmd, stateTopic: s/state, payloadOn: 'on', payloadOff: 'off', stateOn: 'on', stateOff: 'off', deadManS: 600 }",
+      /^actuators\.heater\.deadManS: needs preset tasmota \(PulseTime\) or zigbee2mqtt \(on_time\)/,
+    ],
+    [
+      'with safeState on',
+      '{ kind: mqtt_switch, preset: tasmota, device: plug, safeState: on, deadManS: 600 }',
+      /^actuators\.heater\.deadManS: turns the plug off when homeostat goes silent, but safeState is on/,
+    ],
+    [
+      'on a Tasmota command topic that is not POWER<n>',
+      '{ kind: mqtt_switch, preset: tasmota, device: plug, commandTopic: cmnd/plug/Backlog, deadManS: 600 }',
+      /^actuators\.heater\.deadManS: needs a command topic ending in \/POWER or \/POWER<n>/,
+    ],
+    [
+      'zigbee2mqtt with an ON payload that is not JSON',
+      "{ kind: mqtt_switch, preset: zigbee2mqtt, device: z/plug, payloadOn: 'ON', deadManS: 600 }",
+      /^actuators\.heater\.deadManS: needs payloadOn to be a JSON object/,
+    ],
+  ];
+  for (const [what, section, message] of refused) {
+    test(`refused: ${what}`, () => {
+      const errors = errorsOf(section);
+      assert.ok(
+        errors.some((line) => message.test(line)),
+        errors.join('\n'),
+      );
+    });
+  }
+
+  test(`the least deadManS is the keep-alive (300 s) plus 60 s: ${MIN_DEAD_MAN_S}`, () =>
+    assert.equal(MIN_DEAD_MAN_S, 360));
+
+  test('zigbee2mqtt opted in: the driver sends on_time with ON', async () => {
+    const transport = new FakeTransport();
+    const config = mqttConfig((t) =>
+      t.replace('device: zigbee2mqtt/cooler }', 'device: zigbee2mqtt/cooler, deadManS: 900 }'),
+    );
+    const drivers = buildDrivers(config, () => 0, { mqtt: transport });
+    await drivers.actuators.get('cooler')!.write(1);
+    assert.deepEqual(transport.published.at(-1), {
+      topic: 'zigbee2mqtt/cooler/set',
+      payload: '{"state":"ON","on_time":900}',
+      opts: { qos: 1, retain: false },
+    });
+  });
 });

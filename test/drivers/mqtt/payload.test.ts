@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  DEAD_MAN_MAX_S,
+  deadManFor,
   levelCommandPayload,
   MAX_PAYLOAD_BYTES,
   type Parsed,
@@ -8,6 +10,8 @@ import {
   parseSwitchState,
   plainTopicProblem,
   switchPreset,
+  tasmotaPulseTimeValue,
+  tasmotaRelayIndex,
 } from '../../../src/drivers/mqtt/payload.js';
 
 /** What a table row expects: a value, "missing" (ignored), or a rejection whose reason matches. */
@@ -198,4 +202,81 @@ describe('plainTopicProblem', () => {
       else assert.equal(problem, undefined);
     });
   }
+});
+
+describe("tasmotaPulseTimeValue: Tasmota's PulseTime encoding", () => {
+  // 1–111: tenths of a second; 112–64900: seconds + 100.
+  const cases: [number, number][] = [
+    [0.1, 1],
+    [1, 10],
+    [11.1, 111],
+    [12, 112],
+    [360, 460],
+    [600, 700],
+    [64_800, 64_900],
+  ];
+  for (const [seconds, value] of cases) {
+    test(`${seconds} s → PulseTime ${value}`, () => assert.equal(tasmotaPulseTimeValue(seconds), value));
+  }
+  for (const seconds of [0, 11.5, 64_801]) {
+    test(`${seconds} s cannot be held → RangeError`, () =>
+      assert.throws(() => tasmotaPulseTimeValue(seconds), /PulseTime holds 0\.1–11\.1 s or 12–64800 s/));
+  }
+});
+
+describe('tasmotaRelayIndex: which PulseTime<n> times the relay of a command topic', () => {
+  const cases: [string, number | undefined][] = [
+    ['cmnd/plug/POWER', 1],
+    ['cmnd/plug/POWER1', 1],
+    ['cmnd/strip/POWER3', 3],
+    ['cmnd/strip/power2', 2],
+    ['cmnd/strip/POWER32', 32],
+    ['cmnd/strip/POWER0', undefined], // all relays at once
+    ['cmnd/strip/POWER33', undefined],
+    ['cmnd/dim/Dimmer', undefined],
+  ];
+  for (const [topic, index] of cases) {
+    test(`${topic} → ${index ?? 'none'}`, () => assert.equal(tasmotaRelayIndex(topic), index));
+  }
+});
+
+describe("deadManFor: a preset's dead man's switch", () => {
+  test('tasmota: PulseTime<n> on the command topic prefix, seconds + 100', () => {
+    assert.deepEqual(deadManFor('tasmota', switchPreset('tasmota', 'plug'), 600), {
+      ok: true,
+      deadMan: { kind: 'tasmota-pulsetime', seconds: 600, topic: 'cmnd/plug/PulseTime1', payload: '700' },
+    });
+    const second = { ...switchPreset('tasmota', 'strip'), commandTopic: 'home/strip/cmnd/POWER2' };
+    assert.deepEqual(deadManFor('tasmota', second, 400), {
+      ok: true,
+      deadMan: {
+        kind: 'tasmota-pulsetime',
+        seconds: 400,
+        topic: 'home/strip/cmnd/PulseTime2',
+        payload: '500',
+      },
+    });
+  });
+
+  test('tasmota: a command topic that is not POWER<n> has no PulseTime to set', () => {
+    const built = deadManFor('tasmota', { commandTopic: 'cmnd/plug/Backlog', payloadOn: 'ON' }, 600);
+    assert.equal(built.ok, false);
+    assert.match(built.ok ? '' : built.problem, /command topic ending in \/POWER or \/POWER<n>/);
+  });
+
+  test('zigbee2mqtt: on_time (seconds) added to the ON payload', () => {
+    assert.deepEqual(deadManFor('zigbee2mqtt', switchPreset('zigbee2mqtt', 'zigbee2mqtt/plug'), 600), {
+      ok: true,
+      deadMan: { kind: 'zigbee2mqtt-on-time', seconds: 600, payloadOn: '{"state":"ON","on_time":600}' },
+    });
+  });
+
+  test('zigbee2mqtt: an ON payload that is not a JSON object cannot carry on_time', () => {
+    const built = deadManFor('zigbee2mqtt', { commandTopic: 'z/plug/set', payloadOn: 'ON' }, 600);
+    assert.match(built.ok ? '' : built.problem, /payloadOn to be a JSON object/);
+  });
+
+  test('the longest times the devices can hold: PulseTime 64900, ZCL on time 0.1 s × 65535', () => {
+    assert.deepEqual(DEAD_MAN_MAX_S, { tasmota: 64_800, zigbee2mqtt: 6_553 });
+  });
 });

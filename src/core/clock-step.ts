@@ -1,0 +1,77 @@
+/**
+ * When the wall clock steps (NTP correcting a Raspberry Pi that booted without a real-time
+ * clock, a person setting the date), every absolute time a loop remembers is moved by the same
+ * amount, so the distance from "now" to each of them — the durations the controller and the
+ * watches measure — is what it was before the step. Without it, a step forward of 2 h counted
+ * as 2 h of heating without effect (a false latched fault) and a step back held minimum times
+ * and retries for the size of the jump.
+ *
+ * Pure: the runtime learns of the step from its clock and calls this before the next cycle.
+ */
+import type { LoopMemory } from './loop-state.js';
+
+/**
+ * `memory` with every absolute time it holds moved by `deltaMs` (positive: the clock stepped
+ * forward). Moved (see {@link SHIFTED_MEMORY_TIMES}): relays' `lastSwitchMs` and
+ * `windowStartMs`, commands' `atMs`, `lastActiveMs`, the PID's `lastAtMs` (a reading's
+ * stamp, moved with the readings), the effect watch's `sinceMs`, and the latched fault's
+ * `atMs` (a fault reset compares its own receive time with it: unmoved, a reset sent after a
+ * step back would be refused until the clock caught up). Not moved: conditions'
+ * `lastTransitionMs`, records of when a status changed. Returns `memory` itself when
+ * `deltaMs` is 0.
+ */
+export function shiftLoopMemory(memory: LoopMemory, deltaMs: number): LoopMemory {
+  if (deltaMs === 0 || !Number.isFinite(deltaMs)) return memory;
+  const shift = (t: number | undefined) => (t === undefined ? undefined : t + deltaMs);
+  const relays: LoopMemory['relays'] = {};
+  for (const [id, relay] of Object.entries(memory.relays)) {
+    const { windowStartMs, lastSwitchMs, ...rest } = relay;
+    relays[id] = {
+      ...rest,
+      ...(windowStartMs === undefined ? {} : { windowStartMs: windowStartMs + deltaMs }),
+      ...(lastSwitchMs === undefined ? {} : { lastSwitchMs: lastSwitchMs + deltaMs }),
+    };
+  }
+  const commands: LoopMemory['commands'] = {};
+  for (const [id, command] of Object.entries(memory.commands)) {
+    commands[id] = { ...command, atMs: command.atMs + deltaMs };
+  }
+  const lastActiveMs: LoopMemory['lastActiveMs'] = {};
+  for (const direction of ['raise', 'lower'] as const) {
+    const t = shift(memory.lastActiveMs[direction]);
+    if (t !== undefined) lastActiveMs[direction] = t;
+  }
+  const { lastAtMs, ...pid } = memory.pid;
+  return {
+    ...memory,
+    relays,
+    commands,
+    lastActiveMs,
+    pid: lastAtMs === undefined ? pid : { ...pid, lastAtMs: lastAtMs + deltaMs },
+    ...(memory.effectWatch
+      ? { effectWatch: { ...memory.effectWatch, sinceMs: memory.effectWatch.sinceMs + deltaMs } }
+      : {}),
+    ...(memory.latchedFault
+      ? { latchedFault: { ...memory.latchedFault, atMs: memory.latchedFault.atMs + deltaMs } }
+      : {}),
+  };
+}
+
+/**
+ * The absolute-time fields of LoopMemory that {@link shiftLoopMemory} moves, as paths (`*` = every
+ * key). A test checks this list against a memory with every field set, so a field added to
+ * LoopMemory without being added here fails it.
+ */
+export const SHIFTED_MEMORY_TIMES = [
+  'relays.*.lastSwitchMs',
+  'relays.*.windowStartMs',
+  'commands.*.atMs',
+  'lastActiveMs.raise',
+  'lastActiveMs.lower',
+  'pid.lastAtMs',
+  'effectWatch.sinceMs',
+  'latchedFault.atMs',
+] as const;
+
+/** Absolute-time fields deliberately left alone: records of when something happened. */
+export const RECORD_TIMES = ['conditions.*.lastTransitionMs'] as const;

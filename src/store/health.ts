@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { errorCode } from './database.js';
+
+/**
+ * The database's health as the daemon shows it: the `StorageHealthy` condition on every loop.
+ * Reasons are the kinds of failure a person fixes differently.
+ */
+export type StorageProblem = 'Corrupt' | 'Full' | 'Locked' | 'Unwritable' | 'Failed';
+
+export interface StorageHealth {
+  healthy: boolean;
+  reason: 'Healthy' | StorageProblem;
+  /** What is wrong and what to do, or what homeostat is doing about it. */
+  message: string;
+}
+
+export const HEALTHY: StorageHealth = { healthy: true, reason: 'Healthy', message: 'database writable' };
+
+/**
+ * What kind of storage failure `error` is; undefined when it is not one (a validation error
+ * such as an unknown loop). Errors wrapped by openStore are judged by their cause.
+ */
+export function classifyStorageError(error: unknown): StorageProblem | undefined {
+  const code = errorCode(error) ?? errorCode(error instanceof Error ? error.cause : undefined);
+  if (code === undefined) return undefined;
+  if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) return 'Corrupt';
+  // SQLite cannot grow its -shm on a full disk: SQLITE_IOERR_SHMSIZE (seen on a full tmpfs).
+  if (['SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE', 'ENOSPC', 'EDQUOT'].includes(code)) return 'Full';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'Locked';
+  if (
+    code.startsWith('SQLITE_READONLY') ||
+    code.startsWith('SQLITE_CANTOPEN') ||
+    ['SQLITE_PERM', 'SQLITE_AUTH', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST'].includes(code)
+  )
+    return 'Unwritable';
+  if (code.startsWith('SQLITE_') || code.startsWith('E')) return 'Failed';
+  return undefined;
+}
+
+/** A message a person can act on, for the condition and the log. */
+export function describeProblem(problem: StorageProblem, dbPath: string, error: unknown): string {
+  const dir = path.dirname(dbPath);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  const code = errorCode(cause);
+  const what = `${detail}${code ? ` (${code})` : ''}`;
+  switch (problem) {
+    case 'Corrupt':
+      return `database ${dbPath} is damaged (${what}): moved aside, a fresh one takes over with the desired state kept in memory`;
+    case 'Full':
+      return `disk full: free space on the filesystem holding ${dir} (${what}); regulating on, writes retried`;
+    case 'Locked':
+      return (
+        `database ${dbPath} is locked by another process (${what}): is a second homeostat daemon, or ` +
+        'a tool such as sqlite3, writing to it? Regulating on, writes retried'
+      );
+    case 'Unwritable':
+      return (
+        `cannot write ${dbPath} (${what}): make ${dir} and ${dbPath} writable by the user running ` +
+        'homeostat (with systemd: StateDirectory=homeostat), or choose another path with --db; regulating on, retrying'
+      );
+    case 'Failed':
+      return `database ${dbPath} failed (${what}): check the disk; regulating on, retrying`;
+  }
+}

@@ -1,0 +1,374 @@
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { type BackoffOptions, backoffDelayMs } from '../runtime/backoff.js';
+import type { Clock, TimerHandle } from '../runtime/clock.js';
+import { moveAside, openStandIn, openStore } from './database.js';
+import { DesiredStore } from './desired-store.js';
+import {
+  classifyStorageError,
+  describeProblem,
+  HEALTHY,
+  type StorageHealth,
+  type StorageProblem,
+} from './health.js';
+import type { StoreObserver } from './observer.js';
+import { pruneHistory, type RetentionOptions } from './retention.js';
+import { StateStore } from './state-store.js';
+
+/**
+ * What the daemon holds in memory and a new database must get: the running config (applied as
+ * it would be at a start) and every loop's memory and status (latched faults included).
+ */
+export interface RunningState {
+  /** Applies the running config text to `target` (a DesiredStore on the new file). */
+  applyConfig(target: DesiredStore): void;
+  loops(): Array<{ loop: string; memory: unknown; status: unknown; atMs: number }>;
+}
+
+export interface StoreSupervisorOptions {
+  path: string;
+  clock: Clock;
+  logger: Logger;
+  retention?: RetentionOptions;
+  /** Attempts to open the file after it could not be: capped backoff. Default 2 s doubling to 60 s. */
+  reopen?: BackoffOptions;
+}
+
+/**
+ * The writes that end a streak of failures: the batched flush (it carries everything held back,
+ * and the daemon runs it every storage.memoryFlushS whatever happens) and pruning. A small write
+ * going through says little: on a nearly full disk a command may fit where the flush does not,
+ * and ending the streak on it would log the failure again at every flush.
+ */
+const STREAK_ENDING = new Set(['flush', 'prune']);
+
+/**
+ * Keeps the daemon's store usable whatever happens to its file, so that storage never stops
+ * regulation (the loops read desired state from memory; see DesiredStore):
+ *
+ * - a file that cannot be opened (full disk, unwritable directory, another writer's lock) is
+ *   replaced by an in-memory stand-in, and opened again with capped backoff; once it opens,
+ *   the desired state in memory and every loop's memory are carried over into it;
+ * - a file found damaged while running (SQLITE_CORRUPT/NOTADB on any read or write) is moved
+ *   aside as at start-up and a fresh one takes the running config, the desired state in memory
+ *   and the loops' memory (latched faults), without a restart;
+ * - other failures (full, locked, read-only) are shown and retried by whoever wrote: the batched
+ *   flush at its next turn, a command by its sender (it was answered rejected).
+ *
+ * Every failure shows as `health()` (the StorageHealthy condition), and is logged once per
+ * streak of failures, with the recovery logged once.
+ */
+export class StoreSupervisor implements StoreObserver {
+  readonly desired: DesiredStore;
+  readonly state: StateStore;
+  private db: Database.Database;
+  /** False while on the in-memory stand-in. */
+  private onFile: boolean;
+  private current: StorageHealth = HEALTHY;
+  private readonly listeners: Array<(health: StorageHealth) => void> = [];
+  private streak: { problem: StorageProblem; failures: number; sinceMs: number } | undefined;
+  private running: RunningState | undefined;
+  private reopenTimer: TimerHandle | undefined;
+  private reopenFailures = 0;
+  private recoveryTimer: TimerHandle | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: StoreSupervisorOptions) {
+    const nowMs = () => opts.clock.nowMs();
+    let db: Database.Database;
+    let openError: unknown;
+    let recovered: { movedTo: string; reason: string } | undefined;
+    try {
+      const opened = openStore({ path: opts.path, logger: opts.logger, nowMs });
+      db = opened.db;
+      recovered = opened.recovered;
+      this.onFile = true;
+    } catch (error) {
+      openError = error;
+      db = openStandIn(opts.logger);
+      this.onFile = false;
+    }
+    this.db = db;
+    this.desired = new DesiredStore(db, nowMs, {
+      observer: this,
+      deferEvent: (event) => this.state.addEvent(event),
+    });
+    this.state = new StateStore(db, this);
+    if (recovered) {
+      this.desired.recordEvent({
+        kind: 'database-recovered',
+        message: `unreadable database moved to ${recovered.movedTo} (${recovered.reason}); started a fresh one`,
+      });
+    }
+    if (openError !== undefined) this.standInAfter(openError);
+  }
+
+  /** The database in use (the stand-in while the file cannot be opened). For tests and the CLI close. */
+  get database(): Database.Database {
+    return this.db;
+  }
+
+  /** True while the file could not be opened and an in-memory stand-in is in use. */
+  get onStandIn(): boolean {
+    return !this.onFile;
+  }
+
+  health(): StorageHealth {
+    return this.current;
+  }
+
+  /** Called with every change of health (the daemon updates every loop's StorageHealthy). */
+  onHealthChange(listener: (health: StorageHealth) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * The file is open but cannot take the config at start (a full disk under an existing file):
+   * the daemon regulates on the stand-in, from the config, and the file is tried again later.
+   */
+  fallBackToStandIn(error: unknown): void {
+    this.standInAfter(error);
+  }
+
+  /** The daemon tells what a new database must be given (see RunningState). */
+  attach(running: RunningState): void {
+    this.running = running;
+  }
+
+  /** History retention and the events cap (hourly, by the daemon). */
+  prune(nowMs: number): void {
+    const { retention } = this.opts;
+    this.observe('prune', () => pruneHistory(this.db, nowMs, retention));
+  }
+
+  /** Stops retrying and closes the database (after the daemon's last flush). */
+  close(): void {
+    this.closed = true;
+    if (this.reopenTimer) this.opts.clock.clearTimer(this.reopenTimer);
+    if (this.recoveryTimer) this.opts.clock.clearTimer(this.recoveryTimer);
+    closeQuietly(this.db);
+  }
+
+  succeeded(operation: string): void {
+    if (!this.onFile || this.streak === undefined || !STREAK_ENDING.has(operation)) return;
+    const { failures, sinceMs, problem } = this.streak;
+    this.streak = undefined;
+    const seconds = Math.round((this.opts.clock.nowMs() - sinceMs) / 1000);
+    this.opts.logger.info(
+      { db: this.opts.path, failures, seconds, problem },
+      `database ${this.opts.path} writable again after ${failures} failed operation(s) over ${seconds} s`,
+    );
+    this.setHealth(HEALTHY);
+  }
+
+  failed(operation: string, error: unknown): void {
+    const problem = classifyStorageError(error);
+    if (problem === undefined || !this.onFile || this.closed) return;
+    if (problem === 'Corrupt') {
+      this.scheduleRecovery(error);
+      return;
+    }
+    const message = describeProblem(problem, this.opts.path, error);
+    if (this.streak?.problem === problem) {
+      this.streak.failures++;
+      this.opts.logger.debug({ err: error, operation }, `database still failing: ${operation}`);
+    } else {
+      // Once per streak (and again if the kind of failure changes): never once per write.
+      this.streak = { problem, failures: 1, sinceMs: this.opts.clock.nowMs() };
+      this.opts.logger.error({ err: error, db: this.opts.path, operation }, message);
+    }
+    this.setHealth({ healthy: false, reason: problem, message });
+  }
+
+  private observe<T>(operation: string, run: () => T): T {
+    try {
+      const result = run();
+      this.succeeded(operation);
+      return result;
+    } catch (error) {
+      this.failed(operation, error);
+      throw error;
+    }
+  }
+
+  private setHealth(health: StorageHealth): void {
+    if (health.reason === this.current.reason && health.message === this.current.message) return;
+    this.current = health;
+    for (const listener of this.listeners) listener(health);
+  }
+
+  /**
+   * A damaged file: recovered from a timer, not inside the store operation that met the damage
+   * (the caller sees its error; the next operations go to the fresh file).
+   */
+  private scheduleRecovery(error: unknown): void {
+    if (this.recoveryTimer) return;
+    const message = describeProblem('Corrupt', this.opts.path, error);
+    this.opts.logger.error({ err: error, db: this.opts.path }, message);
+    this.setHealth({ healthy: false, reason: 'Corrupt', message });
+    this.recoveryTimer = this.opts.clock.setTimer(() => {
+      this.recoveryTimer = undefined;
+      this.recover(error);
+    }, 0);
+  }
+
+  private recover(error: unknown): void {
+    if (this.closed) return;
+    const reason = error instanceof Error ? error.message : String(error);
+    let movedTo: string;
+    try {
+      // As at start-up: files renamed while the damaged connection is still open (see openStore).
+      movedTo = moveAside(this.opts.path, 'corrupt', this.opts.clock.nowMs());
+    } catch (moveError) {
+      this.standInAfter(moveError);
+      return;
+    }
+    const damaged = this.db;
+    try {
+      const { db } = openStore({
+        path: this.opts.path,
+        logger: this.opts.logger,
+        nowMs: () => this.opts.clock.nowMs(),
+      });
+      this.adopt(db, {
+        kind: 'database-recovered',
+        message: `database damaged while running (${reason}): moved to ${movedTo}; a fresh one took over with the desired state kept in memory`,
+        data: { movedTo },
+      });
+      closeQuietly(damaged);
+      this.opts.logger.error(
+        { db: this.opts.path, movedTo, reason },
+        `database ${this.opts.path} was damaged (${reason}); moved it to ${movedTo} and started a fresh one ` +
+          'with the running config, the desired state and the loops’ memory; history before now is in the moved file',
+      );
+    } catch (openError) {
+      this.standInAfter(openError);
+    }
+  }
+
+  /**
+   * Moves the stores to `db`, after writing into it what the daemon holds in memory: the
+   * running config, the desired state (generations continue), every loop's memory and status.
+   * Throws (leaving the stores where they were, `db` closed) when `db` cannot take them.
+   */
+  private adopt(db: Database.Database, event?: { kind: string; message: string; data?: unknown }): void {
+    const remembered = this.desired.allDesired();
+    const target = new DesiredStore(db, () => this.opts.clock.nowMs());
+    try {
+      target.raiseGenerationFloor(this.desired.highestGeneration());
+      this.running?.applyConfig(target);
+      target.restoreDesired(remembered);
+      if (event) target.recordEvent(event);
+    } catch (error) {
+      closeQuietly(db);
+      throw error;
+    }
+    this.db = db;
+    this.onFile = db.name !== ':memory:';
+    this.desired.useDatabase(db);
+    this.state.useDatabase(db);
+    for (const loop of this.running?.loops() ?? []) {
+      this.state.saveState(loop.loop, loop.memory, loop.status as never, loop.atMs);
+    }
+    this.streak = undefined;
+    this.reopenFailures = 0;
+    this.setHealth(HEALTHY);
+    try {
+      this.state.flush();
+    } catch {
+      // Reported by the observer; the daemon's next flush retries.
+    }
+  }
+
+  /**
+   * The file cannot be used: regulate on an in-memory stand-in that holds the desired state
+   * (the running config and what is in memory), and try the file again with capped backoff.
+   */
+  private standInAfter(error: unknown): void {
+    const problem = classifyStorageError(error) ?? 'Failed';
+    const message = `${describeProblem(problem, this.opts.path, error)}; running on an in-memory stand-in until it opens`;
+    if (this.onFile) {
+      const previous = this.db;
+      try {
+        this.adopt(openStandIn(this.opts.logger));
+      } catch {
+        // An in-memory database does not fail to take a few rows; if it did, the stores stay.
+      }
+      if (this.db !== previous) closeQuietly(previous);
+    }
+    this.onFile = false;
+    if (this.streak?.problem !== problem) {
+      this.streak = { problem, failures: 1, sinceMs: this.opts.clock.nowMs() };
+      this.opts.logger.error({ err: error, db: this.opts.path }, message);
+    } else this.streak.failures++;
+    this.setHealth({ healthy: false, reason: problem, message });
+    this.scheduleReopen();
+  }
+
+  private scheduleReopen(): void {
+    if (this.closed || this.reopenTimer) return;
+    this.reopenFailures++;
+    const delayMs = backoffDelayMs(
+      this.reopenFailures,
+      this.opts.reopen ?? { initialMs: 2_000, maxMs: 60_000 },
+    );
+    this.reopenTimer = this.opts.clock.setTimer(() => {
+      this.reopenTimer = undefined;
+      this.reopen();
+    }, delayMs);
+  }
+
+  /** One attempt to open the file and carry the stand-in's state over into it. */
+  private reopen(): void {
+    if (this.closed || this.onFile) return;
+    const standIn = this.db;
+    try {
+      // No quick_check: the loops run meanwhile, and it reads the whole file; damage is still
+      // found by the first read or write that meets it.
+      const { db, recovered } = openStore({
+        path: this.opts.path,
+        logger: this.opts.logger,
+        nowMs: () => this.opts.clock.nowMs(),
+        quickCheck: false,
+      });
+      this.adopt(
+        db,
+        recovered
+          ? {
+              kind: 'database-recovered',
+              message: `unreadable database moved to ${recovered.movedTo} (${recovered.reason}); started a fresh one`,
+            }
+          : {
+              kind: 'database-opened',
+              message: `database ${this.opts.path} opened; state kept in memory carried over`,
+            },
+      );
+      closeQuietly(standIn);
+      const seconds = this.streak ? Math.round((this.opts.clock.nowMs() - this.streak.sinceMs) / 1000) : 0;
+      this.opts.logger.info(
+        { db: this.opts.path, seconds },
+        `database ${this.opts.path} opened; the state kept in memory was carried over into it`,
+      );
+    } catch (error) {
+      const problem = classifyStorageError(error) ?? 'Failed';
+      const message = `${describeProblem(problem, this.opts.path, error)}; running on an in-memory stand-in until it opens`;
+      if (this.streak?.problem !== problem) {
+        this.streak = { problem, failures: 1, sinceMs: this.opts.clock.nowMs() };
+        this.opts.logger.error({ err: error, db: this.opts.path }, message);
+      } else {
+        this.streak.failures++;
+        this.opts.logger.debug({ err: error }, 'database still cannot be opened');
+      }
+      this.setHealth({ healthy: false, reason: problem, message });
+      this.scheduleReopen();
+    }
+  }
+}
+
+function closeQuietly(db: Database.Database | undefined): void {
+  try {
+    if (db?.open) db.close();
+  } catch {
+    // A damaged or full file can fail to close too; what matters was reported already.
+  }
+}

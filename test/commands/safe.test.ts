@@ -1,0 +1,452 @@
+/**
+ * `homeostat safe`, run by systemd's ExecStopPost= after the daemon died: every GPIO relay of
+ * the config ends at its safe level, on a fixture sysfs tree (a Pi 4 on Bookworm: BCM 0 is
+ * sysfs 512) where a killed daemon left pins ON. The tree's files are plain files, so the
+ * kernel's side of sysfs is simulated by `fakeKernel` (export creates the pin, `high`/`low`
+ * set the raw level, `active_low` inverts reads and writes), which also records every raw
+ * level a pin is driven to while it is an output — to show that nothing glitches.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import {
+  driveRelaySafe,
+  fileSysfsIo,
+  planFromBrokenText,
+  type SysfsIo,
+  safeCommand,
+} from '../../src/commands/safe.js';
+import { chipFiles, tempTree } from '../drivers/gpio/fakes.js';
+
+const BASE = 512;
+
+/** A Pi 4 with Bookworm's numbering, and `pins` (BCM → files) as a killed daemon left them. */
+function pi4(pins: Record<number, { direction: 'in' | 'out'; value: 0 | 1; activeLow: 0 | 1 }> = {}) {
+  const files: Record<string, string> = {
+    ...chipFiles(BASE, 'pinctrl-bcm2711', 58),
+    ...chipFiles(570, 'raspberrypi-exp-gpio', 8),
+    'class/gpio/export': '',
+    'class/gpio/unexport': '',
+  };
+  for (const [bcm, pin] of Object.entries(pins)) {
+    const dir = `class/gpio/gpio${BASE + Number(bcm)}`;
+    files[`${dir}/direction`] = `${pin.direction}\n`;
+    files[`${dir}/value`] = `${pin.value}\n`;
+    files[`${dir}/active_low`] = `${pin.activeLow}\n`;
+  }
+  return tempTree(files);
+}
+
+/** The raw level of an exported output (what the relay board sees), or `input`. */
+function rawLevel(root: string, bcm: number): 0 | 1 | 'input' | 'not exported' {
+  const dir = join(root, 'class/gpio', `gpio${BASE + bcm}`);
+  let direction: string;
+  try {
+    direction = readFileSync(join(dir, 'direction'), 'utf8').trim();
+  } catch {
+    return 'not exported';
+  }
+  if (direction === 'in') return 'input';
+  const value = Number(readFileSync(join(dir, 'value'), 'utf8').trim());
+  const activeLow = Number(readFileSync(join(dir, 'active_low'), 'utf8').trim());
+  return (value ^ activeLow) as 0 | 1;
+}
+
+/**
+ * sysfs GPIO semantics on plain files, recording writes (paths relative to the root) and each
+ * raw level an output is driven to. `hang`/`fail`: writes under that sysfs number never
+ * finish / throw EIO; `busy`: exporting that number throws EBUSY (a dtoverlay holds it).
+ */
+function fakeKernel(root: string, opts: { hang?: number; fail?: number; busy?: number } = {}) {
+  const writes: [string, string][] = [];
+  const rawLevels = new Map<number, (0 | 1)[]>();
+  const pinOf = (path: string) => Number(/gpio(\d+)\//.exec(path)?.[1] ?? Number.NaN);
+  const readFile = (dir: string, name: string) => readFileSync(join(dir, name), 'utf8').trim();
+  const driven = (n: number, raw: 0 | 1) => rawLevels.set(n, [...(rawLevels.get(n) ?? []), raw]);
+  const io: SysfsIo = {
+    read: (path) => fileSysfsIo.read(path),
+    writable: (path) => fileSysfsIo.writable(path),
+    async write(path, text) {
+      writes.push([path.slice(root.length + 1), text]);
+      if (path.endsWith('class/gpio/export')) {
+        if (Number(text) === opts.busy) {
+          throw Object.assign(new Error(`EBUSY: resource busy or locked, write '${path}'`), {
+            code: 'EBUSY',
+          });
+        }
+        const dir = join(root, 'class/gpio', `gpio${text}`);
+        mkdirSync(dir);
+        for (const [name, content] of [
+          ['direction', 'in'],
+          ['value', '0'],
+          ['active_low', '0'],
+        ]) {
+          writeFileSync(join(dir, name!), `${content}\n`);
+        }
+        return;
+      }
+      const n = pinOf(path);
+      if (n === opts.hang) return new Promise(() => {});
+      if (n === opts.fail) throw Object.assign(new Error(`EIO: i/o error, write '${path}'`), { code: 'EIO' });
+      const dir = path.slice(0, path.lastIndexOf('/'));
+      const activeLow = Number(readFile(dir, 'active_low'));
+      const output = readFile(dir, 'direction') !== 'in';
+      const raw = (Number(readFile(dir, 'value')) ^ activeLow) as 0 | 1;
+      if (path.endsWith('/direction')) {
+        // high/low: the raw level, ignoring active_low; out = low.
+        writeFileSync(path, text === 'in' ? 'in\n' : 'out\n');
+        if (text !== 'in') {
+          const newRaw = text === 'high' ? 1 : 0;
+          writeFileSync(join(dir, 'value'), `${newRaw ^ activeLow}\n`);
+          driven(n, newRaw);
+        }
+      } else if (path.endsWith('/active_low')) {
+        // The line does not move: reads and writes are inverted from now on.
+        writeFileSync(path, `${text}\n`);
+        writeFileSync(join(dir, 'value'), `${raw ^ Number(text)}\n`);
+      } else if (path.endsWith('/value')) {
+        writeFileSync(path, `${text}\n`);
+        if (output) driven(n, (Number(text) ^ activeLow) as 0 | 1);
+      }
+    },
+  };
+  return { io, writes, rawLevels };
+}
+
+function configFile(root: string, actuators: string, extra = ''): string {
+  const path = join(root, 'config.yaml');
+  writeFileSync(
+    path,
+    `version: 1
+node: { id: pi }
+${extra}
+sensors:
+  t: { kind: simulated, plant: p }
+simulation: { plants: { p: { ambient: 10, timeConstantS: 600 } } }
+actuators:
+${actuators}
+loops:
+  room: { sensor: t, raise: ${/^\s+(\w+):/.exec(actuators)?.[1]}, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+`,
+  );
+  return path;
+}
+
+async function runSafe(configPath: string, io: SysfsIo, sysfsRoot: string, pinTimeoutMs?: number) {
+  const lines: string[] = [];
+  const code = await safeCommand({ configPath, sysfsRoot, io, env: {}, pinTimeoutMs }, (l) => lines.push(l));
+  return { code, lines, text: lines.join('\n') };
+}
+
+const FOUR_RELAYS = `  heater: { kind: gpio_relay, bcm: 17 }
+  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }
+  fan: { kind: gpio_relay, bcm: 22 }
+  lamp: { kind: gpio_relay, bcm: 23, activeLow: false }`;
+
+describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
+  test('given relays left ON (active-low and active-high), one already off, when safe runs, then every pin is released and exit is 0', async () => {
+    const root = pi4({
+      17: { direction: 'out', value: 1, activeLow: 1 }, // heater ON: pin low energises the board
+      27: { direction: 'out', value: 1, activeLow: 0 }, // cooler ON: pin high
+      22: { direction: 'out', value: 0, activeLow: 1 }, // fan already off (pin high)
+      23: { direction: 'out', value: 1, activeLow: 0 }, // lamp ON
+    });
+    const kernel = fakeKernel(root);
+    const result = await runSafe(configFile(root, FOUR_RELAYS), kernel.io, root);
+    assert.equal(result.code, 0, result.text);
+    assert.deepEqual(
+      [17, 27, 22, 23].map((bcm) => rawLevel(root, bcm)),
+      [1, 0, 1, 0],
+      'released: active-low pins high, active-high pins low',
+    );
+    assert.match(
+      result.text,
+      /^heater \(gpio_relay BCM 17 = sysfs 529, active-low\): was ON \(pin low\), now OFF \(pin high\)$/m,
+    );
+    assert.match(
+      result.text,
+      /^cooler \(gpio_relay BCM 27 = sysfs 539\): was ON \(pin high\), now OFF \(pin low\)$/m,
+    );
+    assert.match(result.text, /^fan .*: already OFF \(pin high\), its safe state; not written$/m);
+    assert.match(result.text, /^homeostat safe: 4 of 4 GPIO relay\(s\) at their safe level$/m);
+  });
+
+  test('a pin already at its safe level is not written at all (no glitch), and the others once each', async () => {
+    const root = pi4({
+      17: { direction: 'out', value: 1, activeLow: 1 },
+      22: { direction: 'out', value: 0, activeLow: 1 },
+    });
+    const kernel = fakeKernel(root);
+    const result = await runSafe(
+      configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }\n  fan: { kind: gpio_relay, bcm: 22 }'),
+      kernel.io,
+      root,
+    );
+    assert.equal(result.code, 0, result.text);
+    assert.deepEqual(kernel.writes, [['class/gpio/gpio529/value', '0']]);
+    assert.deepEqual(kernel.rawLevels.get(529), [1], 'one transition, straight to released');
+  });
+
+  test('given a pin the daemon never exported, when safe runs, then it is exported straight at the released level (never energised on the way)', async () => {
+    const root = pi4();
+    const kernel = fakeKernel(root);
+    const result = await runSafe(
+      configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }'),
+      kernel.io,
+      root,
+    );
+    assert.equal(result.code, 0, result.text);
+    assert.equal(rawLevel(root, 17), 1);
+    assert.deepEqual(kernel.writes.slice(0, 2), [
+      ['class/gpio/export', '529'],
+      ['class/gpio/gpio529/direction', 'high'],
+    ]);
+    assert.deepEqual(kernel.rawLevels.get(529), [1, 1], 'every level it was driven to is the released one');
+    assert.equal(readFileSync(join(root, 'class/gpio/gpio529/active_low'), 'utf8').trim(), '1');
+    assert.match(result.text, /^heater .*: was not an output; now an output at OFF \(pin high\)$/m);
+  });
+
+  test('an exported input (floating: the board follows its pull resistor) becomes an output at the released level', async () => {
+    const root = pi4({ 27: { direction: 'in', value: 0, activeLow: 0 } });
+    const kernel = fakeKernel(root);
+    const result = await runSafe(
+      configFile(root, '  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }'),
+      kernel.io,
+      root,
+    );
+    assert.equal(result.code, 0, result.text);
+    assert.equal(rawLevel(root, 27), 0);
+    assert.equal(kernel.writes[0]?.[1], 'low');
+  });
+
+  test('safeState: on is honoured (a circulation pump that must keep running)', async () => {
+    const root = pi4({ 17: { direction: 'out', value: 0, activeLow: 1 } });
+    const kernel = fakeKernel(root);
+    const result = await runSafe(
+      configFile(root, '  pump: { kind: gpio_relay, bcm: 17, safeState: on }'),
+      kernel.io,
+      root,
+    );
+    assert.equal(result.code, 0, result.text);
+    assert.equal(rawLevel(root, 17), 0, 'active-low: energised = pin low');
+    assert.match(result.text, /now ON \(pin low\)/);
+  });
+
+  test("a pin whose active_low file disagrees with the config is judged by its raw level (the daemon's last word)", async () => {
+    // Config says active-high, the pin was exported active-low: raw 1 is what the board sees.
+    const root = pi4({ 27: { direction: 'out', value: 0, activeLow: 1 } });
+    const kernel = fakeKernel(root);
+    const result = await runSafe(
+      configFile(root, '  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }'),
+      kernel.io,
+      root,
+    );
+    assert.equal(result.code, 0, result.text);
+    assert.equal(rawLevel(root, 27), 0);
+  });
+});
+
+describe('homeostat safe: failures are reported, and the other pins are still driven', () => {
+  test('given one pin whose writes fail, when safe runs, then the others are released and exit is 1 naming it', async () => {
+    const root = pi4({
+      17: { direction: 'out', value: 1, activeLow: 1 },
+      27: { direction: 'out', value: 1, activeLow: 0 },
+      22: { direction: 'out', value: 1, activeLow: 1 },
+    });
+    const kernel = fakeKernel(root, { fail: BASE + 27 });
+    const result = await runSafe(configFile(root, FOUR_RELAYS), kernel.io, root);
+    assert.equal(result.code, 1);
+    assert.deepEqual(
+      [17, 22, 23].map((bcm) => rawLevel(root, bcm)),
+      [1, 1, 0],
+    );
+    assert.match(result.text, /^cooler \(gpio_relay BCM 27 = sysfs 539\): FAILED, not driven safe: EIO/m);
+    assert.match(result.text, /^homeostat safe: 3 of 4 GPIO relay\(s\) at their safe level; 1 FAILED$/m);
+  });
+
+  test('a pin claimed by a kernel driver (export: EBUSY) fails with what to check; the others are released', async () => {
+    const root = pi4({ 17: { direction: 'out', value: 1, activeLow: 1 } });
+    const kernel = fakeKernel(root, { busy: BASE + 4 });
+    const result = await runSafe(
+      configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }\n  probe_pin: { kind: gpio_relay, bcm: 4 }'),
+      kernel.io,
+      root,
+    );
+    assert.equal(result.code, 1);
+    assert.equal(rawLevel(root, 17), 1);
+    assert.match(
+      result.text,
+      /^probe_pin \(gpio_relay BCM 4 = sysfs 516, active-low\): FAILED, not driven safe: busy \(.*\): the pin is claimed by a kernel driver/m,
+    );
+  });
+
+  test('a pin whose sysfs write never returns does not hang safe: it fails at its deadline, the others are released', async () => {
+    const root = pi4({
+      17: { direction: 'out', value: 1, activeLow: 1 },
+      27: { direction: 'out', value: 1, activeLow: 0 },
+    });
+    const kernel = fakeKernel(root, { hang: BASE + 17 });
+    const result = await runSafe(
+      configFile(
+        root,
+        '  heater: { kind: gpio_relay, bcm: 17 }\n  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }',
+      ),
+      kernel.io,
+      root,
+      50,
+    );
+    assert.equal(result.code, 1);
+    assert.equal(rawLevel(root, 27), 0);
+    assert.match(result.text, /^heater .*: FAILED, not driven safe: no answer from sysfs within 50 ms/m);
+  });
+
+  test('a pin that cannot be read back at the safe level counts as failed', async () => {
+    const root = pi4({ 17: { direction: 'out', value: 1, activeLow: 1 } });
+    const stuck: SysfsIo = { ...fileSysfsIo, write: async () => {} }; // writes vanish
+    const outcome = await driveRelaySafe(
+      { id: 'heater', bcm: 17, activeLow: true, safeLevel: 0 },
+      { sysfsRoot: root, io: stuck },
+    );
+    assert.deepEqual(outcome, {
+      id: 'heater',
+      ok: false,
+      sysfsNumber: 529,
+      error: 'wrote the safe level but the pin reads back 0',
+    });
+  });
+
+  test('no GPIO chips under the sysfs root: every relay fails with the reason, exit 1', async () => {
+    const root = tempTree({ placeholder: '' });
+    const result = await runSafe(
+      configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }'),
+      fileSysfsIo,
+      root,
+    );
+    assert.equal(result.code, 1);
+    assert.match(result.text, /heater .*FAILED, not driven safe: no GPIO chips under/);
+  });
+});
+
+describe('homeostat safe: configs', () => {
+  test('a config without GPIO relays: exit 0, saying there was nothing to drive, and which plugs have a dead man’s switch', async () => {
+    const root = tempTree({ placeholder: '' });
+    const path = join(root, 'config.yaml');
+    writeFileSync(
+      path,
+      `version: 1
+node: { id: n }
+mqtt: { url: 'mqtt://127.0.0.1:1' }
+sensors: { t: { kind: mqtt, topic: t } }
+actuators:
+  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
+  cooler: { kind: mqtt_switch, preset: zigbee2mqtt, device: zigbee2mqtt/cooler }
+loops:
+  room: { sensor: t, raise: heater, lower: cooler, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+`,
+    );
+    const result = await runSafe(path, fileSysfsIo, root);
+    assert.equal(result.code, 0, result.text);
+    assert.match(result.text, /^homeostat safe: no GPIO relay in the config, nothing to drive$/m);
+    assert.match(
+      result.text,
+      /^heater \(mqtt_switch\): not switched by safe \(MQTT\); turns itself off ≤ 600 s after its last ON \(Tasmota PulseTime\)$/m,
+    );
+    assert.match(
+      result.text,
+      /^cooler \(mqtt_switch\): not switched by safe \(MQTT\); no dead man’s switch \(deadManS off\)$/m,
+    );
+  });
+
+  test('the demo config (simulated only) needs nothing: exit 0', async () => {
+    const result = await runSafe('config/demo.yaml', fileSysfsIo, '/nonexistent');
+    assert.equal(result.code, 0, result.text);
+  });
+
+  test('given a config edited into an invalid one while the daemon ran, the relays it names are still released, and exit is 1', async () => {
+    const root = pi4({ 17: { direction: 'out', value: 1, activeLow: 1 } });
+    const kernel = fakeKernel(root);
+    const path = configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('setpoint: 20', 'setpoint: 99'));
+    const result = await runSafe(path, kernel.io, root);
+    assert.equal(result.code, 1);
+    assert.equal(rawLevel(root, 17), 1);
+    assert.match(result.text, /^config: loops\.room\.setpoint: /m);
+    assert.match(result.text, /config invalid; driving the 1 gpio_relay actuator\(s\) it names/);
+  });
+
+  test('a missing config file: exit 1, no pin driven, and it says so', async () => {
+    const result = await runSafe('/nonexistent/config.yaml', fileSysfsIo, '/nonexistent');
+    assert.equal(result.code, 1);
+    assert.match(result.text, /cannot read any actuator from \/nonexistent\/config\.yaml: no pin driven/);
+  });
+
+  const brokenCases: [string, string, ReturnType<typeof planFromBrokenText>][] = [
+    [
+      'defaults as in the schema, gpio block kept',
+      'gpio: { base: 0 }\nactuators: { h: { kind: gpio_relay, bcm: 4 }, c: { kind: gpio_relay, bcm: 5, activeLow: false, safeState: on } }',
+      {
+        relays: [
+          { id: 'h', bcm: 4, activeLow: true, safeLevel: 0 },
+          { id: 'c', bcm: 5, activeLow: false, safeLevel: 1 },
+        ],
+        sysfsRoot: '/sys',
+        chip: { chipLabel: undefined, base: 0 },
+        mqtt: [],
+      },
+    ],
+    ['not YAML', 'actuators: [', undefined],
+    [
+      'a relay without a usable bcm is skipped',
+      'actuators: { h: { kind: gpio_relay, bcm: "x" } }',
+      {
+        relays: [],
+        sysfsRoot: '/sys',
+        chip: { chipLabel: undefined, base: undefined },
+        mqtt: [],
+      },
+    ],
+  ];
+  for (const [name, text, expected] of brokenCases) {
+    test(`planFromBrokenText: ${name}`, () => assert.deepEqual(planFromBrokenText(text), expected));
+  }
+});
+
+describe('homeostat safe on the command line', () => {
+  test('homeostat safe --config FILE --sysfs-root DIR: one line per actuator, exit 0', () => {
+    // The CLI uses the real file operations: pin 17 is exported already (no kernel to simulate).
+    const root = pi4({ 17: { direction: 'out', value: 0, activeLow: 1 } });
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli.ts',
+        'safe',
+        '--config',
+        configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }'),
+        '--sysfs-root',
+        root,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { ...process.env, SERVICE_RESULT: 'signal', EXIT_CODE: 'killed', EXIT_STATUS: 'KILL' },
+      },
+    );
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.deepEqual(result.stdout.trim().split('\n'), [
+      'homeostat safe: service ended (result signal, killed KILL)',
+      'heater (gpio_relay BCM 17 = sysfs 529, active-low): already OFF (pin high), its safe state; not written',
+      'homeostat safe: 1 of 1 GPIO relay(s) at their safe level',
+    ]);
+  });
+
+  test('homeostat --help lists safe', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--help'], {
+      encoding: 'utf8',
+    });
+    assert.match(result.stdout, /homeostat safe +\[--config FILE\]/);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * `npm run test:faults`: runs every fault scenario (test/faults/*.fault.ts) with node:test, one
+ * file at a time (they start daemons, brokers and floods: running them side by side would
+ * measure each other), then prints one summary table of their figures.
+ *
+ *   npm run test:faults                 every scenario
+ *   npm run test:faults -- kill input   only files whose name contains "kill" or "input"
+ *
+ * The files are named *.fault.ts so that `npm test` (find test -name '*.test.ts') leaves them
+ * out. Exit code: node --test's.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FIGURES_FILE_ENV, type Figures, summaryTable } from './support/figures.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const filters = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((name) => name.endsWith('.fault.ts'))
+  .filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)))
+  .sort()
+  .map((name) => join('test', 'faults', name));
+if (files.length === 0) {
+  console.error(`no fault scenario matches ${filters.join(', ')}`);
+  process.exit(1);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'homeostat-faults-'));
+const figuresFile = join(dir, 'figures.jsonl');
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, [FIGURES_FILE_ENV]: figuresFile } },
+);
+const code: number = await new Promise((resolve) =>
+  child.on('close', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))),
+);
+
+let figures: Figures[] = [];
+try {
+  figures = readFileSync(figuresFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Figures);
+} catch {
+  // No scenario got as far as its figures.
+}
+rmSync(dir, { recursive: true, force: true });
+console.log('\n== fault-injection figures (npm run test:faults)\n');
+console.log(figures.length > 0 ? summaryTable(figures) : '(no figures recorded)');
+process.exitCode = code;

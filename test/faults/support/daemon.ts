@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type CliProcess, type DaemonStart, startDaemon } from '../../integration/helpers.js';
+
+/**
+ * Daemons as child processes (`homeostat run`, the way systemd runs it) with the probe
+ * (support/probe.mjs) preloaded: event-loop delay and RSS sampled from inside, the wall clock
+ * steppable from outside. Child processes because the faults here are the process's own: a
+ * SIGKILL, its memory, its event loop blocked by SQLite.
+ */
+
+const PROBE_PATH = fileURLToPath(new URL('./probe.mjs', import.meta.url));
+
+export interface ProbedDaemon {
+  run: CliProcess;
+  /** JSON lines of the probe (see probe.mjs). */
+  probePath: string;
+  /** With `steppableClock`: write an offset (ms) here, then `stepClock` sends SIGUSR2. */
+  clockPath?: string;
+}
+
+export interface ProbedStart extends DaemonStart {
+  /** Directory for the probe's files (the test's temp dir). */
+  dir: string;
+  /** The wall clock can be stepped (HOMEOSTAT_FAULT_CLOCK). */
+  steppableClock?: boolean;
+  /** Distinguishes the probe files of several runs in one directory. */
+  name?: string;
+}
+
+export function startProbedDaemon(opts: ProbedStart): ProbedDaemon {
+  const name = opts.name ?? 'daemon';
+  const probePath = join(opts.dir, `${name}.probe.jsonl`);
+  const clockPath = opts.steppableClock ? join(opts.dir, `${name}.clock`) : undefined;
+  const nodeOptions = [process.env.NODE_OPTIONS ?? '', `--import=${PROBE_PATH}`].join(' ').trim();
+  const run = startDaemon({
+    ...opts,
+    env: {
+      ...opts.env,
+      NODE_OPTIONS: nodeOptions,
+      HOMEOSTAT_FAULT_PROBE: probePath,
+      ...(clockPath ? { HOMEOSTAT_FAULT_CLOCK: clockPath } : {}),
+    },
+  });
+  return { run, probePath, ...(clockPath ? { clockPath } : {}) };
+}
+
+/** One probe line: the event-loop delay over the last 100 ms and the RSS at its end. */
+export interface ProbeSample {
+  atMs: number;
+  maxDelayMs: number;
+  p99DelayMs: number;
+  rssBytes: number;
+}
+
+/** The probe's samples taken in [fromMs, toMs] (wall clock, ms since epoch). */
+export function probeSamples(path: string, fromMs = 0, toMs = Number.POSITIVE_INFINITY): ProbeSample[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as ProbeSample];
+      } catch {
+        return []; // a line cut by a SIGKILL
+      }
+    })
+    .filter((s) => s.atMs >= fromMs && s.atMs <= toMs);
+}
+
+/**
+ * Longest stall and p99 of the event-loop delay in a window. A stall longer than the sampling
+ * period shows up in the sample taken right after it, so the window should reach a little past
+ * the fault's end. p99 here: the 99th percentile of the per-100-ms p99s (a good proxy over
+ * windows of seconds; exact per-sample values are in the probe file).
+ */
+export function stallFigures(samples: ProbeSample[]): { longestStallMs: number; p99DelayMs: number } {
+  if (samples.length === 0) return { longestStallMs: Number.NaN, p99DelayMs: Number.NaN };
+  const p99s = samples.map((s) => s.p99DelayMs).sort((a, b) => a - b);
+  return {
+    longestStallMs: Math.max(...samples.map((s) => s.maxDelayMs)),
+    p99DelayMs: p99s[Math.min(p99s.length - 1, Math.floor(p99s.length * 0.99))]!,
+  };
+}
+
+/** VmRSS of a live process from /proc (bytes); undefined once it is gone. */
+export function rssOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends SIGUSR2 after writing `offsetMs`: the child's wall clock is then real time + offsetMs. */
+export async function stepClock(daemon: ProbedDaemon, offsetMs: number): Promise<void> {
+  if (!daemon.clockPath) throw new Error('started without steppableClock');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(daemon.clockPath, String(offsetMs));
+  daemon.run.child.kill('SIGUSR2');
+}

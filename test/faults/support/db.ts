@@ -1,0 +1,61 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { withReadOnlyDb } from '../../integration/helpers.js';
+
+/**
+ * Reading a daemon's database file from the test process (read-only; WAL lets the daemon go on
+ * writing). Plain SQL on the tables of the store's contract: loop_desired, events, meta.
+ */
+
+/** `PRAGMA integrity_check` lines: ['ok'] for a sound file. */
+export function integrity(dbPath: string): string[] {
+  return withReadOnlyDb(dbPath, (db) =>
+    (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check),
+  );
+}
+
+export interface DesiredRow {
+  loop: string;
+  setpoint: number;
+  mode: string;
+  generation: number;
+}
+
+export function desiredRows(dbPath: string): Map<string, DesiredRow> {
+  return withReadOnlyDb(
+    dbPath,
+    (db) =>
+      new Map(
+        db
+          .prepare<[], DesiredRow>('SELECT loop, setpoint, mode, generation FROM loop_desired')
+          .all()
+          .map((row) => [row.loop, row]),
+      ),
+  );
+}
+
+/** Rows in the events table (all kinds), or 0 when there is no file yet. */
+export function eventCount(dbPath: string): number {
+  if (!existsSync(dbPath)) return 0;
+  return withReadOnlyDb(
+    dbPath,
+    (db) => db.prepare<[], { n: number }>('SELECT count(*) AS n FROM events').get()!.n,
+  );
+}
+
+/** The events table's highest id: rows written since a previous reading, even after pruning. */
+export function lastEventId(dbPath: string): number {
+  if (!existsSync(dbPath)) return 0;
+  return withReadOnlyDb(
+    dbPath,
+    (db) => db.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM events').get()!.id ?? 0,
+  );
+}
+
+/** Files the store moved aside next to `dbPath` (`<db>.corrupt-…`, `<db>.newer-…`). */
+export function movedAside(dbPath: string): string[] {
+  const name = basename(dbPath);
+  return readdirSync(dirname(dbPath)).filter(
+    (f) => f.startsWith(`${name}.`) && /\.(corrupt|newer)-/.test(f) && !/-(wal|shm)$/.test(f),
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * Preloaded into a daemon child process by the fault suite (NODE_OPTIONS=--import=<this file>),
+ * never by homeostat itself. Plain JavaScript so it loads before tsx.
+ *
+ * - HOMEOSTAT_FAULT_PROBE=<file>: every PROBE_EVERY_MS appends one JSON line
+ *   `{"atMs","maxDelayMs","p99DelayMs","rssBytes"}`: the event-loop delay since the previous line
+ *   (perf_hooks.monitorEventLoopDelay, plus the lateness of this timer itself, which also
+ *   catches one long synchronous block) and the resident set size. The test reads the lines of
+ *   the window it cares about (a lock, a flood).
+ * - HOMEOSTAT_FAULT_CLOCK=<file>: on SIGUSR2 the process's wall clock (Date.now, new Date())
+ *   jumps by the number of milliseconds written in that file (cumulative offset), as NTP or a
+ *   person setting the time would. Monotonic time (performance.now, process.hrtime, timers)
+ *   does not move: that is the point of the clock-step scenario.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+
+const PROBE_EVERY_MS = 100;
+const NS_PER_MS = 1e6;
+
+/** Real wall time, whatever Date.now has been made to say. */
+const realNowMs = () => performance.timeOrigin + performance.now();
+
+const probeFile = process.env.HOMEOSTAT_FAULT_PROBE;
+if (probeFile) {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  let lastTickMs = realNowMs();
+  const timer = setInterval(() => {
+    const nowMs = realNowMs();
+    const lateMs = Math.max(0, nowMs - lastTickMs - PROBE_EVERY_MS);
+    lastTickMs = nowMs;
+    const line = {
+      atMs: Math.round(nowMs),
+      maxDelayMs: Math.round(Math.max(histogram.max / NS_PER_MS, lateMs) * 10) / 10,
+      p99DelayMs: Math.round((histogram.percentile(99) / NS_PER_MS) * 10) / 10,
+      rssBytes: process.memoryUsage.rss(),
+    };
+    histogram.reset();
+    try {
+      appendFileSync(probeFile, `${JSON.stringify(line)}\n`);
+    } catch {
+      // The probe's file is the test's business; never disturb the daemon.
+    }
+  }, PROBE_EVERY_MS);
+  timer.unref();
+}
+
+const clockFile = process.env.HOMEOSTAT_FAULT_CLOCK;
+if (clockFile) {
+  const RealDate = Date;
+  let offsetMs = 0;
+  class SteppedDate extends RealDate {
+    constructor(...args) {
+      if (args.length === 0) super(RealDate.now() + offsetMs);
+      else super(...args);
+    }
+    static now() {
+      return RealDate.now() + offsetMs;
+    }
+  }
+  globalThis.Date = SteppedDate;
+  process.on('SIGUSR2', () => {
+    try {
+      offsetMs = Number(readFileSync(clockFile, 'utf8').trim()) || 0;
+    } catch {
+      offsetMs = 0;
+    }
+  });
+}

@@ -1,0 +1,168 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { type CliProcess, type LogLine, makeTempDir } from '../../integration/helpers.js';
+import { type Broker, startMosquitto } from '../../integration/mosquitto.js';
+import { BASE } from './config.js';
+import { TestMqtt } from './mqtt.js';
+
+/**
+ * Per-test resources of the fault scenarios, released in reverse order of acquisition (the
+ * daemon before its broker, the broker before its directory), whatever the outcome.
+ */
+export class Resources {
+  private readonly cleanups: Array<() => unknown> = [];
+
+  constructor(t: TestContext) {
+    t.after(async () => {
+      for (const cleanup of this.cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch {
+          // keep releasing the rest
+        }
+      }
+    });
+  }
+
+  add(cleanup: () => unknown): void {
+    this.cleanups.push(cleanup);
+  }
+
+  tempDir(prefix: string): string {
+    const { dir, remove } = makeTempDir(prefix);
+    this.add(remove);
+    return dir;
+  }
+
+  async broker(): Promise<Broker> {
+    const broker = await startMosquitto();
+    this.add(() => broker.dispose());
+    return broker;
+  }
+
+  /** A test client subscribed to every homeostat topic (states, results, availability). */
+  async observer(broker: Broker, extra: string[] = []): Promise<TestMqtt> {
+    const client = await TestMqtt.connect(broker.url, [`${BASE}/#`, ...extra]);
+    this.add(() => client.end());
+    return client;
+  }
+
+  daemon(run: CliProcess): CliProcess {
+    this.add(() => run.kill('SIGKILL'));
+    return run;
+  }
+
+  /**
+   * A tmpfs of `sizeBytes` mounted on a new directory (we run as root in CI and here); undefined
+   * when mounting is not permitted, so the test can skip and say why.
+   */
+  tmpfs(sizeBytes: number): string | undefined {
+    const parent = this.tempDir('homeostat-fault-tmpfs-');
+    const dir = join(parent, 'mnt');
+    mkdirSync(dir);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', dir], { stdio: 'pipe' });
+    } catch {
+      return undefined;
+    }
+    this.add(() => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
+    return dir;
+  }
+}
+
+/** A daemon log line that writes an actuator (`room_heater → ON (…)`, `fogger → 42.5 % (…)`). */
+export const ACTUATOR_LINE = /^\S+ → (ON|OFF|-?[\d.]+ %) \(/;
+
+/** Actuator lines logged in [fromMs, toMs] (pino's wall-clock `time`). */
+export function actuatorLines(run: CliProcess, fromMs: number, toMs = Number.POSITIVE_INFINITY): LogLine[] {
+  return run.filter((line) => ACTUATOR_LINE.test(line.msg) && line.time >= fromMs && line.time <= toMs);
+}
+
+/** Log lines at error level or worse (pino: 50 error, 60 fatal) in [fromMs, toMs]. */
+export function errorLines(run: CliProcess, fromMs: number, toMs = Number.POSITIVE_INFINITY): LogLine[] {
+  return run.filter((line) => line.level >= 50 && line.time >= fromMs && line.time <= toMs);
+}
+
+/**
+ * Fills the filesystem holding `dir` to the last byte with a file `name` (written until ENOSPC);
+ * returns its path (delete it to free the space).
+ */
+export function fillDisk(dir: string, name = 'filler'): string {
+  const path = join(dir, name);
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 0x5a);
+  try {
+    for (let size = chunk.length; size >= 1; ) {
+      try {
+        writeSync(fd, chunk, 0, size);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        size = Math.floor(size / 2); // the last few blocks, in smaller writes
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+export function freeDisk(fillerPath: string): void {
+  rmSync(fillerPath, { force: true });
+}
+
+/**
+ * Resolves once every loop's state has been published: the daemon's MQTT side is connected and
+ * subscribed (its commands are subscribed before it connects), so commands sent now are heard.
+ */
+export async function bridgeReady(
+  client: TestMqtt,
+  loops: readonly string[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  await Promise.all(
+    loops.map((loop) =>
+      client.first(
+        (m) => m.topic === `${BASE}/${loop}/state` && m.payload.byteLength > 0,
+        timeoutMs,
+        `${loop} state`,
+      ),
+    ),
+  );
+}
+
+/**
+ * Runs `checks` collecting every assertion that fails instead of stopping at the first, so a
+ * scenario can print its figures first and then report all it found broken at once.
+ */
+export class Verdicts {
+  private readonly failures: string[] = [];
+
+  check(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.failures.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  async checkAsync(what: string, fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (error) {
+      this.failures.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  get failed(): boolean {
+    return this.failures.length > 0;
+  }
+
+  /** Throws one error listing every failed check. */
+  settle(): void {
+    if (this.failures.length > 0) {
+      throw new Error(`${this.failures.length} check(s) failed:\n- ${this.failures.join('\n- ')}`);
+    }
+  }
+}

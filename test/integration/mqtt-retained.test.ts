@@ -1,0 +1,114 @@
+/**
+ * Commands mean what they meant when sent: a `fault/reset` left retained on the broker is
+ * replayed at every subscribe, and used to clear the thermal-protection latch at every
+ * restart (heater back on within half a second). A real Mosquitto, the daemon with its store
+ * on a manual clock (the latch needs 15 simulated minutes), and its MQTT bridge.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import mqtt from 'mqtt';
+import pino from 'pino';
+import { createMqttBridge, mqttSettings } from '../../src/commands/mqtt-setup.js';
+import type { Daemon } from '../../src/daemon.js';
+import { ManualClock } from '../../src/runtime/manual-clock.js';
+import { startStoreDaemon } from '../helpers/store-daemon.js';
+import { waitUntil } from './helpers.js';
+import { startMosquitto } from './mosquitto.js';
+
+const BASE = 'homeostat/demo';
+const RESET = `${BASE}/room/fault/reset`;
+const silent = pino({ level: 'silent' });
+
+/** The demo, with a room heater that barely heats and an effect watch on the room loop. */
+function latchingConfig(brokerUrl: string): string {
+  return fs
+    .readFileSync('config/demo.yaml', 'utf8')
+    .replace('url: mqtt://127.0.0.1:1883', `url: ${brokerUrl}`)
+    .replace('gain: 20 # a heater raises: positive', 'gain: 0.05')
+    .replace(
+      '    raise: room_heater # only a heater, so the modes are off and heat\n',
+      (line) => `${line}    effectWatch: { periodS: 600, minChange: 1 }\n`,
+    );
+}
+
+const faulted = (daemon: Daemon) =>
+  daemon
+    .statuses()
+    .find((s) => s.loop === 'room')
+    ?.conditions.find((c) => c.type === 'Faulted');
+const heater = (daemon: Daemon) => daemon.drivers.actuators.get('room_heater')!.observe();
+
+test('given a latched fault and a fault/reset left retained on the broker, when the daemon restarts, then the latch stays, the replay is refused and cleared; a live reset still clears it', async (t) => {
+  const broker = await startMosquitto();
+  t.after(() => broker.dispose());
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-retained-reset-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dbPath = path.join(dir, 'state.db');
+  const text = latchingConfig(broker.url);
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+
+  // Given a latched fault (ten minutes of full heating without effect) …
+  const first = await startStoreDaemon(text, dbPath, clock);
+  await clock.advance(15 * 60_000);
+  assert.equal(faulted(first.daemon)?.reason, 'LatchedHeatingIneffective');
+  await first.daemon.stop();
+  first.db.close();
+
+  // … and a fault reset someone published with the retain flag (an old one, sent before).
+  const ha = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+  t.after(() => ha.endAsync(true));
+  const results: { accepted: boolean; reason?: string }[] = [];
+  ha.on('message', (topic, payload) => {
+    if (topic === `${BASE}/room/result`) results.push(JSON.parse(payload.toString()));
+  });
+  await ha.subscribeAsync(`${BASE}/room/result`, { qos: 1 });
+  await ha.publishAsync(RESET, 'reset', { qos: 1, retain: true });
+
+  // When the daemon starts again with its bridge …
+  const second = await startStoreDaemon(text, dbPath, clock);
+  const loaded = second.daemon.currentConfig();
+  const settings = mqttSettings(loaded, undefined, {});
+  assert.ok(settings);
+  const bridge = createMqttBridge({
+    settings,
+    config: loaded,
+    daemon: () => second.daemon,
+    desired: second.store.desired,
+    clock,
+    logger: silent,
+  });
+  bridge.start();
+  t.after(async () => {
+    await second.daemon.stop();
+    await bridge.stop();
+    second.db.close();
+  });
+
+  // … then the replayed reset is refused, with the reason, and nothing is reset.
+  await waitUntil(() => results.length > 0, { what: 'the result of the replayed reset' });
+  assert.equal(results[0]?.accepted, false);
+  assert.match(results[0]?.reason ?? '', /retained command refused/);
+  await clock.advance(60_000);
+  assert.equal(faulted(second.daemon)?.reason, 'LatchedHeatingIneffective', 'still latched');
+  assert.equal(await heater(second.daemon), 0, 'the heater stays off');
+
+  // The retained message is gone from the broker: the next restart sees nothing.
+  const probe = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+  t.after(() => probe.endAsync(true));
+  const retained: string[] = [];
+  probe.on('message', (_topic, payload, packet) => packet.retain && retained.push(payload.toString()));
+  await probe.subscribeAsync(RESET, { qos: 1 });
+  await probe.publishAsync(`${BASE}/probe`, 'x', { qos: 1 }); // a round trip after the SUBACK
+  assert.deepEqual(retained, [], 'no retained fault/reset left');
+
+  // A reset sent now, live, is a person's intent: it clears the latch.
+  await ha.publishAsync(RESET, 'reset', { qos: 1 });
+  await waitUntil(() => results.length > 1, { what: 'the result of the live reset' });
+  assert.equal(results[1]?.accepted, true, JSON.stringify(results[1]));
+  await clock.advance(2 * 60_000);
+  assert.equal(faulted(second.daemon)?.status, 'False');
+  assert.equal(await heater(second.daemon), 1, 'heating again');
+});
