@@ -27,8 +27,9 @@ Usage:
                      sends the change through the broker and waits for the daemon's result
   homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
   homeostat safe     [--config FILE] [--sysfs-root DIR]   drives every GPIO relay to its safe level and exits
-                     (systemd's ExecStopPost=; needs no database, no broker; MQTT plugs are left to their
-                     device-side dead man's switch, deadManS); exit 0 all safe, 1 a pin failed
+                     (systemd's ExecStopPost=; no database needed); MQTT actuators get their safe command
+                     only if the broker answers within 2 s (their dead man's switch, deadManS, covers the
+                     rest); exit 0 every GPIO relay safe, 1 a pin failed or the config is invalid
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db.

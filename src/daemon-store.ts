@@ -28,6 +28,8 @@ export interface DaemonStore {
   onHealthChange?(listener: (health: StorageHealth) => void): void;
   /** What a fresh or reopened database must be given (the running config, the loops' memory). */
   attach?(running: RunningState): void;
+  /** After each flush: reads desired state back to find damage the control path never meets. */
+  check?(): void;
   /** The file cannot take the config at start: regulate on an in-memory stand-in, retry it later. */
   fallBackToStandIn?(error: unknown): void;
 }

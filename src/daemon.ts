@@ -72,8 +72,8 @@ export type ReloadOutcome =
   /** The database could not take it: nothing changed; retried after `retryInMs` unless a newer file comes. */
   | { result: 'failed'; error: string; retryInMs: number };
 
-/** Retries of a reload the database could not take: 2 s doubling to 60 s. */
-const RELOAD_RETRY = { initialMs: 2_000, maxMs: 60_000 };
+/** Retries of a reload the database could not take: 1 s doubling to 30 s. */
+const RELOAD_RETRY = { initialMs: 1_000, maxMs: 30_000 };
 
 /**
  * Composition root: builds drivers, the sampler and one runner per loop; starts them in
@@ -279,6 +279,12 @@ export class Daemon {
         this.opts.logger.error({ err: error }, 'could not write loop state to the database; will retry');
       else this.opts.logger.debug({ err: error }, 'loop state still not written; will retry');
     }
+    try {
+      store.check?.();
+    } catch (error) {
+      // Reported (and a damaged file recovered) by the store itself.
+      this.opts.logger.debug({ err: error }, 'desired state could not be read back');
+    }
   }
 
   /**
@@ -457,7 +463,10 @@ export class Daemon {
     this.sampler.shiftTimes(deltaMs);
     for (const plant of this.drivers.plants.values()) plant.shiftTimes(deltaMs);
     for (const driver of this.drivers.actuators.values()) shiftDriverTimes(driver, deltaMs);
-    for (const loop of this.loops.values()) loop.cycle.shiftTimes(deltaMs);
+    for (const loop of this.loops.values()) {
+      loop.cycle.shiftTimes(deltaMs);
+      loop.runner.shiftTimes(deltaMs);
+    }
     this.opts.logger.warn(
       { deltaMs },
       `wall clock stepped ${deltaMs > 0 ? 'forward' : 'back'} by ${Math.abs(deltaMs) / 1000} s; ` +

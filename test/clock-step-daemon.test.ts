@@ -292,3 +292,34 @@ describe('wall-clock steps while regulating', () => {
     }
   }
 });
+
+describe('a step forward does not delay what triggers a cycle', () => {
+  test('given a running heater and a wall clock just stepped 2 h forward, when the sensor reports NaN, then the heater is off before the clock moves', async () => {
+    const clock = new ManualClock(START_MS);
+    const transport = new FakeTransport();
+    const config = parse(
+      configText(
+        '{ kind: mqtt, topic: th/t, periodS: 60 }',
+        {
+          heater: `{ kind: simulated_relay, plant: room, gain: 20, ${TIMING} }`,
+          compressor: `{ kind: simulated_relay, plant: room, gain: -20, ${COMPRESSOR_TIMING} }`,
+        },
+        'simulation: { plants: { room: { kind: thermal, ambient: 10, timeConstantS: 3600 } } }',
+      ),
+    );
+    const drivers = buildDrivers(config, () => clock.nowMs(), { mqtt: transport });
+    const daemon = new Daemon({ config, clock, logger: silent, drivers, statusEveryMs: 0 });
+    await daemon.start();
+    for (let t = 0; t < 18; t++) {
+      transport.deliver('th/t', '12');
+      await clock.advance(TICK_MS);
+    }
+    assert.equal(await drivers.actuators.get('heater')!.observe(), 1, 'heating');
+    clock.stepWall(2 * HOUR_MS);
+    await clock.advance(1_000);
+    transport.deliver('th/t', 'nan');
+    await clock.advance(0);
+    assert.equal(await drivers.actuators.get('heater')!.observe(), 0, 'safe at once, not at the next resync');
+    await daemon.stop();
+  });
+});

@@ -40,6 +40,12 @@ function fullMemory(): LoopMemory {
     output: 0.7,
     effectWatch: { direction: 1, sinceMs: T - 120_000, fromValue: 18 },
     latchedFault: { reason: 'HeatingIneffective', message: 'x', atMs: T - 1_000 },
+    safety: {
+      stuck: { raise: { offSinceMs: T - 300_000, extreme: 18 }, lower: { offSinceMs: T - 200_000, extreme: 21 } },
+      runaway: { setpoint: 20, outsideSinceMs: T - 100_000 },
+      onSinceMs: { heater: T - 40_000 },
+      startsMs: { fridge: [T - 3_000_000, T - 600_000] },
+    },
     conditions: [
       {
         type: 'SensorHealthy',
@@ -60,9 +66,11 @@ function timePaths(value: unknown, path: string[] = []): Map<string, number[]> {
     if (Array.isArray(v)) {
       for (const item of v) walk(item, [...p, '*']);
     } else if (typeof v === 'object' && v !== null) {
-      const isMap = p.length === 1 && (p[0] === 'relays' || p[0] === 'commands');
+      const isMap =
+        (p.length === 1 && (p[0] === 'relays' || p[0] === 'commands')) ||
+        (p.length === 2 && p[0] === 'safety' && p[1] !== 'runaway');
       for (const [key, item] of Object.entries(v)) walk(item, [...p, isMap ? '*' : key]);
-    } else if (typeof v === 'number' && /Ms$/.test(p.at(-1) ?? '')) {
+    } else if (typeof v === 'number' && p.some((part) => /Ms$/.test(part))) {
       const key = p.join('.');
       found.set(key, [...(found.get(key) ?? []), v]);
     }
@@ -89,7 +97,16 @@ describe('shiftLoopMemory', () => {
         const expected = shifted.has(path) ? values.map((v) => v + deltaMs) : values;
         assert.deepEqual(timesAfter.get(path), expected, path);
       }
-      const { relays: _r, commands: _c, pid, lastActiveMs: _l, effectWatch, latchedFault, ...rest } = after;
+      const {
+        relays: _r,
+        commands: _c,
+        pid,
+        lastActiveMs: _l,
+        effectWatch,
+        latchedFault,
+        safety: _s,
+        ...rest
+      } = after;
       const {
         relays: _r0,
         commands: _c0,
@@ -97,6 +114,7 @@ describe('shiftLoopMemory', () => {
         lastActiveMs: _l0,
         effectWatch: e0,
         latchedFault: f0,
+        safety: _s0,
         ...rest0
       } = before;
       assert.deepEqual(rest, rest0, 'nothing else changes');

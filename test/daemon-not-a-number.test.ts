@@ -15,7 +15,7 @@ import { GpioInput } from '../src/drivers/gpio/input.js';
 import type { PinLevel } from '../src/drivers/gpio/port.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
-import { fakeFactory, tempTree } from './drivers/gpio/fakes.js';
+import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
 
 const silent = pino({ level: 'silent' });
@@ -123,11 +123,7 @@ describe('a non-finite reading sends the loop safe at once', () => {
 
   test('GPIO input as an interlock: given a running heater, when the pin reads a non-finite value, then the loop pauses at once', async () => {
     const clock = new ManualClock(START_MS);
-    const sysfsRoot = tempTree({
-      'class/gpio/gpiochip512/label': 'pinctrl-bcm2711',
-      'class/gpio/gpiochip512/base': '512',
-      'class/gpio/gpiochip512/ngpio': '58',
-    });
+    const sysfsRoot = pi4Sysfs();
     const config = parse(
       configText(
         '{ kind: simulated, plant: room, periodS: 10 }',

@@ -18,9 +18,10 @@
  *   would briefly energise an active-low relay), then `active_low` as configured so the next
  *   daemon adopts the pin as its own.
  *
- * MQTT actuators are not driven here: the device-side dead man's switch (`deadManS`:
- * Tasmota PulseTime, Zigbee2MQTT on_time) turns a plug off by itself when homeostat goes
- * silent, with or without a broker; `safe` only says which plugs have one.
+ * MQTT actuators come second and are best effort (safe-mqtt.ts): their safe command is sent
+ * only if the broker answers within 2 s. What protects a plug without a broker is its own
+ * dead man's switch (`deadManS`: Tasmota PulseTime, Zigbee2MQTT on_time); the report says
+ * which plugs have one.
  */
 import { constants } from 'node:fs';
 import { access, open, writeFile } from 'node:fs/promises';
@@ -150,12 +151,14 @@ export async function driveRelaySafe(relay: SafeRelay, opts: SafeGpioOptions): P
     // `high`/`low` set the raw level with the direction, in one step.
     await io.write(join(dir, 'direction'), target === 1 ? 'high' : 'low');
     await io.write(join(dir, 'active_low'), relay.activeLow ? '1' : '0');
-    // Same level again, logically: a no-op on the kernel, and it keeps the pin's files consistent.
+    // The same level again, logically: a no-op on a kernel, where `high`/`low` set `value` already.
     await io.write(join(dir, 'value'), String(relay.safeLevel));
     const rawAfter = await readRaw(io, dir);
     if (rawAfter !== target) throw new Error(`exported at the safe level but the pin reads back ${rawAfter}`);
     return { id: relay.id, ok: true, action: 'exported', sysfsNumber, rawAfter };
   })();
+  // Past its deadline the pin is reported failed; a late error of its work must not crash the command.
+  work.catch(() => {});
   try {
     return await Promise.race([work, deadline]);
   } catch (error) {
@@ -252,8 +255,9 @@ export function planFromConfig(config: Config): SafePlan {
 }
 
 function deadManText(actuator: Config['actuators'][string]): string {
-  if (actuator.kind !== 'mqtt_switch') return 'no dead man’s switch';
-  if (actuator.deadManS <= 0) return 'no dead man’s switch (deadManS off)';
+  const none = 'no dead man’s switch: if it was not reached, it stays as it is until homeostat is back';
+  if (actuator.kind !== 'mqtt_switch') return none;
+  if (actuator.deadManS <= 0) return `${none} (deadManS 0)`;
   const how = actuator.preset === 'tasmota' ? 'Tasmota PulseTime' : 'Zigbee2MQTT on_time';
   return `turns itself off ≤ ${actuator.deadManS} s after its last ON (${how})`;
 }
@@ -311,11 +315,20 @@ export interface SafeCommandOptions {
   pinTimeoutMs?: number | undefined;
   /** systemd passes how the service ended to ExecStopPost= ($SERVICE_RESULT, $EXIT_CODE, $EXIT_STATUS). */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * Longest wait for the broker (connecting and every acknowledgement), ms; 0 = do not try.
+   * Default {@link DEFAULT_MQTT_TIMEOUT_MS}.
+   */
+  mqttTimeoutMs?: number | undefined;
 }
 
+/** How long `safe` gives the broker: long enough for a broker on the LAN, short for a stop. */
+export const DEFAULT_MQTT_TIMEOUT_MS = 2_000;
+
 /**
- * Drives every GPIO relay of the config to its safe level and prints one line per actuator.
- * Exit 0 when the config is valid and every relay reached its safe level, 1 otherwise.
+ * Drives every GPIO relay of the config to its safe level, then (best effort, bounded) sends
+ * every MQTT actuator its safe command, and prints one line per actuator. Exit 0 when the
+ * config is valid and every GPIO relay reached its safe level, 1 otherwise; MQTT never changes it.
  */
 export async function safeCommand(opts: SafeCommandOptions, write: (line: string) => void): Promise<number> {
   const env = opts.env ?? process.env;
@@ -349,9 +362,6 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
     pinTimeoutMs: opts.pinTimeoutMs,
   });
   for (const [i, outcome] of outcomes.entries()) write(describeOutcome(plan.relays[i]!, outcome));
-  for (const actuator of plan.mqtt) {
-    write(`${actuator.id} (${actuator.kind}): not switched by safe (MQTT); ${actuator.deadMan}`);
-  }
   const failed = outcomes.filter((o) => !o.ok).length;
   if (plan.relays.length === 0) {
     write('homeostat safe: no GPIO relay in the config, nothing to drive');
@@ -361,7 +371,35 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
         (failed > 0 ? `; ${failed} FAILED` : ''),
     );
   }
+  if (loaded.ok && plan.mqtt.length > 0) {
+    await mqttBestEffort(loaded.config, plan.mqtt, opts.mqttTimeoutMs ?? DEFAULT_MQTT_TIMEOUT_MS, write);
+  }
   return failed === 0 && configOk ? 0 : 1;
+}
+
+/** The MQTT actuators' safe commands, if the broker answers in time; one line each. */
+async function mqttBestEffort(
+  config: Config,
+  actuators: SafePlan['mqtt'],
+  timeoutMs: number,
+  write: (line: string) => void,
+): Promise<void> {
+  // Loaded only here: a GPIO-only config never loads the MQTT client.
+  const { mqttSafeCommands, publishSafeCommands } = await import('./safe-mqtt.js');
+  const commands = mqttSafeCommands(config);
+  const results =
+    timeoutMs > 0
+      ? await publishSafeCommands(config, commands, { timeoutMs })
+      : new Map(commands.map((c) => [c.id, { sent: false as const, reason: 'MQTT not tried' }]));
+  for (const actuator of actuators) {
+    const command = commands.find((c) => c.id === actuator.id);
+    const result = results.get(actuator.id);
+    const what =
+      command && result?.sent
+        ? `${command.payload} sent on ${command.topic} (acknowledged)`
+        : `not reached (${result && !result.sent ? result.reason : 'no command'})`;
+    write(`${actuator.id} (${actuator.kind}): ${what}; ${actuator.deadMan}`);
+  }
 }
 
 async function readBrokenPlan(path: string): Promise<SafePlan | undefined> {

@@ -9,6 +9,7 @@
  * Pure: the runtime learns of the step from its clock and calls this before the next cycle.
  */
 import type { LoopMemory } from './loop-state.js';
+import { shiftSafetyMemory } from './safety-monitors.js';
 
 /**
  * `memory` with every absolute time it holds moved by `deltaMs` (positive: the clock stepped
@@ -16,7 +17,8 @@ import type { LoopMemory } from './loop-state.js';
  * `windowStartMs`, commands' `atMs`, `lastActiveMs`, the PID's `lastAtMs` (a reading's
  * stamp, moved with the readings), the effect watch's `sinceMs`, and the latched fault's
  * `atMs` (a fault reset compares its own receive time with it: unmoved, a reset sent after a
- * step back would be refused until the clock caught up). Not moved: conditions'
+ * step back would be refused until the clock caught up), and the safety monitors' windows,
+ * on-times and start counts (shiftSafetyMemory). Not moved: conditions'
  * `lastTransitionMs`, records of when a status changed. Returns `memory` itself when
  * `deltaMs` is 0.
  */
@@ -54,6 +56,7 @@ export function shiftLoopMemory(memory: LoopMemory, deltaMs: number): LoopMemory
     ...(memory.latchedFault
       ? { latchedFault: { ...memory.latchedFault, atMs: memory.latchedFault.atMs + deltaMs } }
       : {}),
+    ...(memory.safety ? { safety: shiftSafetyMemory(memory.safety, deltaMs) } : {}),
   };
 }
 
@@ -71,6 +74,10 @@ export const SHIFTED_MEMORY_TIMES = [
   'pid.lastAtMs',
   'effectWatch.sinceMs',
   'latchedFault.atMs',
+  'safety.stuck.*.offSinceMs',
+  'safety.runaway.outsideSinceMs',
+  'safety.onSinceMs.*',
+  'safety.startsMs.*.*',
 ] as const;
 
 /** Absolute-time fields deliberately left alone: records of when something happened. */

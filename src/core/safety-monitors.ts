@@ -310,3 +310,31 @@ function formatDuration(ms: number): string {
 function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
+
+/**
+ * The monitor memory with every absolute time moved by `deltaMs` (a wall-clock step, see
+ * clock-step.ts): `stuck.<direction>.offSinceMs`, `runaway.outsideSinceMs`, `onSinceMs.<id>`
+ * and each of `startsMs.<id>[]`. Without it a step forward of 2 h would count as 2 h on.
+ */
+export function shiftSafetyMemory(memory: SafetyMemory, deltaMs: number): SafetyMemory {
+  const mapValues = <A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> =>
+    Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
+  const { stuck, runaway, onSinceMs, startsMs } = memory;
+  return {
+    ...(stuck
+      ? { stuck: mapValues(stuck, (window) => ({ ...window!, offSinceMs: window!.offSinceMs + deltaMs })) }
+      : {}),
+    ...(runaway
+      ? {
+          runaway: {
+            setpoint: runaway.setpoint,
+            ...(runaway.outsideSinceMs === undefined
+              ? {}
+              : { outsideSinceMs: runaway.outsideSinceMs + deltaMs }),
+          },
+        }
+      : {}),
+    ...(onSinceMs ? { onSinceMs: mapValues(onSinceMs, (t) => t + deltaMs) } : {}),
+    ...(startsMs ? { startsMs: mapValues(startsMs, (list) => list.map((t) => t + deltaMs)) } : {}),
+  };
+}

@@ -1,4 +1,3 @@
-import type { IPublishPacket } from 'mqtt';
 import type { Logger } from 'pino';
 import { allowedModes, type Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
@@ -6,6 +5,7 @@ import type { Clock, TimerHandle } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
 import { type ChangeLimit, ChangeLimiter, DEFAULT_CHANGE_LIMIT } from './change-limiter.js';
 import type { MqttConnection } from './client.js';
+import { CommandQueue, DEFAULT_MAX_QUEUED_COMMANDS } from './command-queue.js';
 import { type CommandChange, type CommandOutcome, parseCommand, resultPayload } from './commands.js';
 import { discoveryDiff, discoveryPayload, discoveryTopic, homeAssistantStatusTopic } from './discovery.js';
 import { DEFAULT_REJECTION_WINDOW_MS, RejectedCommandLog } from './rejection-log.js';
@@ -34,6 +34,20 @@ export interface MqttBridgeOptions {
   heartbeatMs?: number;
   /** Changes of desired state a loop accepts from MQTT; default 10 at once, 30 per minute. */
   changeLimit?: ChangeLimit;
+  /** Commands waiting to be handled, at most; more are answered "busy" unread. Default 1000. */
+  maxQueuedCommands?: number;
+  /** How the command queue yields between slices; default setImmediate. Tests pass `fn => fn()`. */
+  schedule?: (fn: () => void) => void;
+}
+
+/** A received command waiting in the queue. */
+interface ReceivedCommand {
+  topic: string;
+  payload: Buffer;
+  /** Delivered from the broker's retained store (a replay), not sent now. */
+  retain: boolean;
+  /** Clock time of receipt: a fault reset clears only faults latched before it. */
+  receivedAtMs: number;
 }
 
 /** Home Assistant birth messages are answered after this quiet delay, ms (a burst coalesces). */
@@ -81,6 +95,7 @@ export class MqttBridge {
   private readonly storage: StorageGuard;
   private readonly rejections: RejectedCommandLog;
   private readonly changes: ChangeLimiter;
+  private readonly commands: CommandQueue<ReceivedCommand>;
 
   constructor(private readonly opts: MqttBridgeOptions) {
     this.storage = new StorageGuard(opts.logger);
@@ -91,13 +106,37 @@ export class MqttBridge {
       },
     });
     this.changes = new ChangeLimiter(opts.changeLimit ?? DEFAULT_CHANGE_LIMIT);
+    const maxQueued = opts.maxQueuedCommands ?? DEFAULT_MAX_QUEUED_COMMANDS;
+    this.commands = new CommandQueue<ReceivedCommand>({
+      handle: (command) => this.onCommand(command),
+      overflow: (command) => this.onBusy(command, maxQueued),
+      onError: (error) =>
+        opts.logger.error(
+          { err: errorMessage(error) },
+          'MQTT command handler failed; the next command is handled',
+        ),
+      maxQueued,
+      ...(opts.schedule ? { schedule: opts.schedule } : {}),
+    });
+  }
+
+  /** Resolves once every received command has been handled (for tests and benchmarks). */
+  commandsHandled(): Promise<void> {
+    return this.commands.idle();
   }
 
   /** Subscriptions first (queued commands arrive right after connecting), then connect. */
   start(): void {
     const { connection, topics } = this.opts;
     for (const filter of topics.commandSubscription) {
-      connection.subscribe(filter, 1, (topic, payload, packet) => this.onCommand(topic, payload, packet));
+      connection.subscribe(filter, 1, (topic, payload, packet) =>
+        this.commands.push({
+          topic,
+          payload,
+          retain: packet?.retain === true,
+          receivedAtMs: this.opts.clock.nowMs(),
+        }),
+      );
     }
     const prefix = this.opts.config().mqtt?.discovery.prefix ?? 'homeassistant';
     connection.subscribe(homeAssistantStatusTopic(prefix), 1, (_topic, payload) => {
@@ -260,7 +299,7 @@ export class MqttBridge {
    * sends now), unknown loops (own keys only: `__proto__` or `constructor` are unknown),
    * invalid payloads, and changes beyond the loop's rate (ChangeLimiter).
    */
-  private onCommand(topic: string, payload: Buffer, packet?: Pick<IPublishPacket, 'retain'>): void {
+  private onCommand({ topic, payload, retain, receivedAtMs }: ReceivedCommand): void {
     const command = this.opts.topics.parseCommandTopic(topic);
     if (!command) return;
     const { loop, kind } = command;
@@ -271,7 +310,7 @@ export class MqttBridge {
     const loopConfig = Object.hasOwn(config.loops, loop) ? config.loops[loop] : undefined;
     const reply = { loop, kind, known: loopConfig !== undefined, atIso };
 
-    if (packet?.retain) {
+    if (retain) {
       this.clearRetained(topic, nowMs);
       this.refuse(reply, { accepted: false, reason: RETAINED_REASON });
       return;
@@ -292,7 +331,7 @@ export class MqttBridge {
     const { setpoint, mode, faultReset } = outcome.change;
     if (faultReset) {
       try {
-        this.opts.resetFault?.(loop, nowMs);
+        this.opts.resetFault?.(loop, receivedAtMs);
       } catch (error) {
         // The daemon records the reset as an event: a full disk may fail it after the latch was
         // cleared in memory. A cycle settles it either way; the sender is told. Rare: only a
@@ -346,6 +385,21 @@ export class MqttBridge {
     }
     this.publishResult(loop, outcome, atIso, stored.value.generation);
     if (stored.value.changed) this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+  }
+
+  /** The queue is full (a flood): answered at once, unread, without touching the store. */
+  private onBusy({ topic }: ReceivedCommand, maxQueued: number): void {
+    const command = this.opts.topics.parseCommandTopic(topic);
+    if (!command) return;
+    const { loop, kind } = command;
+    const known = Object.hasOwn(this.opts.config().loops, loop);
+    const reason = `busy: more than ${maxQueued} commands waiting; not read, send it again later`;
+    this.rejections.note({
+      ...(known ? { loop } : {}),
+      source: 'mqtt',
+      message: known ? `${kindName(kind)} rejected: ${reason}` : reason,
+    });
+    this.publishResult(loop, { accepted: false, reason }, new Date(this.opts.clock.nowMs()).toISOString());
   }
 
   /** A rejected command: its result now (with the unchanged generation), its event coalesced. */

@@ -87,6 +87,17 @@ export class LoopRunner {
     this.#armAt(Math.max(this.#opts.clock.nowMs(), this.#notBeforeMs));
   }
 
+  /**
+   * The wall clock stepped by `deltaMs` (see Clock.onStep): the armed cycle's due time and the
+   * backoff's not-before move with it (the timer runs on monotonic time and is unchanged), so a
+   * trigger after a step forward is not taken for one later than the armed cycle and ignored.
+   */
+  shiftTimes(deltaMs: number): void {
+    if (!Number.isFinite(deltaMs)) return;
+    this.#timerDueMs += deltaMs;
+    this.#notBeforeMs += deltaMs;
+  }
+
   /** Starts no new cycle; resolves once the in-flight cycle, if any, has finished. */
   async stop(): Promise<void> {
     this.#stopped = true;

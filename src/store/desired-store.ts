@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Mode } from '../core/types.js';
+import { refusedChange } from './health.js';
 import { observed, type StoreObserver } from './observer.js';
 
 /**
@@ -315,35 +316,40 @@ export class DesiredStore {
   ): { changed: boolean; generation: number } {
     if (change.setpoint !== undefined) assertFiniteSetpoint(loop, change.setpoint);
     let committed: DesiredRecord | undefined;
-    const outcome = this.observe('setDesired', () =>
-      this.db
-        .transaction(() => {
-          const row = this.stmt.anyRow.get(loop);
-          if (row === undefined) throw new Error(`unknown loop "${loop}"`);
-          if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
-          const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
-          const modeChanged = change.mode !== undefined && change.mode !== row.mode;
-          if (!setpointChanged && !modeChanged) return { changed: false, generation: row.generation };
+    let outcome: { changed: boolean; generation: number };
+    try {
+      outcome = this.observe('setDesired', () =>
+        this.db
+          .transaction(() => {
+            const row = this.stmt.anyRow.get(loop);
+            if (row === undefined) throw new Error(`unknown loop "${loop}"`);
+            if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
+            const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
+            const modeChanged = change.mode !== undefined && change.mode !== row.mode;
+            if (!setpointChanged && !modeChanged) return { changed: false, generation: row.generation };
 
-          const now = this.nowMs();
-          const generation = this.nextGeneration();
-          const next: DesiredRecord = { ...row, generation, updated_at_ms: now };
-          if (setpointChanged && change.setpoint !== undefined) {
-            next.setpoint = change.setpoint;
-            next.setpoint_source = source;
-            this.setpointEvent(now, loop, row.setpoint, change.setpoint, source, generation, requestId);
-          }
-          if (modeChanged && change.mode !== undefined) {
-            next.mode = change.mode;
-            next.mode_source = source;
-            this.modeEvent(now, loop, row.mode, change.mode, source, generation, requestId);
-          }
-          this.stmt.upsert.run(next);
-          committed = next;
-          return { changed: true, generation };
-        })
-        .immediate(),
-    );
+            const now = this.nowMs();
+            const generation = this.nextGeneration();
+            const next: DesiredRecord = { ...row, generation, updated_at_ms: now };
+            if (setpointChanged && change.setpoint !== undefined) {
+              next.setpoint = change.setpoint;
+              next.setpoint_source = source;
+              this.setpointEvent(now, loop, row.setpoint, change.setpoint, source, generation, requestId);
+            }
+            if (modeChanged && change.mode !== undefined) {
+              next.mode = change.mode;
+              next.mode_source = source;
+              this.modeEvent(now, loop, row.mode, change.mode, source, generation, requestId);
+            }
+            this.stmt.upsert.run(next);
+            committed = next;
+            return { changed: true, generation };
+          })
+          .immediate(),
+      );
+    } catch (error) {
+      throw refusedChange(error, this.db.name);
+    }
     if (committed) this.live.set(loop, toDesiredRow(committed));
     return outcome;
   }
@@ -421,6 +427,30 @@ export class DesiredStore {
     });
   }
 
+  /**
+   * Reads the live rows back from the file and returns the loops whose stored desired state
+   * differs from memory. The control path never reads the file, so damage to these pages
+   * would go unseen until the next command; the daemon calls this at every flush to find it
+   * early (the observer then recovers the file).
+   */
+  readBack(): string[] {
+    const stored = this.observe('readBack', () => this.stmt.liveRows.all());
+    const differing = stored
+      .filter((row) => {
+        const live = this.live.get(row.loop);
+        return (
+          !live ||
+          live.setpoint !== row.setpoint ||
+          live.mode !== row.mode ||
+          live.generation !== row.generation
+        );
+      })
+      .map((row) => row.loop);
+    if (stored.length !== this.live.size)
+      differing.push(...[...this.live.keys()].filter((l) => !stored.some((r) => r.loop === l)));
+    return differing;
+  }
+
   /** The highest generation any live loop has (0 without loops). */
   highestGeneration(): number {
     let highest = 0;
@@ -435,12 +465,21 @@ export class DesiredStore {
     return { generation: row.generation, hash: row.hash, text: row.text, appliedAtMs: row.applied_at_ms };
   }
 
-  /** A small piece of node state that must survive restarts (e.g. what MQTT last published). */
+  /**
+   * A small piece of node state that must survive restarts (e.g. what MQTT last published);
+   * undefined when it was never stored or cannot be read now (it never throws).
+   */
   getMeta(key: string): string | undefined {
-    const row = this.observe('getMeta', () =>
-      this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key),
-    );
-    return row?.value;
+    try {
+      const row = this.observe('getMeta', () =>
+        this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key),
+      );
+      return row?.value;
+    } catch {
+      // Unknown, as if never stored: what reads it (what MQTT last published) redoes its work.
+      // The observer has the error (a damaged file is recovered).
+      return undefined;
+    }
   }
 
   /** Stores it at once (one small transaction). */

@@ -63,3 +63,29 @@ export function describeProblem(problem: StorageProblem, dbPath: string, error: 
       return `database ${dbPath} failed (${what}): check the disk; regulating on, retrying`;
   }
 }
+
+/**
+ * The error a refused change of desired state throws (the MQTT bridge and the HTTP API answer
+ * the command with its message): what failed, that nothing changed, and what to do. Errors
+ * that are not storage failures (an unknown loop…) are returned as they are.
+ */
+export function refusedChange(error: unknown, dbPath: string): unknown {
+  const problem = classifyStorageError(error);
+  if (problem === undefined || problem === 'Corrupt') return error;
+  const code = errorCode(error);
+  const why: Record<Exclude<StorageProblem, 'Corrupt'>, string> = {
+    Locked: 'the database is locked by another process',
+    Full: `disk full: free space on the filesystem holding ${path.dirname(dbPath)}`,
+    Unwritable: `the database ${dbPath} is not writable`,
+    Failed: `the database ${dbPath} failed to write`,
+  };
+  return Object.assign(
+    new Error(
+      `${why[problem]} (${code}); the change was not stored and changed nothing: send it again later`,
+      {
+        cause: error,
+      },
+    ),
+    { code },
+  );
+}

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import type { LoopStatus } from '../core/status.js';
 import { type BackoffOptions, backoffDelayMs } from '../runtime/backoff.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
 import { moveAside, openStandIn, openStore } from './database.js';
@@ -22,7 +23,7 @@ import { StateStore } from './state-store.js';
 export interface RunningState {
   /** Applies the running config text to `target` (a DesiredStore on the new file). */
   applyConfig(target: DesiredStore): void;
-  loops(): Array<{ loop: string; memory: unknown; status: unknown; atMs: number }>;
+  loops(): Array<{ loop: string; memory: unknown; status: LoopStatus | undefined; atMs: number }>;
 }
 
 export interface StoreSupervisorOptions {
@@ -30,7 +31,7 @@ export interface StoreSupervisorOptions {
   clock: Clock;
   logger: Logger;
   retention?: RetentionOptions;
-  /** Attempts to open the file after it could not be: capped backoff. Default 2 s doubling to 60 s. */
+  /** Attempts to open the file after it could not be: capped backoff. Default 1 s doubling to 30 s. */
   reopen?: BackoffOptions;
 }
 
@@ -139,6 +140,21 @@ export class StoreSupervisor implements StoreObserver {
   prune(nowMs: number): void {
     const { retention } = this.opts;
     this.observe('prune', () => pruneHistory(this.db, nowMs, retention));
+  }
+
+  /**
+   * After each flush (the daemon's timer, off the control path): reads the desired rows back,
+   * so damage to pages the loops never read is found and recovered within a flush period.
+   */
+  check(): void {
+    if (!this.onFile || this.recoveryTimer) return;
+    const differing = this.desired.readBack();
+    if (differing.length > 0) {
+      this.opts.logger.warn(
+        { loops: differing },
+        `desired state in ${this.opts.path} differs from memory for ${differing.join(', ')}: memory is used`,
+      );
+    }
   }
 
   /** Stops retrying and closes the database (after the daemon's last flush). */
@@ -268,7 +284,7 @@ export class StoreSupervisor implements StoreObserver {
     this.desired.useDatabase(db);
     this.state.useDatabase(db);
     for (const loop of this.running?.loops() ?? []) {
-      this.state.saveState(loop.loop, loop.memory, loop.status as never, loop.atMs);
+      if (loop.status) this.state.saveState(loop.loop, loop.memory, loop.status, loop.atMs);
     }
     this.streak = undefined;
     this.reopenFailures = 0;
@@ -310,7 +326,7 @@ export class StoreSupervisor implements StoreObserver {
     this.reopenFailures++;
     const delayMs = backoffDelayMs(
       this.reopenFailures,
-      this.opts.reopen ?? { initialMs: 2_000, maxMs: 60_000 },
+      this.opts.reopen ?? { initialMs: 1_000, maxMs: 30_000 },
     );
     this.reopenTimer = this.opts.clock.setTimer(() => {
       this.reopenTimer = undefined;

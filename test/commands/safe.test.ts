@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
@@ -330,7 +331,7 @@ describe('homeostat safe: failures are reported, and the other pins are still dr
 });
 
 describe('homeostat safe: configs', () => {
-  test('a config without GPIO relays: exit 0, saying there was nothing to drive, and which plugs have a dead man’s switch', async () => {
+  test('a config without GPIO relays and a broker that refuses: exit 0, nothing to drive, and which plugs have a dead man’s switch', async () => {
     const root = tempTree({ placeholder: '' });
     const path = join(root, 'config.yaml');
     writeFileSync(
@@ -351,11 +352,45 @@ loops:
     assert.match(result.text, /^homeostat safe: no GPIO relay in the config, nothing to drive$/m);
     assert.match(
       result.text,
-      /^heater \(mqtt_switch\): not switched by safe \(MQTT\); turns itself off ≤ 600 s after its last ON \(Tasmota PulseTime\)$/m,
+      /^heater \(mqtt_switch\): not reached \(broker mqtt:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*\); turns itself off ≤ 600 s after its last ON \(Tasmota PulseTime\)$/m,
     );
     assert.match(
       result.text,
-      /^cooler \(mqtt_switch\): not switched by safe \(MQTT\); no dead man’s switch \(deadManS off\)$/m,
+      /^cooler \(mqtt_switch\): not reached \(.*\); no dead man’s switch: if it was not reached, it stays as it is until homeostat is back \(deadManS 0\)$/m,
+    );
+  });
+
+  test('a broker that accepts the connection and never answers does not hang safe: it gives up at its timeout', async (t) => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const port = (silent.address() as { port: number }).port;
+    const root = tempTree({ placeholder: '' });
+    const path = join(root, 'config.yaml');
+    writeFileSync(
+      path,
+      `version: 1
+node: { id: n }
+mqtt: { url: 'mqtt://127.0.0.1:${port}' }
+sensors: { t: { kind: mqtt, topic: t } }
+actuators: { heater: { kind: mqtt_switch, preset: tasmota, device: plug } }
+loops:
+  room: { sensor: t, raise: heater, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+`,
+    );
+    const lines: string[] = [];
+    const code = await safeCommand({ configPath: path, env: {}, mqttTimeoutMs: 200 }, (l) => lines.push(l));
+    assert.equal(code, 0);
+    assert.match(
+      lines.join('\n'),
+      new RegExp(
+        `^heater \\(mqtt_switch\\): not reached \\(broker mqtt://127\\.0\\.0\\.1:${port} did not answer within 200 ms\\)`,
+        'm',
+      ),
     );
   });
 

@@ -474,15 +474,15 @@ describe('loadConfigFile refuses what is not a config file, without reading it',
     });
   });
 
-  test('given a file over the 1 MiB cap (58 MB), then one error with its size and the cap', () => {
+  test('given a 58 MB file (over the 128 KiB cap), then one error with its size and the cap', () => {
     const path = join(dir, 'huge.yaml');
     writeFileSync(path, `${demo}\n# ${'x'.repeat(58_000_000)}\n`);
-    assert.equal(MAX_CONFIG_BYTES, 1_048_576);
+    assert.equal(MAX_CONFIG_BYTES, 131_072);
     const bytes = Buffer.byteLength(demo) + 58_000_004; // "\n# " + x… + "\n"
     assert.deepEqual(loadConfigFile(path), {
       ok: false,
       errors: [
-        `${path}: ${bytes} bytes is too large for a config file (limit 1048576 bytes = 1 MiB; a real one is a few KB)`,
+        `${path}: ${bytes} bytes is too large for a config file (limit 131072 bytes = 128 KiB; a real one is a few KB)`,
       ],
     });
   });
@@ -499,7 +499,7 @@ describe('loadConfigFile refuses what is not a config file, without reading it',
     const path = join(dir, 'over-cap.yaml');
     const padding = MAX_CONFIG_BYTES - Buffer.byteLength(demo) - 2;
     writeFileSync(path, `${demo}\n#${' '.repeat(padding)}\n`);
-    assert.match((loadConfigFile(path) as { errors: string[] }).errors[0]!, /1048577 bytes is too large/);
+    assert.match((loadConfigFile(path) as { errors: string[] }).errors[0]!, /131073 bytes is too large/);
   });
 });
 

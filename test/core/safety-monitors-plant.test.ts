@@ -28,10 +28,17 @@ interface Run {
 }
 
 /**
- * Drives a heater-only loop on a plant for `days`, a reading every `stepS`; after each latch the
- * fault is reset an hour later (a person who looks, so a false trip counts once per episode).
+ * Drives a heater-only loop on a plant for `days`, a reading every `stepS`; without an injected
+ * fault, each latch is reset an hour later (a person who looks; a false trip counts per episode).
  */
-function run(spec: LoopSpec, setpoint: number, plant: PlantParams, gain: number, days: number, fault?: { kind: Fault; atS: number }): Run {
+function run(
+  spec: LoopSpec,
+  setpoint: number,
+  plant: PlantParams,
+  gain: number,
+  days: number,
+  fault?: { kind: Fault; atS: number },
+): Run {
   const stepS = 30;
   const sim = new FopdtPlant(plant, T0);
   sim.addInput('heater', gain);
@@ -53,10 +60,18 @@ function run(spec: LoopSpec, setpoint: number, plant: PlantParams, gain: number,
       memory = rest;
       resetAtS = undefined;
     }
-    const result = reconcile(spec, desired('heat', setpoint), { reading: { value, atMs: nowMs }, actuators: { heater } }, memory, nowMs);
+    const result = reconcile(
+      spec,
+      desired('heat', setpoint),
+      { reading: { value, atMs: nowMs }, actuators: { heater } },
+      memory,
+      nowMs,
+    );
     if (result.memory.latchedFault && !memory.latchedFault) {
       trips.push({ reason: result.memory.latchedFault.reason, atS: tS });
-      resetAtS = tS + HOUR_S;
+      // Reset an hour later in normal runs (count each false-trip episode); an injected fault
+      // stays latched, so maxValue shows the overshoot the latch allowed.
+      if (fault === undefined) resetAtS = tS + HOUR_S;
     }
     memory = result.memory;
     heater = result.wanted.heater ?? 0;
@@ -71,7 +86,11 @@ const KETTLE_PLANT: PlantParams = {
   timeConstantS: 1800,
   deadTimeS: 30,
   // The lid comes off for 10 minutes every 6 hours (a stir, a grain addition): 15 °C of loss.
-  disturbances: Array.from({ length: 28 }, (_, i) => ({ atS: 3 * HOUR_S + i * 6 * HOUR_S, offset: -15, durationS: 600 })),
+  disturbances: Array.from({ length: 28 }, (_, i) => ({
+    atS: 3 * HOUR_S + i * 6 * HOUR_S,
+    offset: -15,
+    durationS: 600,
+  })),
 };
 const KETTLE_SETPOINT = 65;
 function kettleSpec(): LoopSpec {
@@ -95,15 +114,26 @@ function kettleSpec(): LoopSpec {
   };
 }
 
-/** A greenhouse at 8 °C in winter: 0 °C outside, the sun adds 30 °C from 10:00 to 16:00. */
+/** A greenhouse at 8 °C in winter: 0 °C outside, the sun adds 40 °C from 10:00 to 16:00. */
 const GREENHOUSE_PLANT: PlantParams = {
   ambient: 0,
   timeConstantS: 3600,
   deadTimeS: 120,
-  disturbances: Array.from({ length: 7 }, (_, day) => ({ atS: day * DAY_S + 10 * HOUR_S, offset: 30, durationS: 6 * HOUR_S })),
+  disturbances: Array.from({ length: 7 }, (_, day) => ({
+    atS: day * DAY_S + 10 * HOUR_S,
+    offset: 40,
+    durationS: 6 * HOUR_S,
+  })),
 };
 function greenhouseSpec(overrides: Partial<LoopSpec>): LoopSpec {
-  return { ...kettleSpec(), id: 'greenhouse', controller: { type: 'pid', pid: { kp: 0.3, tiS: 1800, tdS: 0 } }, raise: relay('heater'), cutoff: { max: 35 }, ...overrides };
+  return {
+    ...kettleSpec(),
+    id: 'greenhouse',
+    controller: { type: 'pid', pid: { kp: 0.3, tiS: 1800, tdS: 0 } },
+    raise: relay('heater'),
+    cutoff: { max: 35 },
+    ...overrides,
+  };
 }
 
 const figures: string[] = [];
@@ -111,7 +141,9 @@ const figures: string[] = [];
 describe('safety monitors on simulated plants', () => {
   test('a kettle held at 65 °C for 7 days, the lid off every 6 h: no monitor trips', () => {
     const result = run(kettleSpec(), KETTLE_SETPOINT, KETTLE_PLANT, 80, 7);
-    figures.push(`kettle, normal, 7 days: ${result.trips.length} trips, max ${result.maxValue.toFixed(1)} °C`);
+    figures.push(
+      `kettle, normal, 7 days: ${result.trips.length} trips, max ${result.maxValue.toFixed(1)} °C`,
+    );
     assert.deepEqual(result.trips, []);
   });
 
@@ -132,12 +164,26 @@ describe('safety monitors on simulated plants', () => {
       assert.ok(first, 'latched');
       assert.equal(first.reason, reason);
       const delayS = first.atS - faultAtS;
-      figures.push(`kettle, ${kind} at 26 h: ${first.reason} after ${Math.round(delayS / 60)} min, max ${result.maxValue.toFixed(1)} °C`);
+      figures.push(
+        `kettle, ${kind} at 26 h: ${first.reason} after ${Math.round(delayS / 60)} min, max ${result.maxValue.toFixed(1)} °C`,
+      );
       assert.ok(delayS >= 0 && delayS <= withinS, `latched ${delayS} s after the fault`);
     });
   }
 
-  test('a greenhouse in the sun (up to 30 °C, heater off): the cut-off (35 °C) and runaway watch never trip; the stuck watch would, which is why it is off by default', () => {
+  test('a kettle with a 10 min runaway period: the probe out latches in 10 min, and stays 7 days without a false trip', () => {
+    const fast = { ...kettleSpec(), runawayWatch: { band: 2, periodMs: min(10) } };
+    const normal = run(fast, KETTLE_SETPOINT, KETTLE_PLANT, 80, 7);
+    const probeOut = run(fast, KETTLE_SETPOINT, KETTLE_PLANT, 80, 2, { kind: 'probe-out', atS: 26 * HOUR_S });
+    const first = probeOut.trips[0];
+    figures.push(
+      `kettle, runaway periodS 600: normal 7 days ${normal.trips.length} trips; probe-out: ${first?.reason} after ${Math.round(((first?.atS ?? 0) - 26 * HOUR_S) / 60)} min, max ${probeOut.maxValue.toFixed(1)} °C`,
+    );
+    assert.deepEqual(normal.trips, []);
+    assert.equal(first?.reason, 'Runaway');
+  });
+
+  test('a greenhouse in the sun (up to 40 °C, heater off): the cut-off (35 °C) and runaway watch never trip; the stuck watch would, which is why it is off by default', () => {
     const guarded = run(greenhouseSpec({ stuckWatch: undefined }), 8, GREENHOUSE_PLANT, 20, 7);
     const stuck = run(greenhouseSpec({}), 8, GREENHOUSE_PLANT, 20, 7);
     figures.push(
@@ -145,6 +191,6 @@ describe('safety monitors on simulated plants', () => {
     );
     assert.deepEqual(guarded.trips, []);
     assert.ok(stuck.trips.length >= 7, 'a daily false StuckOn: the reason it is opt-in');
-    console.log(figures.map((line) => `# ${line}`).join('\n'));
+    console.log(figures.join('\n'));
   });
 });

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import type { LoopSpec } from '../../src/core/loop-spec.js';
 import { resetLatchedFault } from '../../src/core/loop-state.js';
 import { initialLoopMemory, reconcile } from '../../src/core/reconcile.js';
-import { safetyMonitors } from '../../src/core/safety-monitors.js';
+import { safetyMonitors, shiftSafetyMemory } from '../../src/core/safety-monitors.js';
 import type { Mode } from '../../src/core/types.js';
 import {
   at,
@@ -414,4 +414,69 @@ describe('precedence: mode off, sensor faults and interlocks stay safe and latch
       assert.equal(memory.latchedFault, undefined);
     });
   }
+});
+
+describe('clock stepped back: times ahead of now count as now', () => {
+  const spec = freezerLoop({ lower: { ...relay('compressor'), maxStartsPerHour: 2, maxOnMs: min(10) } });
+  const inputs = {
+    value: 25,
+    setpoint: 20,
+    regulating: true,
+    output: -1,
+    levels: { compressor: 1 },
+    observed: {},
+    lastCommanded: {},
+    convergedBand: 0.5,
+  };
+  test('an on-time that started "in the future" runs its limit in full from now, no longer', () => {
+    const memory = { onSinceMs: { compressor: at(min(60)) } };
+    const now = safetyMonitors(spec, memory, inputs, at(0));
+    assert.equal(now.fault, undefined);
+    assert.deepEqual(now.memory?.onSinceMs, { compressor: at(0) });
+    assert.equal(safetyMonitors(spec, now.memory, inputs, at(min(10))).fault?.reason, 'MaxOnTime');
+  });
+  test('starts stamped "in the future" still count against the cap', () => {
+    const memory = { startsMs: { compressor: [at(min(30)), at(min(40))] } };
+    const held = safetyMonitors(spec, memory, inputs, at(0));
+    assert.deepEqual(Object.keys(held.heldOff), ['compressor']);
+  });
+});
+
+describe('shiftSafetyMemory (a wall-clock step, for clock-step.ts)', () => {
+  test('moves every absolute time by the step and nothing else', () => {
+    const memory = {
+      stuck: { raise: { offSinceMs: at(0), extreme: 19.5 } },
+      runaway: { setpoint: 20, outsideSinceMs: at(min(1)) },
+      onSinceMs: { heater: at(min(2)) },
+      startsMs: { heater: [at(min(3)), at(min(4))] },
+    };
+    assert.deepEqual(shiftSafetyMemory(memory, min(120)), {
+      stuck: { raise: { offSinceMs: at(min(120)), extreme: 19.5 } },
+      runaway: { setpoint: 20, outsideSinceMs: at(min(121)) },
+      onSinceMs: { heater: at(min(122)) },
+      startsMs: { heater: [at(min(123)), at(min(124))] },
+    });
+  });
+
+  test('given a heater on for 50 of its 60 min, when the clock steps 2 h forward and the memory is shifted, then it is not cut off early', () => {
+    const spec = heaterRelayLoop({ raise: { ...relay('heater'), maxOnMs: min(60) } });
+    const inputs = {
+      value: 15,
+      setpoint: 20,
+      regulating: true,
+      output: 1,
+      levels: { heater: 1 },
+      observed: {},
+      lastCommanded: {},
+      convergedBand: 0.5,
+    };
+    const memory = { onSinceMs: { heater: at(0) } };
+    const after = at(min(50 + 120));
+    assert.equal(
+      safetyMonitors(spec, memory, inputs, after).fault?.reason,
+      'MaxOnTime',
+      'unshifted: false trip',
+    );
+    assert.equal(safetyMonitors(spec, shiftSafetyMemory(memory, min(120)), inputs, after).fault, undefined);
+  });
 });

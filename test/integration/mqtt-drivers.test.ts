@@ -16,6 +16,7 @@ import { describe, type TestContext, test } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import pino from 'pino';
 import { waitForConnection } from '../../src/commands/mqtt-setup.js';
+import { safeCommand } from '../../src/commands/safe.js';
 import { parseConfigText } from '../../src/config/load.js';
 import type { LoopStatus } from '../../src/core/status.js';
 import { Daemon } from '../../src/daemon.js';
@@ -337,6 +338,79 @@ describe("dead man's switches on the wire (deadManS)", () => {
     });
     await waitUntil(() => messages.length > 0, { what: 'the ON' });
     assert.deepEqual(messages[0], ['zigbee2mqtt/heater_plug/set', '{"state":"ON","on_time":900}']);
+  });
+});
+
+describe('homeostat safe with MQTT actuators (best effort, after the daemon died)', () => {
+  function safeConfig(dir: string, url: string): string {
+    const path = join(dir, 'config.yaml');
+    writeFileSync(
+      path,
+      `
+version: 1
+node: { id: dead }
+mqtt: { url: "${url}" }
+sensors: { t: { kind: mqtt, topic: t } }
+actuators:
+  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
+  cooler: { kind: mqtt_switch, preset: zigbee2mqtt, device: zigbee2mqtt/cooler }
+  pump: { kind: mqtt_switch, preset: tasmota, device: pump, safeState: on }
+  fogger: { kind: mqtt_level, commandTopic: cmnd/fogger/Dimmer, stateTopic: stat/fogger/RESULT, safeLevel: 0.1 }
+loops:
+  room: { sensor: t, raise: heater, lower: cooler, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+  air: { sensor: t, raise: fogger, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: pid, kp: 0.2 } }
+  water: { sensor: t, raise: pump, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+`,
+    );
+    return path;
+  }
+
+  test('with the broker up, every MQTT actuator gets its safe command (QoS 1, not retained) and exit is 0', async (t) => {
+    const broker = await brokerFor(t);
+    const temp = makeTempDir('homeostat-safe-mqtt-');
+    t.after(temp.remove);
+    const client = await deviceClient(t, broker, 'recorder');
+    const messages: [string, string, boolean][] = [];
+    client.on('message', (topic, payload, packet) =>
+      messages.push([topic, payload.toString(), packet.retain]),
+    );
+    await client.subscribeAsync(['cmnd/#', 'zigbee2mqtt/#'], { qos: 1 });
+    const lines: string[] = [];
+    const code = await safeCommand(
+      { configPath: safeConfig(temp.dir, broker.url), sysfsRoot: '/nonexistent', env: {} },
+      (line) => lines.push(line),
+    );
+    assert.equal(code, 0, lines.join('\n'));
+    await waitUntil(() => messages.length >= 4, { what: 'four safe commands' });
+    assert.deepEqual([...messages].sort(), [
+      ['cmnd/fogger/Dimmer', '10', false],
+      ['cmnd/plug/POWER', 'OFF', false],
+      ['cmnd/pump/POWER', 'ON', false],
+      ['zigbee2mqtt/cooler/set', '{"state":"OFF"}', false],
+    ]);
+    assert.ok(
+      lines.includes(
+        'heater (mqtt_switch): OFF sent on cmnd/plug/POWER (acknowledged); turns itself off ≤ 600 s after its last ON (Tasmota PulseTime)',
+      ),
+      lines.join('\n'),
+    );
+  });
+
+  test('with the broker gone, it gives up after its timeout, says so per plug, and still exits 0', async (t) => {
+    const broker = await brokerFor(t);
+    const url = broker.url;
+    await broker.dispose();
+    const temp = makeTempDir('homeostat-safe-mqtt-');
+    t.after(temp.remove);
+    const lines: string[] = [];
+    const code = await safeCommand(
+      { configPath: safeConfig(temp.dir, url), sysfsRoot: '/nonexistent', env: {}, mqttTimeoutMs: 500 },
+      (line) => lines.push(line),
+    );
+    assert.equal(code, 0, lines.join('\n'));
+    const heater = lines.find((line) => line.startsWith('heater '));
+    assert.match(heater ?? '', /^heater \(mqtt_switch\): not reached \(broker mqtt:\/\/127\.0\.0\.1:\d+/);
+    assert.match(heater ?? '', /turns itself off ≤ 600 s after its last ON \(Tasmota PulseTime\)$/);
   });
 });
 

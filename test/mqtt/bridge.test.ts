@@ -103,7 +103,7 @@ class FakeConnection {
 const failing = new Set<string>();
 const diskFull = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
 
-function harness() {
+function harness(opts: { queued?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'homeostat-bridge-unit-'));
   dirs.push(dir);
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -145,6 +145,8 @@ function harness() {
     clock,
     logger,
     version: 'test',
+    // Commands are handled as they arrive, unless a test wants the real queue (which yields).
+    ...(opts.queued ? {} : { schedule: (fn: () => void) => fn() }),
   });
   bridge.start();
   const results = (loop: string): Result[] =>
@@ -304,6 +306,22 @@ describe('a flood of commands does not grow the database', () => {
     assert.ok(results.every((r) => r.accepted && r.generation === current.generation));
     h.connection.deliver(`${BASE}/room/setpoint/set`, String(current.setpoint + 1));
     assert.equal(h.results('room').at(-1)?.accepted, true, 'a real change still goes through');
+  });
+});
+
+describe('commands are handled off the receive path, boundedly', () => {
+  test('given 3,000 commands in one read (one turn of the event loop), then none is handled during it, 1,000 wait, 2,000 are answered busy at once, and every one gets a result', async () => {
+    const h = harness({ queued: true });
+    for (let i = 0; i < 3_000; i++) h.connection.deliver(`${BASE}/room/setpoint/set`, '99');
+    const busy = h.results('room');
+    assert.equal(busy.length, 2_000, 'the overflow is answered at once');
+    assert.ok(busy.every((r) => !r.accepted && /busy: more than 1000 commands waiting/.test(r.reason ?? '')));
+
+    await h.bridge.commandsHandled();
+    const results = h.results('room');
+    assert.equal(results.length, 3_000, 'every command has its result');
+    assert.equal(results.filter((r) => /outside the limits/.test(r.reason ?? '')).length, 1_000);
+    assert.ok(h.rejectedEvents().length <= 2, 'two kinds of rejection, one event each');
   });
 });
 

@@ -33,6 +33,7 @@ describe('a write lock held by another process', () => {
 
     assert.throws(() => run.store.desired.setDesired('room', { setpoint: 23 }, 'mqtt'), {
       code: 'SQLITE_BUSY',
+      message: /locked by another process .*not stored and changed nothing/,
     });
     assert.deepEqual(run.store.desired.desired('room'), before, 'nothing changed');
     await run.clock.advance(60_000);

@@ -154,6 +154,8 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
   private readonly payloads: MqttSwitchOptions;
   /** Tasmota PulseTime: sent since start (`armed`), or on its way (`arming`). */
   private pulseTime: 'unarmed' | 'arming' | 'armed' = 'unarmed';
+  /** A failed arming has been logged; cleared by a successful one (one warning per streak). */
+  private armWarned = false;
 
   constructor(opts: MqttSwitchOptions) {
     super(opts);
@@ -187,16 +189,19 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
     this.opts.transport.publish(deadMan.topic, deadMan.payload, COMMAND_PUBLISH).then(
       () => {
         this.pulseTime = 'armed';
+        this.armWarned = false;
       },
       (error: unknown) => {
         this.pulseTime = 'unarmed';
+        if (this.armWarned) return;
+        this.armWarned = true;
         this.opts.logger?.warn(
           {
             actuator: this.id,
             topic: deadMan.topic,
             err: error instanceof Error ? error.message : String(error),
           },
-          `${this.id}: could not arm PulseTime on ${deadMan.topic}; retrying at the next cycle`,
+          `${this.id}: could not arm PulseTime on ${deadMan.topic} (does the broker's ACL allow it?); retrying at every cycle`,
         );
       },
     );

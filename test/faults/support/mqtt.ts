@@ -153,9 +153,16 @@ export class TestMqtt {
 
   /** The latest retained-or-live state received for a loop. */
   latestState(stateTopic: string): StatePayload | undefined {
+    return this.latestStateMessage(stateTopic)?.state;
+  }
+
+  /** The latest state of a loop with its arrival time (wall clock of this process). */
+  latestStateMessage(stateTopic: string): { state: StatePayload; atMs: number } | undefined {
     for (let i = this.received.length - 1; i >= 0; i--) {
       const m = this.received[i]!;
-      if (m.topic === stateTopic && m.payload.byteLength > 0) return parseJson<StatePayload>(m.payload);
+      if (m.topic !== stateTopic || m.payload.byteLength === 0) continue;
+      const state = parseJson<StatePayload>(m.payload);
+      if (state) return { state, atMs: m.atMs };
     }
     return undefined;
   }

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CommandQueue } from '../../src/mqtt/command-queue.js';
+
+/** The bridge's command queue: off the receive path, in slices, bounded, first in first out. */
+
+function queue(opts: { maxQueued?: number; sliceMs?: number; failOn?: number } = {}) {
+  const handled: number[] = [];
+  const overflowed: number[] = [];
+  const errors: unknown[] = [];
+  const q = new CommandQueue<number>({
+    handle: (n) => {
+      if (n === opts.failOn) throw new Error(`boom ${n}`);
+      handled.push(n);
+    },
+    overflow: (n) => overflowed.push(n),
+    onError: (error) => errors.push(error),
+    ...(opts.maxQueued === undefined ? {} : { maxQueued: opts.maxQueued }),
+    ...(opts.sliceMs === undefined ? {} : { sliceMs: opts.sliceMs }),
+  });
+  return { q, handled, overflowed, errors };
+}
+
+describe('CommandQueue', () => {
+  test('given a burst pushed in one turn, then nothing is handled during the burst, all of it after, in order', async () => {
+    const { q, handled } = queue();
+    for (let i = 0; i < 500; i++) q.push(i);
+    assert.deepEqual(handled, [], 'the receive path only queues');
+    await q.idle();
+    assert.deepEqual(
+      handled,
+      Array.from({ length: 500 }, (_, i) => i),
+    );
+  });
+
+  test('given more than maxQueued waiting, then the extra ones go to overflow at once and the rest are still handled', async () => {
+    const { q, handled, overflowed } = queue({ maxQueued: 100 });
+    for (let i = 0; i < 250; i++) q.push(i);
+    assert.deepEqual(
+      overflowed,
+      Array.from({ length: 150 }, (_, i) => 100 + i),
+    );
+    await q.idle();
+    assert.equal(handled.length, 100);
+    q.push(999);
+    await q.idle();
+    assert.equal(handled.at(-1), 999, 'room again once drained');
+  });
+
+  test('given a slice of 0 ms, then each item is its own turn of the event loop (a timer can run in between)', async () => {
+    const { q, handled } = queue({ sliceMs: 0 });
+    let timerSawHandled: number | undefined;
+    for (let i = 0; i < 50; i++) q.push(i);
+    setTimeout(() => {
+      timerSawHandled = handled.length;
+    }, 0);
+    await q.idle();
+    assert.ok(
+      timerSawHandled !== undefined && timerSawHandled < 50,
+      `the timer ran after ${timerSawHandled}`,
+    );
+  });
+
+  test('given a handler that throws, then the error is reported and the next items are handled', async () => {
+    const { q, handled, errors } = queue({ failOn: 3 });
+    for (let i = 0; i < 6; i++) q.push(i);
+    await q.idle();
+    assert.deepEqual(handled, [0, 1, 2, 4, 5]);
+    assert.match(String(errors[0]), /boom 3/);
+  });
+
+  test('idle() resolves at once when nothing waits', async () => {
+    const { q } = queue();
+    await q.idle();
+  });
+});
