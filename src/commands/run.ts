@@ -1,4 +1,4 @@
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile, loadConfigFileOffThread } from '../config/load.js';
 import { Daemon } from '../daemon.js';
 import { buildDrivers, speedProblem } from '../drivers/build.js';
 import { offlineTransport } from '../drivers/mqtt/transport.js';
@@ -194,7 +194,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
       .then(async () => {
         if (!started) return;
         logger.info(`${why}: reloading ${options.configPath}`);
-        await daemon.reload(loadConfigFile(options.configPath));
+        // Off the event loop: a file at the size cap takes long to parse (config/load.ts).
+        await daemon.reload(await loadConfigFileOffThread(options.configPath));
       })
       .catch((error) => logger.error({ err: error }, 'reload failed'));
   };

@@ -322,7 +322,8 @@ const mqttSensorSchema = z
   })
   .describe(
     'A value a device publishes on MQTT (Tasmota, Zigbee2MQTT, Shelly, ESPHome); needs the mqtt block. ' +
-      'Non-numeric, NaN or infinite values are refused and count as missing.',
+      'A value that is not a number (nan, inf, null, text) sends the loop safe at once; a message ' +
+      'without the configured field is ignored.',
   )
   .superRefine((sensor, ctx) => {
     // The value only changes when the device publishes: it would go stale between messages.

@@ -43,6 +43,8 @@ export type MessageHandler = (topic: string, payload: Buffer, packet: IPublishPa
 interface Subscription {
   qos: 0 | 1;
   handlers: MessageHandler[];
+  /** The filter split into levels once (every received message is matched against it). */
+  levels: string[];
 }
 
 /** MQTT keepalive, s: a dead connection is noticed within 1.5× this. */
@@ -62,6 +64,13 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * it on the broker (Mosquitto `message_size_limit`).
  */
 export const MAX_INCOMING_PACKET_BYTES = 65_536;
+/**
+ * QoS 1 messages the broker may have in flight to us at once (MQTT 5 CONNECT `receiveMaximum`;
+ * MQTT.js leaves the protocol's 65,535). A command flood then arrives in small reads the event
+ * loop handles in a few ms each, while the broker holds the rest (Mosquitto queues up to
+ * `max_queued_messages` per client, 1000 by default, and drops beyond).
+ */
+export const RECEIVE_MAXIMUM = 64;
 
 /**
  * The daemon's one MQTT connection. Connects in the background and keeps reconnecting with
@@ -91,6 +100,8 @@ export class MqttConnection {
   private wasUp = false;
   private stopped = false;
   private readonly connectListeners: Array<() => void> = [];
+  /** Holds the reading of the next packet until it calls `resume` (see `throttleReceive`). */
+  private receiveGate: ((resume: () => void) => void) | undefined;
   private readonly subscriptions = new Map<string, Subscription>();
   /** Filters the broker holds (or is being sent) for the current session. */
   private readonly sessionFilters = new Set<string>();
@@ -137,6 +148,25 @@ export class MqttConnection {
       this.noteFailure('MQTT broker disconnected us', new Error(`reason code ${packet.reasonCode ?? 0}`)),
     );
     client.on('message', (topic, payload, packet) => this.dispatch(topic, payload, packet));
+    // MQTT.js reads the next packet (and acknowledges a QoS 1 one) only once this calls back:
+    // its documented hook for backpressure.
+    client.handleMessage = (_packet, callback) => {
+      const gate = this.receiveGate;
+      if (gate) gate(() => callback());
+      else callback();
+    };
+  }
+
+  /**
+   * Backpressure on what the broker sends: after each received message, `gate` is asked before
+   * the next packet is read; it calls `resume` at once, or later when the consumer has caught
+   * up. Meanwhile the socket fills and the broker holds the rest (Mosquitto queues up to
+   * `max_queued_messages` per client and drops beyond), so a flood does not pile up in our
+   * memory nor run as one long stall of the event loop. Keep the wait short: acknowledgements
+   * of our own publishes and keepalive answers wait too.
+   */
+  throttleReceive(gate: (resume: () => void) => void): void {
+    this.receiveGate = gate;
   }
 
   /**
@@ -214,7 +244,7 @@ export class MqttConnection {
         this.sessionFilters.delete(topicFilter); // subscribe again with the higher QoS
       }
     } else {
-      this.subscriptions.set(topicFilter, { qos, handlers: [handler] });
+      this.subscriptions.set(topicFilter, { qos, handlers: [handler], levels: topicFilter.split('/') });
     }
     if (this.connected) this.subscribeMissing();
   }
@@ -238,6 +268,7 @@ export class MqttConnection {
             properties: {
               sessionExpiryInterval: SESSION_EXPIRY_S,
               maximumPacketSize: MAX_INCOMING_PACKET_BYTES,
+              receiveMaximum: RECEIVE_MAXIMUM,
             },
           }
         : {}),
@@ -342,8 +373,9 @@ export class MqttConnection {
   }
 
   private dispatch(topic: string, payload: Buffer, packet: IPublishPacket): void {
-    for (const [filter, { handlers }] of this.subscriptions) {
-      if (!topicMatchesFilter(filter, topic)) continue;
+    const topicLevels = topic.split('/');
+    for (const { handlers, levels } of this.subscriptions.values()) {
+      if (!levelsMatch(levels, topicLevels)) continue;
       for (const handler of handlers) {
         try {
           handler(topic, payload, packet);
@@ -362,9 +394,13 @@ export class MqttConnection {
  * `$`-topics (`$SYS/…`). Shared subscriptions (`$share/…`) are not supported.
  */
 export function topicMatchesFilter(filter: string, topic: string): boolean {
-  const filterLevels = filter.split('/');
-  const topicLevels = topic.split('/');
-  if (topic.startsWith('$') && (filterLevels[0] === '+' || filterLevels[0] === '#')) return false;
+  return levelsMatch(filter.split('/'), topic.split('/'));
+}
+
+/** topicMatchesFilter on levels already split (the receive path splits each topic once). */
+function levelsMatch(filterLevels: readonly string[], topicLevels: readonly string[]): boolean {
+  const first = filterLevels[0];
+  if (topicLevels[0]?.startsWith('$') && (first === '+' || first === '#')) return false;
   for (let i = 0; i < filterLevels.length; i++) {
     const level = filterLevels[i];
     if (level === '#') return true;

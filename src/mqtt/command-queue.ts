@@ -12,6 +12,8 @@ export interface CommandQueueOptions<T> {
   sliceMs?: number;
   /** How a slice yields; default setImmediate (timers and IO run in between). Tests pass `fn => fn()`. */
   schedule?: (fn: () => void) => void;
+  /** `whenRoom` holds its callers while this many or more wait; default 100. */
+  highWater?: number;
 }
 
 /** Default bound of the command queue: beyond it, commands are answered "busy" unread. */
@@ -30,6 +32,8 @@ export class CommandQueue<T> {
   private head = 0;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
+  private roomWaiters: Array<() => void> = [];
+  private readonly highWater: number;
   private readonly maxQueued: number;
   private readonly sliceMs: number;
   private readonly schedule: (fn: () => void) => void;
@@ -38,6 +42,17 @@ export class CommandQueue<T> {
     this.maxQueued = opts.maxQueued ?? DEFAULT_MAX_QUEUED_COMMANDS;
     this.sliceMs = opts.sliceMs ?? 5;
     this.schedule = opts.schedule ?? ((fn) => void setImmediate(fn));
+    this.highWater = opts.highWater ?? 100;
+  }
+
+  /**
+   * Calls `fn` now if fewer than `highWater` items wait, else once the queue has drained to half
+   * of that. The receive side uses it for backpressure: the MQTT client reads no further packet
+   * until `fn` runs, so a flood waits in the socket and at the broker, not in our memory.
+   */
+  whenRoom(fn: () => void): void {
+    if (this.size < this.highWater) fn();
+    else this.roomWaiters.push(fn);
   }
 
   /** Items waiting. */
@@ -70,6 +85,11 @@ export class CommandQueue<T> {
       this.head += 1;
       this.run(this.opts.handle, item);
       if (performance.now() - startMs >= this.sliceMs) break;
+    }
+    if (this.roomWaiters.length > 0 && this.size <= this.highWater / 2) {
+      const waiters = this.roomWaiters;
+      this.roomWaiters = [];
+      for (const resume of waiters) resume();
     }
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);

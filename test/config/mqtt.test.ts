@@ -78,6 +78,7 @@ describe('mqtt_switch presets', () => {
       modulation: 'window',
       bandC: 0.25,
       safeState: 'off',
+      deadManS: 600,
     });
   });
 

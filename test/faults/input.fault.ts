@@ -15,7 +15,14 @@ import {
   setTopic,
   stateTopic,
 } from './support/config.js';
-import { probeSamples, rssOf, stallFigures, startProbedDaemon } from './support/daemon.js';
+import {
+  openProbeWindow,
+  probeSamples,
+  rssOf,
+  stallFigures,
+  startProbedDaemon,
+  windowFigures,
+} from './support/daemon.js';
 import { desiredRows, integrity, lastEventId } from './support/db.js';
 import { reportFigures } from './support/figures.js';
 import { hostileCorpus } from './support/hostile.js';
@@ -192,10 +199,12 @@ describe('hostile input on the command topics', () => {
     await sleep(2_000);
     const rssBeforeBytes = rssOf(daemon.run.child.pid)!;
     const eventsBefore = lastEventId(dbPath);
-    const results = { count: 0 };
+    const results = { count: 0, lastAtMs: 0 };
     const resultTopics = new Set(LOOPS.map(resultTopic));
     client.client.on('message', (topic) => {
-      if (resultTopics.has(topic)) results.count += 1;
+      if (!resultTopics.has(topic)) return;
+      results.count += 1;
+      results.lastAtMs = Date.now();
     });
     // The room's states during the flood: the longest gap between two says whether status stalled
     const stateArrivals: number[] = [];
@@ -205,6 +214,7 @@ describe('hostile input on the command topics', () => {
 
     // When 20,000 rejected commands (out of limits, not numbers, bad JSON) arrive as fast as the
     // broker takes them
+    await openProbeWindow(daemon);
     const startedAtMs = Date.now();
     const payloads = ['99', 'abc', '{"setpoint":1e999}', '-5'];
     for (let i = 0; i < FLOOD; i++) {
@@ -221,10 +231,11 @@ describe('hostile input on the command topics', () => {
       last = results.count;
       await sleep(2_000);
     }
-    const floodEndedAtMs = Date.now();
-    await sleep(5_000); // settle
+    // The flood lasts until its last answer (the wait above adds up to 2 s of quiet)
+    const floodEndedAtMs = Math.max(results.lastAtMs, sentAtMs);
+    const stall = windowFigures(daemon.probePath, floodEndedAtMs + 150);
+    await sleep(10_000); // settle: memory given back after the flood
     const rssAfterBytes = rssOf(daemon.run.child.pid);
-    const stall = stallFigures(probeSamples(daemon.probePath, startedAtMs, floodEndedAtMs));
     const rowsWritten = safe(() => lastEventId(dbPath) - eventsBefore);
     const duringFlood = stateArrivals.filter((at) => at >= startedAtMs && at <= floodEndedAtMs);
     const longestStateGapMs = Math.max(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import type Database from 'better-sqlite3';
@@ -25,6 +26,7 @@ import {
   makeTempDir,
   openReadOnly,
   seededRandom,
+  sleep,
   startDaemon,
   waitUntil,
 } from './helpers.js';
@@ -614,6 +616,50 @@ describe('MQTT bridge against Mosquitto (in-process daemon, demo config, 60× cl
     });
   });
 
+  test('given the disk full under the database, then every command still gets its result, with the reason, and the bridge logs it once per streak', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
+    const broker = await brokerFor(t);
+    const watch = await watcher(t, broker, `${BASE}/+/result`);
+    const { dir, remove } = makeTempDir('homeostat-bridge-full-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir]);
+    onCleanup(t, () => {
+      execFileSync('umount', ['-l', dir]);
+      remove();
+    });
+    const stack = await startStack(t, broker, { dir });
+    await bridgeReady(broker);
+    // Fill the file system to the last byte.
+    const filler = join(dir, 'filler');
+    try {
+      for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
+    } catch {
+      try {
+        for (;;) appendFileSync(filler, Buffer.alloc(512));
+      } catch {
+        // full
+      }
+    }
+
+    const results: ResultPayload[] = [];
+    for (let i = 0; i < 40; i++) {
+      results.push(await sendCommand(watch, 'room', 'setpoint/set', i % 2 === 0 ? '22' : '23'));
+      results.push(await sendCommand(watch, 'room', 'setpoint/set', '99'));
+    }
+
+    assert.equal(results.length, 80, 'every command answered');
+    const refused = results.filter((r) => /not stored/.test(r.reason ?? ''));
+    assert.ok(refused.length > 0, 'changes are refused as not stored');
+    assert.ok(
+      refused.every((r) => /full/i.test(r.reason ?? '')),
+      refused[0]?.reason,
+    );
+    assert.ok(results.filter((_r, i) => i % 2 === 1).every((r) => /outside the limits/.test(r.reason ?? '')));
+    const bridgeErrors = stack.records.filter(
+      (r) => r.level >= 50 && r.component === 'mqtt' && /storage (read|write) failed/.test(r.msg),
+    );
+    assert.ok(bridgeErrors.length >= 1 && bridgeErrors.length <= 2, JSON.stringify(bridgeErrors));
+  });
+
   test('given a setpoint left retained on the broker, when the daemon restarts with a newer setpoint in the file, then the file wins and the retained command is refused and cleared', async (t) => {
     const broker = await brokerFor(t);
     const watch = await watcher(t, broker, `${BASE}/+/result`);
@@ -762,6 +808,26 @@ describe('MQTT bridge against Mosquitto (in-process daemon, demo config, 60× cl
     assert.deepEqual(JSON.parse(again), JSON.parse(original));
     await waitUntil(() => watch.on(DISCOVERY).length > published, { what: 'the republished discovery live' });
     assert.ok(stack.records.some((r) => /Home Assistant online/.test(r.msg)));
+  });
+
+  test('given 2,000 Home Assistant birth messages in a burst, then discovery is republished a few times, not 2,000', async (t) => {
+    const broker = await brokerFor(t);
+    const watch = await watcher(t, broker, DISCOVERY);
+    await startStack(t, broker);
+    await waitUntil(() => watch.on(DISCOVERY).length > 0, { what: 'discovery' });
+    await bridgeReady(broker);
+    const before = watch.on(DISCOVERY).length;
+
+    const births = Array.from({ length: 2_000 }, () =>
+      watch.client.publishAsync(HA_STATUS, 'online', { qos: 1 }),
+    );
+    await Promise.all(births);
+    await waitUntil(() => watch.on(DISCOVERY).length > before, { what: 'a republish after the burst' });
+    // At 60× the minimum interval of 5 s is 83 ms of real time: allow a few during the burst.
+    await sleep(500);
+
+    const republished = watch.on(DISCOVERY).length - before;
+    assert.ok(republished >= 1 && republished <= 10, `${republished} republishes for 2,000 births`);
   });
 
   test('given a running daemon, when a reload removes greenhouse_humidity, then its retained state is cleared and its components are removed (marker first)', async (t) => {

@@ -226,7 +226,12 @@ describe('MQTT drivers in a running daemon', () => {
     const broker = await brokerFor(t);
     const plug = await fakeTasmotaPlug(t, broker, 'never answers');
     const initialMs = 200;
-    const node = await startNode(t, broker, { sensor: 'simulated', retryInitialS: initialMs / 1000 });
+    // Without the PulseTime sent before each ON: its round trip would blur the gaps measured here.
+    const node = await startNode(t, broker, {
+      sensor: 'simulated',
+      retryInitialS: initialMs / 1000,
+      heater: '{ kind: mqtt_switch, preset: tasmota, device: plug, deadManS: 0 }',
+    });
     // Expected sends at 0, 0.2, 0.6, 1.4, 3.0 s: five within 3.5 s.
     await waitUntil(() => plug.commands.length >= 5, { what: 'five sends', timeoutMs: 15_000 });
     const times = plug.commands.map((c) => c.atMs);

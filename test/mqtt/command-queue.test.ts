@@ -69,6 +69,26 @@ describe('CommandQueue', () => {
     assert.match(String(errors[0]), /boom 3/);
   });
 
+  test('whenRoom: at once below the high-water mark; above it, held until the queue has drained to half of it', async () => {
+    const handled: number[] = [];
+    const q = new CommandQueue<number>({
+      handle: (n) => handled.push(n),
+      overflow: () => assert.fail('no overflow'),
+      onError: (error) => assert.fail(String(error)),
+      highWater: 10,
+      sliceMs: 0,
+    });
+    let resumed = 0;
+    q.whenRoom(() => resumed++);
+    assert.equal(resumed, 1, 'room: at once');
+    for (let i = 0; i < 10; i++) q.push(i);
+    q.whenRoom(() => resumed++);
+    assert.equal(resumed, 1, 'full: held');
+    await q.idle();
+    assert.equal(resumed, 2, 'resumed once drained');
+    assert.ok(handled.length === 10);
+  });
+
   test('idle() resolves at once when nothing waits', async () => {
     const { q } = queue();
     await q.idle();

@@ -32,6 +32,22 @@ function damagePages(db: Database.Database, dbPath: string): void {
   db.pragma('cache_size = 0');
 }
 
+/** Damages only the pages of `table` (and its indexes): pages the loops never read. */
+function damageTable(db: Database.Database, dbPath: string, table: string): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const pages = (
+    db
+      .prepare(
+        "SELECT pageno FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?)",
+      )
+      .all(table, table) as Array<{ pageno: number }>
+  ).map((r) => r.pageno);
+  const fd = fs.openSync(dbPath, 'r+');
+  for (const page of pages) fs.writeSync(fd, Buffer.alloc(512, 0x5a), 0, 512, (page - 1) * 512);
+  fs.closeSync(fd);
+  db.pragma('cache_size = 0');
+}
+
 const condition = (status: LoopStatus | undefined, type: string) =>
   status?.conditions.find((c) => c.type === type);
 const byLoop = (daemon: Daemon) => Object.fromEntries(daemon.statuses().map((s) => [s.loop, s]));
@@ -106,6 +122,24 @@ describe('a database damaged while running', () => {
     );
     assert.ok(kinds.includes('database-recovered'), kinds.join(', '));
     reader.close();
+    await run.daemon.stop();
+    run.store.close();
+  });
+
+  test('given damage only to the desired-state pages (which the loops never read), then it is found within a flush period and recovered', async () => {
+    const dbPath = tempDb();
+    const run = await startStoreDaemon(DEMO, dbPath);
+    await run.clock.advance(5 * 60_000);
+    damageTable(run.db, dbPath, 'loop_desired');
+    // One flush period (storage.memoryFlushS, 600 s): the flush reads the desired rows back.
+    await run.clock.advance(11 * 60_000);
+    const moved = fs.readdirSync(path.dirname(dbPath)).filter((f) => /^state\.db\.corrupt-.*Z$/.test(f));
+    assert.equal(moved.length, 1, fs.readdirSync(path.dirname(dbPath)).join(', '));
+    assert.equal(run.store.health().healthy, true);
+    assert.deepEqual(
+      run.store.desired.allDesired().map((row) => row.loop),
+      ['fermenter', 'greenhouse_humidity', 'room'],
+    );
     await run.daemon.stop();
     run.store.close();
   });

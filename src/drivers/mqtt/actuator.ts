@@ -106,6 +106,14 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   /** The device's value as a level 0..1. */
   protected abstract toLevel(value: T): ActuatorLevel;
 
+  /**
+   * The wall clock stepped by `deltaMs`: the state's arrival stamp moves with it, so a dead
+   * plug's last state does not look fresh for the size of a step back (see shiftDriverTimes).
+   */
+  shiftTimes(deltaMs: number): void {
+    if (this.state) this.state = { ...this.state, atMs: this.state.atMs + deltaMs };
+  }
+
   private onState(payload: Buffer): void {
     if (this.stopped) return;
     const parsed = this.parseState(payload);
@@ -162,7 +170,7 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
     this.payloads = opts;
   }
 
-  /** Sends ON or OFF; with a Tasmota dead man's switch, PulseTime first (order is kept: one session, QoS 1). */
+  /** Sends ON or OFF; with a Tasmota dead man's switch, PulseTime first, acknowledged before the ON goes. */
   override async write(level: number): Promise<void> {
     const deadMan = this.payloads.deadMan;
     if (level === 1 && deadMan?.kind === 'tasmota-pulsetime') {

@@ -51,7 +51,29 @@ export interface ProbeSample {
   atMs: number;
   maxDelayMs: number;
   p99DelayMs: number;
+  /** Over the window opened by `openProbeWindow` (or since start). */
+  windowP99DelayMs: number;
+  windowMaxDelayMs: number;
   rssBytes: number;
+}
+
+/**
+ * Opens a measuring window: the probe resets its window histogram at its next tick (within
+ * 100 ms; this waits for it). `windowFigures` then reads the true p99 over the window.
+ */
+export async function openProbeWindow(daemon: ProbedDaemon): Promise<void> {
+  const { existsSync, writeFileSync } = await import('node:fs');
+  const windowFile = `${daemon.probePath}.window`;
+  writeFileSync(windowFile, '');
+  for (let i = 0; i < 50 && existsSync(windowFile); i++) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Longest stall and true p99 of the event-loop delay since `openProbeWindow`, up to `toMs`. */
+export function windowFigures(path: string, toMs: number): { longestStallMs: number; p99DelayMs: number } {
+  const samples = probeSamples(path, 0, toMs);
+  const last = samples.at(-1);
+  if (!last) return { longestStallMs: Number.NaN, p99DelayMs: Number.NaN };
+  return { longestStallMs: last.windowMaxDelayMs, p99DelayMs: last.windowP99DelayMs };
 }
 
 /** The probe's samples taken in [fromMs, toMs] (wall clock, ms since epoch). */

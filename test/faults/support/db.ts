@@ -59,3 +59,19 @@ export function movedAside(dbPath: string): string[] {
     (f) => f.startsWith(`${name}.`) && /\.(corrupt|newer)-/.test(f) && !/-(wal|shm)$/.test(f),
   );
 }
+
+/**
+ * History rows (table `samples`) of loops other than `exceptLoop` whose readings reach into
+ * [fromMs, toMs] (clock time): proof that those loops kept cycling when nothing else shows it.
+ */
+export function historyRowsBetween(dbPath: string, fromMs: number, toMs: number, exceptLoop: string): number {
+  return withReadOnlyDb(
+    dbPath,
+    (db) =>
+      db
+        .prepare<[string, number, number], { n: number }>(
+          'SELECT count(*) AS n FROM samples WHERE loop <> ? AND until_ms >= ? AND at_ms <= ?',
+        )
+        .get(exceptLoop, fromMs, toMs)!.n,
+  );
+}

@@ -3,16 +3,17 @@
  * never by homeostat itself. Plain JavaScript so it loads before tsx.
  *
  * - HOMEOSTAT_FAULT_PROBE=<file>: every PROBE_EVERY_MS appends one JSON line
- *   `{"atMs","maxDelayMs","p99DelayMs","rssBytes"}`: the event-loop delay since the previous line
- *   (perf_hooks.monitorEventLoopDelay, plus the lateness of this timer itself, which also
- *   catches one long synchronous block) and the resident set size. The test reads the lines of
- *   the window it cares about (a lock, a flood).
+ *   `{"atMs","maxDelayMs","p99DelayMs","windowP99DelayMs","windowMaxDelayMs","rssBytes"}`: the
+ *   event-loop delay since the previous line (perf_hooks.monitorEventLoopDelay, plus the
+ *   lateness of this timer itself, which also catches one long synchronous block), the delay
+ *   since the test last created `<file>.window`, and the resident set size. The test reads the
+ *   lines of the window it cares about (a lock, a flood).
  * - HOMEOSTAT_FAULT_CLOCK=<file>: on SIGUSR2 the process's wall clock (Date.now, new Date())
  *   jumps by the number of milliseconds written in that file (cumulative offset), as NTP or a
  *   person setting the time would. Monotonic time (performance.now, process.hrtime, timers)
  *   does not move: that is the point of the clock-step scenario.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 const PROBE_EVERY_MS = 100;
@@ -25,15 +26,27 @@ const probeFile = process.env.HOMEOSTAT_FAULT_PROBE;
 if (probeFile) {
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
+  // A second histogram over a window the test opens by creating `<probe file>.window`: its
+  // p99 is the true 99th percentile over the whole window (percentiles of samples do not merge).
+  const windowHistogram = monitorEventLoopDelay({ resolution: 5 });
+  windowHistogram.enable();
+  const windowFile = `${probeFile}.window`;
   let lastTickMs = realNowMs();
+  const round = (ns) => Math.round((ns / NS_PER_MS) * 10) / 10;
   const timer = setInterval(() => {
     const nowMs = realNowMs();
     const lateMs = Math.max(0, nowMs - lastTickMs - PROBE_EVERY_MS);
     lastTickMs = nowMs;
+    if (existsSync(windowFile)) {
+      windowHistogram.reset();
+      rmSync(windowFile, { force: true });
+    }
     const line = {
       atMs: Math.round(nowMs),
       maxDelayMs: Math.round(Math.max(histogram.max / NS_PER_MS, lateMs) * 10) / 10,
-      p99DelayMs: Math.round((histogram.percentile(99) / NS_PER_MS) * 10) / 10,
+      p99DelayMs: round(histogram.percentile(99)),
+      windowP99DelayMs: round(windowHistogram.percentile(99)),
+      windowMaxDelayMs: round(windowHistogram.max),
       rssBytes: process.memoryUsage.rss(),
     };
     histogram.reset();
