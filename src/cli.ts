@@ -1,18 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { doctorCommand } from './commands/doctor.js';
-import {
-  eventsCommand,
-  historyCommand,
-  parseDurationMs,
-  planCommand,
-  statusCommand,
-} from './commands/inspect.js';
+import { parseDurationMs } from './commands/duration.js';
 import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
-import { runCommand } from './commands/run.js';
-import { safeCommand } from './commands/safe.js';
-import { setCommand } from './commands/set.js';
-import { loadConfigFile } from './config/load.js';
+
+// Each command's module is loaded when it runs: `homeostat safe` (systemd's ExecStopPost, after
+// a crash) must drive the relays without first loading the daemon, SQLite and the MQTT client.
 
 const USAGE = `homeostat — keeps temperatures and humidities where you want them
 
@@ -56,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
 
   switch (command) {
     case 'validate': {
+      const { loadConfigFile } = await import('./config/load.js');
       const result = loadConfigFile(configPath);
       if (!result.ok) {
         for (const line of result.errors) process.stdout.write(`${line}\n`);
@@ -65,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'run':
-      return runCommand({
+      return (await import('./commands/run.js')).runCommand({
         configPath,
         dbPath,
         dbPathGiven: parsed.db !== undefined,
@@ -74,15 +67,18 @@ async function main(argv: string[]): Promise<number> {
         logFormat: parsed['log-format'],
       });
     case 'doctor':
-      return doctorCommand({ configPath, dbPath }, write);
+      return (await import('./commands/doctor.js')).doctorCommand({ configPath, dbPath }, write);
     case 'safe':
-      return safeCommand({ configPath, sysfsRoot: parsed['sysfs-root'] }, write);
+      return (await import('./commands/safe.js')).safeCommand(
+        { configPath, sysfsRoot: parsed['sysfs-root'] },
+        write,
+      );
     case 'plan':
-      return planCommand({ configPath, dbPath }, write);
+      return (await import('./commands/inspect.js')).planCommand({ configPath, dbPath }, write);
     case 'status':
-      return statusCommand({ dbPath, json: parsed.json }, write);
+      return (await import('./commands/inspect.js')).statusCommand({ dbPath, json: parsed.json }, write);
     case 'events':
-      return eventsCommand(
+      return (await import('./commands/inspect.js')).eventsCommand(
         {
           dbPath,
           json: parsed.json,
@@ -102,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`homeostat set: --setpoint must be a number, got "${parsed.setpoint}"\n`);
         return 2;
       }
-      return setCommand(
+      return (await import('./commands/set.js')).setCommand(
         {
           configPath,
           loop,
@@ -119,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('homeostat history: name a loop, e.g. homeostat history room --since 2h\n');
         return 2;
       }
-      return historyCommand(
+      return (await import('./commands/inspect.js')).historyCommand(
         { dbPath, loop, sinceMs: sinceMs ?? Date.now() - 2 * 3_600_000, csv: parsed.csv },
         write,
       );

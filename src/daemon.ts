@@ -85,6 +85,8 @@ export class Daemon {
   private config: Config;
   private readonly sampler: Sampler;
   private readonly loops = new Map<string, RunningLoop>();
+  /** Loops whose latched fault was reset: their next cycle's memory is written at once. */
+  private readonly resetPendingWrite = new Set<string>();
   private readonly recorder: CycleRecorder | undefined;
   private flushTimer: TimerHandle | undefined;
   private pruneTimer: TimerHandle | undefined;
@@ -295,6 +297,7 @@ export class Daemon {
   resetFault(loopId: string, source: string, requestedAtMs: number): boolean {
     const loop = this.loops.get(loopId);
     if (!loop?.cycle.resetFault(requestedAtMs)) return false;
+    this.resetPendingWrite.add(loopId);
     try {
       this.opts.store?.desired.recordEvent({
         loop: loopId,
@@ -511,8 +514,10 @@ export class Daemon {
           // Buffering history must never fail a cycle that has acted.
           loopLogger.error({ err: error }, 'could not record the cycle');
         }
-        // A fault latched in this cycle is rare, critical state: written at once, not batched.
-        if (completed.memory.latchedFault?.atMs === completed.nowMs) this.flush();
+        // A fault latched in this cycle, or the first cycle after its reset, is rare, critical
+        // state: written at once, not batched (a crash must neither lose nor revive a latch).
+        const resetNow = this.resetPendingWrite.delete(id);
+        if (resetNow || completed.memory.latchedFault?.atMs === completed.nowMs) this.flush();
       },
       interlockReadings: () =>
         Object.fromEntries(

@@ -62,3 +62,29 @@ test('given an ineffective heater, it latches, stays off across a restart, and h
   await run.daemon.stop();
   run.db.close();
 });
+
+test('given a reset latch, when the daemon dies right after its next cycle (no stop, no batched flush), then after a restart the latch stays cleared', async () => {
+  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-latch-')), 'state.db');
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  let run = await start(dbPath, clock);
+  await clock.advance(15 * 60_000);
+  assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status, 'True');
+
+  // A person resets it; the loop's next cycle runs; then the process is killed: no stop(), so
+  // nothing batched is flushed (memory.flush is 600 s in the demo).
+  assert.equal(run.daemon.resetFault('room', 'test', clock.nowMs()), true);
+  await clock.advance(1_000);
+  assert.equal(await heater(run.daemon), 1, 'heating again after the reset');
+  run.db.close();
+
+  const restarted = new ManualClock(clock.nowMs() + 5_000);
+  run = await start(dbPath, restarted);
+  await restarted.advance(1_000);
+  assert.equal(
+    room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status,
+    'False',
+    'the reset was written at once: the latch does not come back after a crash',
+  );
+  await run.daemon.stop();
+  run.db.close();
+});

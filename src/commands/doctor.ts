@@ -13,6 +13,7 @@ import { loadConfigFile } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { Ds18b20Sensor, listDs18b20 } from '../drivers/ds18b20.js';
 import { exportedDirection, listGpioChips, resolveGpio } from '../drivers/gpio/chip.js';
+import { redactUrl } from '../redact.js';
 import { createNotifier, type NotifierOptions, notifySocketAddress } from '../systemd/notify.js';
 import { mqttSettings } from './mqtt-setup.js';
 
@@ -347,17 +348,6 @@ function tryConnect(settings: NonNullable<ReturnType<typeof mqttSettings>>, time
     client.on('error', (error) => settle(error));
     client.on('close', () => settle(new Error('connection closed before the broker accepted it')));
   });
-}
-
-/** `mqtt://user:secret@host` → `mqtt://user:***@host`. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-  }
 }
 
 // ---------------------------------------------------------------------------------------

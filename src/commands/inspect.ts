@@ -14,13 +14,7 @@ import { StateStore } from '../store/state-store.js';
  */
 type Write = (line: string) => void;
 
-/** "90s", "30m", "2h", "7d" → ms; throws a readable error otherwise. */
-export function parseDurationMs(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/.exec(text.trim());
-  if (!match) throw new Error(`"${text}" is not a duration: use a number and s, m, h or d (e.g. 2h)`);
-  const unitMs = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
-  return Number(match[1]) * unitMs;
-}
+export { parseDurationMs } from './duration.js';
 
 function withDb<T>(dbPath: string, use: (db: Database.Database) => T): T {
   const db = openStoreReadOnly(dbPath);

@@ -19,6 +19,7 @@ import { reportFigures } from './support/figures.js';
 import { condition, type TestMqtt } from './support/mqtt.js';
 import {
   actuatorLines,
+  assertFreshlyReconciled,
   bridgeReady,
   errorLines,
   fillDisk,
@@ -127,7 +128,6 @@ describe('storage faults while running and at start', () => {
     await sleep(3_000);
     const acted = actuatorLines(daemon.run, damagedAtMs);
     v.check('the daemon runs', () => assert.equal(daemon.run.exitStatus, undefined, daemon.run.stderr));
-    v.check('actuators commanded after the damage', () => assert.ok(acted.length > 0, 'no actuator line'));
     for (const loop of LOOPS) {
       v.check(`${loop} still publishes reconciled states`, () => assertFreshlyReconciled(client, loop));
     }
@@ -298,7 +298,6 @@ describe('storage faults while running and at start', () => {
         `exited ${JSON.stringify(daemon.run.exitStatus)}: ${daemon.run.lines.at(-1)?.msg}`,
       ),
     );
-    v.check('actuators commanded with no database', () => assert.ok(acted.length > 0, 'no actuator line'));
     for (const loop of LOOPS) {
       v.check(`${loop} publishes reconciled states`, () => assertFreshlyReconciled(client, loop));
     }
@@ -407,9 +406,11 @@ describe('storage faults while running and at start', () => {
 
     // Then regulation went on, every command got its result, storage errors were logged once per streak
     v.check('the daemon runs', () => assert.equal(daemon.run.exitStatus, undefined));
-    v.check('actuators commanded while the disk was full', () =>
-      assert.ok(acted.length > 0, 'no actuator line'),
-    );
+    for (const loop of LOOPS) {
+      v.check(`${loop} still publishes reconciled states on a full disk`, () =>
+        assertFreshlyReconciled(client, loop),
+      );
+    }
     v.check('every command answered on a full disk', () =>
       assert.equal(unanswered, 0, `${unanswered} of ${commands.length} got no result`),
     );
@@ -461,7 +462,7 @@ describe('storage faults while running and at start', () => {
       rssAfterBytes: rssOf(daemon.run.child.pid),
       rowsWritten: safeLastEventId(dbPath),
       notes:
-        `4 MiB tmpfs; ${commands.length - unanswered}/${commands.length} commands answered, ` +
+        `4 MiB tmpfs; ${acted.length} actuator writes while full; ${commands.length - unanswered}/${commands.length} commands answered, ` +
         `${errors.length} error lines in ${Math.round(fullForMs / 1000)} s full; ` +
         `healthy ${healthyAtMs === undefined ? 'never' : `${healthyAtMs - freedAtMs} ms after space was freed`} ` +
         '(time to safe state: to StorageHealthy False)',
@@ -469,22 +470,6 @@ describe('storage faults while running and at start', () => {
     v.settle();
   });
 });
-
-/**
- * The loop's latest state arrived within the last 3 s (the heartbeat is 1 s of wall time at
- * --speed 60) and says Reconciled True: its cycles run and succeed.
- */
-function assertFreshlyReconciled(client: TestMqtt, loop: string): void {
-  const latest = client.latestStateMessage(stateTopic(loop));
-  assert.ok(latest, `no state of ${loop}`);
-  const ageMs = Date.now() - latest.atMs;
-  assert.ok(ageMs < 3_000, `last state of ${loop} arrived ${ageMs} ms ago`);
-  assert.equal(
-    condition(latest.state, 'Reconciled')?.status,
-    'True',
-    JSON.stringify(condition(latest.state, 'Reconciled')),
-  );
-}
 
 /** lastEventId, or undefined when the file cannot be read (damaged, missing). */
 function safeLastEventId(dbPath: string): number | undefined {

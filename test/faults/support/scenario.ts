@@ -1,11 +1,12 @@
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { type CliProcess, type LogLine, makeTempDir } from '../../integration/helpers.js';
 import { type Broker, startMosquitto } from '../../integration/mosquitto.js';
-import { BASE } from './config.js';
-import { TestMqtt } from './mqtt.js';
+import { BASE, stateTopic } from './config.js';
+import { condition, TestMqtt } from './mqtt.js';
 
 /**
  * Per-test resources of the fault scenarios, released in reverse order of acquisition (the
@@ -165,4 +166,21 @@ export class Verdicts {
       throw new Error(`${this.failures.length} check(s) failed:\n- ${this.failures.join('\n- ')}`);
     }
   }
+}
+
+/**
+ * The loop's latest state arrived within the last 3 s (the heartbeat is 1 s of wall time at
+ * --speed 60) and says Reconciled True: its cycles run and succeed. The evidence of "still
+ * regulating" over short windows, where relays may simply have had no reason to switch.
+ */
+export function assertFreshlyReconciled(client: TestMqtt, loop: string): void {
+  const latest = client.latestStateMessage(stateTopic(loop));
+  assert.ok(latest, `no state of ${loop}`);
+  const ageMs = Date.now() - latest.atMs;
+  assert.ok(ageMs < 3_000, `last state of ${loop} arrived ${ageMs} ms ago`);
+  assert.equal(
+    condition(latest.state, 'Reconciled')?.status,
+    'True',
+    JSON.stringify(condition(latest.state, 'Reconciled')),
+  );
 }
