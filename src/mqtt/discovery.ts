@@ -110,6 +110,10 @@ export const STATE_TEMPLATES = {
   faulted:
     "{{ 'ON' if (value_json.conditions | default([]) | selectattr('type', 'equalto', 'Faulted') " +
     "| selectattr('status', 'equalto', 'True') | list | length) > 0 else 'OFF' }}",
+  /** ON while the StorageHealthy condition is False (the database cannot be used; regulation goes on). */
+  storageProblem:
+    "{{ 'ON' if (value_json.conditions | default([]) | selectattr('type', 'equalto', 'StorageHealthy') " +
+    "| selectattr('status', 'equalto', 'False') | list | length) > 0 else 'OFF' }}",
   climateAction: actionTemplate(CLIMATE_ACTIONS),
   humidifierAction: actionTemplate(HUMIDIFIER_ACTIONS),
   /** Humidifier mode (HA modes exclude off, which is the entity's on/off state): 'None' when off. */
@@ -249,6 +253,16 @@ function loopComponents(
       ...entity('binary_sensor', 'fault', `${loop.name} fault`, 'fault'),
       stat_t: state,
       val_tpl: STATE_TEMPLATES.faulted,
+      dev_cla: 'problem',
+      ent_cat: 'diagnostic',
+    },
+  ]);
+  components.push([
+    'storage',
+    {
+      ...entity('binary_sensor', 'storage', `${loop.name} storage problem`, 'storage'),
+      stat_t: state,
+      val_tpl: STATE_TEMPLATES.storageProblem,
       dev_cla: 'problem',
       ent_cat: 'diagnostic',
     },

@@ -264,24 +264,35 @@ describe('discoveryPayload: one device, one component per entity', () => {
     assert.equal(new Set(entityIds).size, entityIds.length, 'entity ids are unique');
   });
 
-  test('per loop: the main entity, measured value, output, fault and fault reset', () => {
+  test('per loop: the main entity, measured value, output, fault, storage problem and fault reset', () => {
     assert.deepEqual(Object.keys(payload.cmps).sort(), [
       'homeostat_pi-1_air_fault',
       'homeostat_pi-1_air_fault_reset',
       'homeostat_pi-1_air_humidifier',
       'homeostat_pi-1_air_humidity',
       'homeostat_pi-1_air_output',
+      'homeostat_pi-1_air_storage',
       'homeostat_pi-1_chamber_climate',
       'homeostat_pi-1_chamber_fault',
       'homeostat_pi-1_chamber_fault_reset',
       'homeostat_pi-1_chamber_output',
+      'homeostat_pi-1_chamber_storage',
       'homeostat_pi-1_chamber_temperature',
       'homeostat_pi-1_room_climate',
       'homeostat_pi-1_room_fault',
       'homeostat_pi-1_room_fault_reset',
       'homeostat_pi-1_room_output',
+      'homeostat_pi-1_room_storage',
       'homeostat_pi-1_room_temperature',
     ]);
+  });
+
+  test('storage problem: a diagnostic problem sensor, ON while StorageHealthy is False', () => {
+    const storage = component(payload, 'homeostat_pi-1_room_storage');
+    assert.equal(storage.p, 'binary_sensor');
+    assert.equal(storage.stat_t, 'homeostat/pi-1/room/state');
+    assert.equal(storage.dev_cla, 'problem');
+    assert.equal(storage.val_tpl, STATE_TEMPLATES.storageProblem);
   });
 
   test('climate: state from <loop>/state, commands to setpoint/set and mode/set, limits and step', () => {
@@ -529,6 +540,19 @@ describe('state templates render what Home Assistant expects', {
     ['Faulted True → ON', STATE_TEMPLATES.faulted, faulted('True'), 'ON'],
     ['Faulted False → OFF', STATE_TEMPLATES.faulted, faulted('False'), 'OFF'],
     ['no conditions → OFF', STATE_TEMPLATES.faulted, {}, 'OFF'],
+    [
+      'StorageHealthy False → storage problem ON',
+      STATE_TEMPLATES.storageProblem,
+      { conditions: [{ type: 'StorageHealthy', status: 'False' }] },
+      'ON',
+    ],
+    [
+      'StorageHealthy True → OFF',
+      STATE_TEMPLATES.storageProblem,
+      { conditions: [{ type: 'StorageHealthy', status: 'True' }] },
+      'OFF',
+    ],
+    ['no StorageHealthy condition → OFF', STATE_TEMPLATES.storageProblem, faulted('True'), 'OFF'],
     ['climate heating', STATE_TEMPLATES.climateAction, { action: 'heating' }, 'heating'],
     ['climate idle', STATE_TEMPLATES.climateAction, { action: 'idle' }, 'idle'],
     [
@@ -616,6 +640,7 @@ describe('discoveryDiff: publish only what changed, remove what disappeared', ()
       'homeostat_pi-1_air_humidity': { p: 'sensor' },
       'homeostat_pi-1_air_output': { p: 'sensor' },
       'homeostat_pi-1_air_fault': { p: 'binary_sensor' },
+      'homeostat_pi-1_air_storage': { p: 'binary_sensor' },
       'homeostat_pi-1_air_fault_reset': { p: 'button' },
     });
     assert.deepEqual(final, roomOnly.payload);
