@@ -99,12 +99,12 @@ export async function finalizeRemovedLoops(
     for (const actuator of [spec.raise, spec.lower]) {
       if (!actuator) continue;
       let driver = current.actuators.get(actuator.id);
-      if (!driver) {
-        oldDrivers ??= buildDrivers(oldConfig, nowMs, { mqtt: current.mqtt });
-        driver = oldDrivers.actuators.get(actuator.id);
-        await driver?.start?.();
-      }
       try {
+        if (!driver) {
+          oldDrivers ??= buildDrivers(oldConfig, nowMs, { mqtt: current.mqtt });
+          driver = oldDrivers.actuators.get(actuator.id);
+          await driver?.start?.();
+        }
         await driver?.write(actuator.safeLevel);
         logger.info({ loop, actuator: actuator.id }, `${actuator.id} → safe state (loop ${loop} removed)`);
       } catch (error) {

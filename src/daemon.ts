@@ -148,6 +148,9 @@ export class Daemon {
     if (this.flushTimer) this.opts.clock.clearTimer(this.flushTimer);
     if (this.pruneTimer) this.opts.clock.clearTimer(this.pruneTimer);
     if (this.reloadRetryTimer) this.opts.clock.clearTimer(this.reloadRetryTimer);
+    // A reload in progress finishes first (it checks `stopped` between its steps), so it cannot
+    // start a loop or a driver after the actuators were driven safe.
+    await this.reloadChain;
     const loops = [...this.loops.values()];
     await Promise.allSettled(loops.map((loop) => loop.runner.stop()));
     await this.sampler.stop().catch((error) => this.opts.logger.error({ err: error }, 'sampler stop failed'));
@@ -190,6 +193,7 @@ export class Daemon {
    * the attempt is retried with backoff; a newer file supersedes it.
    */
   private async reloadNow(loaded: ConfigResult, seq: number, failures: number): Promise<ReloadOutcome> {
+    if (this.stopped) return { result: 'unchanged' };
     const nowMs = this.opts.clock.nowMs();
     if (!loaded.ok) {
       const message = `config file invalid, still running the last good one: ${loaded.errors.join('; ')}`;
@@ -216,8 +220,10 @@ export class Daemon {
     this.config = next;
     this.configText = loaded.text;
     await this.finalizeRemovals(before);
-    if (!this.opts.store) await this.finalizeInMemory(removed, before);
+    // Whatever the store could say: a loop gone from the file stops, its actuators safe.
+    await this.stopRemovedLoops(removed);
     await this.replaceChangedDrivers(before, next);
+    if (this.stopped) return { result: 'unchanged' };
     this.sampler.reconfigure(this.sampledSensors());
     this.listenToPushSensors();
     for (const id of changed) {
@@ -226,7 +232,7 @@ export class Daemon {
     }
     for (const id of added) {
       this.addLoop(id);
-      if (this.started) this.loops.get(id)?.runner.start();
+      if (this.started && !this.stopped) this.loops.get(id)?.runner.start();
     }
     for (const loop of this.loops.values()) loop.cycle.setConfigValidity(true, 'config applied', nowMs);
     // Setpoint/mode edits reach unchanged loops through the store; wake them so they act now.
@@ -384,17 +390,17 @@ export class Daemon {
     await finalizeRemovedLoops(store, pending, this.drivers, () => clock.nowMs(), logger, previous);
   }
 
-  /** Without a store (tests): removed loops still end with their actuators safe. */
-  private async finalizeInMemory(removed: string[], before: Config): Promise<void> {
+  /**
+   * Loops removed from the file that are still running (no store, or one that could not say
+   * which removals are pending): stopped, with their actuators safe. The store's finalizer
+   * records the removal when it can.
+   */
+  private async stopRemovedLoops(removed: string[]): Promise<void> {
     for (const id of removed) {
       const loop = this.loops.get(id);
+      if (!loop) continue;
       await this.removeLoop(id);
-      if (loop) await loop.cycle.driveSafe(`loop ${id} removed`);
-      else
-        this.opts.logger.warn(
-          { loop: id, before: Object.keys(before.loops) },
-          'removed loop was not running',
-        );
+      await loop.cycle.driveSafe(`loop ${id} removed`);
     }
   }
 
@@ -413,6 +419,22 @@ export class Daemon {
    */
   private async replaceChangedDrivers(before: Config, next: Config): Promise<void> {
     const nowMs = () => this.opts.clock.nowMs();
+    // Actuators no loop drives any more (deleted, or a loop now uses another one) would stay
+    // where they were — a heater on: driven to their safe state first.
+    const stillDriven = drivenActuators(next);
+    for (const id of drivenActuators(before)) {
+      const old = before.actuators[id];
+      const driver = this.drivers.actuators.get(id);
+      if (stillDriven.has(id) || !old || !driver) continue;
+      await driver
+        .write(safeLevelOf(old))
+        .then(() =>
+          this.opts.logger.info({ actuator: id }, `${id} → safe state (no loop drives it any more)`),
+        )
+        .catch((error) =>
+          this.opts.logger.error({ err: error, actuator: id }, `${id}: not confirmed safe on reload`),
+        );
+    }
     for (const [id, section] of Object.entries(next.actuators)) {
       const old = before.actuators[id];
       if (old && driverKey(old) === driverKey(section) && this.drivers.actuators.has(id)) continue;
@@ -430,9 +452,15 @@ export class Daemon {
             ),
           );
       }
-      const driver = createActuatorDriver(next, id, this.drivers, nowMs);
-      await driver.start?.();
-      this.drivers.actuators.set(id, driver);
+      try {
+        const driver = createActuatorDriver(next, id, this.drivers, nowMs);
+        await driver.start?.();
+        this.drivers.actuators.set(id, driver);
+      } catch (error) {
+        // Its loop's writes fail ("no driver") and are reported; the other actuators regulate.
+        this.drivers.actuators.delete(id);
+        this.opts.logger.error({ err: error, actuator: id }, `${id}: driver could not start on reload`);
+      }
     }
     for (const id of Object.keys(before.actuators)) {
       if (next.actuators[id]) continue;
@@ -443,9 +471,15 @@ export class Daemon {
       const old = before.sensors[id];
       if (old && driverKey(old) === driverKey(section) && this.drivers.sensors.has(id)) continue;
       await this.drivers.sensors.get(id)?.stop?.();
-      const driver = createSensorDriver(next, id, this.drivers, nowMs);
-      await driver.start?.();
-      this.drivers.sensors.set(id, driver);
+      try {
+        const driver = createSensorDriver(next, id, this.drivers, nowMs);
+        await driver.start?.();
+        this.drivers.sensors.set(id, driver);
+      } catch (error) {
+        // No reading: its loops go safe (missing reading) and say why.
+        this.drivers.sensors.delete(id);
+        this.opts.logger.error({ err: error, sensor: id }, `${id}: driver could not start on reload`);
+      }
     }
     for (const id of Object.keys(before.sensors)) {
       if (next.sensors[id]) continue;
@@ -485,11 +519,12 @@ export class Daemon {
     for (const [id, driver] of this.drivers.sensors) driver.onValue?.(() => this.sampler.readNow(id));
   }
 
+  /** Every sensor with a driver (one whose driver could not start has none: never read). */
   private sampledSensors() {
-    return Object.entries(this.config.sensors).map(([id, sensor]) => ({
-      driver: this.drivers.sensors.get(id)!,
-      periodMs: sensor.periodS * 1000,
-    }));
+    return Object.entries(this.config.sensors).flatMap(([id, sensor]) => {
+      const driver = this.drivers.sensors.get(id);
+      return driver ? [{ driver, periodMs: sensor.periodS * 1000 }] : [];
+    });
   }
 
   private addLoop(id: string): void {
@@ -634,4 +669,11 @@ export class Daemon {
     };
     this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
   }
+}
+
+/** The actuators some loop of `config` drives (raise or lower). */
+function drivenActuators(config: Config): Set<string> {
+  return new Set(
+    Object.values(config.loops).flatMap((loop) => [loop.raise, loop.lower].filter((id) => id !== undefined)),
+  );
 }

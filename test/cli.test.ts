@@ -118,6 +118,57 @@ describe('homeostat run', () => {
   });
 });
 
+describe('homeostat run: a defect that escapes every handler', () => {
+  test('given the demo running, when an exception is thrown outside any handler, then the actuators are driven safe and it exits 1', async () => {
+    // A preloaded module throws from a timer 3 s after start: a stand-in for any defect.
+    const preload = tempFile(
+      'throw-later.mjs',
+      "setTimeout(() => { throw new Error('injected defect'); }, 3000);\n",
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        preload,
+        ...CLI,
+        'run',
+        '--config',
+        'config/demo.yaml',
+        '--db',
+        join(mkdtempSync(join(tmpdir(), 'homeostat-run-')), 'state.db'),
+        '--speed',
+        '60',
+        '--log-format',
+        'json',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1, output);
+    const lines = output
+      .trim()
+      .split('\n')
+      .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { msg: string }] : []));
+    assert.ok(
+      lines.some((l) => /uncaught exception/.test(l.msg)),
+      output,
+    );
+    for (const actuator of ['room_heater', 'chamber_heater', 'chamber_cooler', 'fogger']) {
+      assert.ok(
+        lines.some((l) => l.msg === `${actuator} → safe state (uncaught exception)`),
+        `${actuator} driven safe:\n${output}`,
+      );
+    }
+  });
+});
+
 describe('--speed is only for simulated drivers', () => {
   const fake = (id: string, simulated: boolean) => ({ id, simulated }) as SensorDriver & ActuatorDriver;
   test('all simulated: allowed', () => {

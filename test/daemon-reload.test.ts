@@ -129,4 +129,21 @@ describe('hot reload', () => {
     assert.equal(byLoop(daemon).room!.generation, before);
     await daemon.stop();
   });
+
+  test('given a heating room, when the loop is switched to another heater, then the one no loop drives any more is driven safe', async () => {
+    const { daemon, clock } = await startDemo();
+    const heater = daemon.drivers.actuators.get('room_heater')!;
+    await clock.advance(60_000);
+    // A cold room heats at full output at first: wait until the old heater is on.
+    for (let i = 0; i < 30 && (await heater.observe()) !== 1; i++) await clock.advance(10_000);
+    assert.equal(await heater.observe(), 1, 'the old heater is on');
+    const spare = DEMO.replace(
+      '  chamber_heater:\n',
+      '  spare_heater:\n    kind: simulated_relay\n    plant: room\n    gain: 20\n  chamber_heater:\n',
+    ).replace('raise: room_heater # only a heater', 'raise: spare_heater # only a heater');
+    const outcome = await daemon.reload(parseConfigText(spare));
+    assert.equal(outcome.result, 'applied', JSON.stringify(outcome));
+    assert.equal(await heater.observe(), 0, 'room_heater is still defined but no loop drives it: safe');
+    await daemon.stop();
+  });
 });

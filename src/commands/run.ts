@@ -205,7 +205,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // with every actuator at its safe state and the database closed.
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const shutdown = (signal: NodeJS.Signals, exitCode = 0) => {
+    const shutdown = (signal: string, exitCode = 0) => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, `${signal}: driving actuators to their safe state`);
@@ -235,6 +235,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGHUP', () => reload('SIGHUP'));
+    // A defect that escapes every handler: drive the actuators safe before the process ends,
+    // rather than die with a relay on (systemd's ExecStopPost `homeostat safe` is the next line
+    // of defence, for what even this cannot reach).
+    const fatal = (what: string) => (error: unknown) => {
+      logger.fatal({ err: error }, `${what}: driving actuators to their safe state and exiting`);
+      shutdown(what, 1);
+    };
+    process.on('uncaughtException', fatal('uncaught exception'));
+    process.on('unhandledRejection', fatal('unhandled rejection'));
     pending.then(
       () => {
         if (!stopping) watcher.start();

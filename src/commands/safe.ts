@@ -24,12 +24,13 @@
  * which plugs have one.
  */
 import { constants } from 'node:fs';
-import { access, open, writeFile } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile, readConfigText } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type GpioChipOverride, resolveGpio } from '../drivers/gpio/chip.js';
+import { readSysfsText } from '../drivers/gpio/sysfs-read.js';
 
 /** A GPIO relay as `safe` needs it: where it is, how it is wired, which logical level is safe. */
 export interface SafeRelay {
@@ -56,16 +57,7 @@ export interface SysfsIo {
 const MAX_ATTRIBUTE_BYTES = 64;
 
 export const fileSysfsIo: SysfsIo = {
-  async read(path) {
-    const file = await open(path, 'r');
-    try {
-      const buffer = Buffer.alloc(MAX_ATTRIBUTE_BYTES);
-      const { bytesRead } = await file.read(buffer, 0, MAX_ATTRIBUTE_BYTES, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8').trim();
-    } finally {
-      await file.close();
-    }
-  },
+  read: async (path) => (await readSysfsText(path, MAX_ATTRIBUTE_BYTES)).trim(),
   write: (path, text) => writeFile(path, text),
   writable: (path) =>
     access(path, constants.W_OK).then(
@@ -402,20 +394,11 @@ async function mqttBestEffort(
   }
 }
 
+/** The relays of a config that no longer validates; read with the config's own checks and cap. */
 async function readBrokenPlan(path: string): Promise<SafePlan | undefined> {
-  try {
-    const file = await open(path, 'r');
-    try {
-      // Configs are a few kB; a huge file is not worth a stall here.
-      const buffer = Buffer.alloc(1_048_576);
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-      return planFromBrokenText(buffer.subarray(0, bytesRead).toString('utf8'));
-    } finally {
-      await file.close();
-    }
-  } catch {
-    return undefined;
-  }
+  // Non-blocking and capped (a FIFO or /dev/zero as the config must not hang ExecStopPost).
+  const read = readConfigText(path);
+  return read.ok ? planFromBrokenText(read.text) : undefined;
 }
 
 /** `heater (gpio_relay BCM 17 = sysfs 529, active-low): ON → OFF, pin now high (released)`. */

@@ -155,7 +155,16 @@ export function clampMemoryToNow(memory: LoopMemory, nowMs: number): LoopMemory 
       changed = true;
     }
   }
-  return changed ? { ...memory, relays, commands, lastActiveMs } : memory;
+  // A fault latched "in the future" (stored under a clock that was ahead) counts as latched now:
+  // otherwise a person's reset, compared with it, would be refused until the clock caught up.
+  const latchedFault =
+    memory.latchedFault && memory.latchedFault.atMs > nowMs
+      ? { ...memory.latchedFault, atMs: nowMs }
+      : undefined;
+  if (latchedFault) changed = true;
+  return changed
+    ? { ...memory, relays, commands, lastActiveMs, ...(latchedFault ? { latchedFault } : {}) }
+    : memory;
 }
 
 /**

@@ -323,13 +323,13 @@ export class MqttBridge {
     const loopConfig = Object.hasOwn(config.loops, loop) ? config.loops[loop] : undefined;
     const reply = { loop, kind, known: loopConfig !== undefined, atIso };
 
+    if (!loopConfig) {
+      this.refuse(reply, { accepted: false, reason: `unknown loop "${loop}"` });
+      return;
+    }
     if (retain) {
       this.clearRetained(topic, nowMs);
       this.refuse(reply, { accepted: false, reason: RETAINED_REASON });
-      return;
-    }
-    if (!loopConfig) {
-      this.refuse(reply, { accepted: false, reason: `unknown loop "${loop}"` });
       return;
     }
     const outcome = parseCommand(kind, payload, {
@@ -375,7 +375,8 @@ export class MqttBridge {
       this.publishResult(loop, outcome, atIso, row.generation);
       return;
     }
-    if (!this.changes.take(loop, nowMs)) {
+    // Mode off is never rate-limited: a person stopping a loop must not wait behind a burst.
+    if (mode !== 'off' && !this.changes.take(loop, nowMs)) {
       const { burst, perMinute } = this.opts.changeLimit ?? DEFAULT_CHANGE_LIMIT;
       this.refuse(reply, {
         accepted: false,

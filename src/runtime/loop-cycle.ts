@@ -24,7 +24,7 @@ export interface LoopCycleOptions {
   logger: Logger;
   /** Called with the status after every cycle, successful or not. */
   onStatus?: (status: LoopStatus) => void;
-  /** Called after every successful cycle with what it decided (persistence, history). */
+  /** Called after every cycle that reconciled (also when a write failed) with what it decided. */
   onCycle?: (cycle: CompletedCycle) => void;
   /** Stored memory to resume from; reconciled with the actuators' real state on the first cycle. */
   memory?: LoopMemory;
@@ -59,6 +59,10 @@ export class LoopCycle {
   private observedGeneration = 0;
   /** Wall-clock steps not yet applied to memory, ms (see shiftTimes). */
   private pendingShiftMs = 0;
+  /** A fault reset received while a cycle was running: applied to that cycle's result too. */
+  private pendingResetAtMs: number | undefined;
+  /** Actuator writes are failing (logged once per streak). */
+  private writesFailing = false;
 
   constructor(private readonly opts: LoopCycleOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
@@ -89,7 +93,8 @@ export class LoopCycle {
         const relayIds = loopActuators(spec)
           .filter(({ actuator }) => actuator.kind === 'relay')
           .map(({ actuator }) => actuator.id);
-        this.memory = resumeLoopMemory(this.opts.memory, relayIds, actuators, nowMs);
+        // this.memory, not the stored one: a clock step before the first cycle has moved it.
+        this.memory = resumeLoopMemory(this.memory, relayIds, actuators, nowMs);
         this.resumed = true;
       }
       // A step noticed while observing: readings have moved already, so memory and this cycle's
@@ -99,22 +104,45 @@ export class LoopCycle {
       nowMs += lateShiftMs;
       const reading = this.opts.latestReading();
       const interlocks = this.opts.interlockReadings?.();
-      const result = reconcile(
-        spec,
-        desired,
-        { reading, actuators, ...(interlocks ? { interlocks } : {}) },
-        this.memory,
-        nowMs,
-      );
-      await this.act(result.commands);
-      this.memory = result.memory;
-      this.observedGeneration = desired.generation;
-      this.publish(result.status);
+      let result: ReturnType<typeof reconcile>;
+      try {
+        result = reconcile(
+          spec,
+          desired,
+          { reading, actuators, ...(interlocks ? { interlocks } : {}) },
+          this.memory,
+          nowMs,
+        );
+      } catch (error) {
+        // A defect in the pure core must not freeze the actuators where they are.
+        await this.driveSafe(`reconcile failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+      const writeFailures = await this.act(result.commands);
+      // Committed even when a write failed: a fault latched, a relay window started or a retry
+      // scheduled in this cycle must not be lost. An unconfirmed command is retried on its own
+      // schedule (command memory, backing off per actuator), so one unreachable plug neither
+      // fails the loop nor delays its other actuators (a GPIO heater's pulse end, a safe state).
+      this.memory = this.applyPendingReset(result.memory);
+      this.reportWriteFailures(writeFailures);
+      if (writeFailures.length > 0) {
+        this.publish(
+          markCycleFailed(
+            result.status,
+            this.observedGeneration,
+            `actuator write failed: ${writeFailures.join('; ')}`,
+            nowMs,
+          ),
+        );
+      } else {
+        this.observedGeneration = desired.generation;
+        this.publish(result.status);
+      }
       this.opts.onCycle?.({
         loop: spec.id,
         nowMs,
         reading,
-        memory: result.memory,
+        memory: this.memory,
         status: result.status,
         commands: result.commands,
       });
@@ -128,23 +156,28 @@ export class LoopCycle {
     }
   }
 
-  /** Drives every actuator of the loop to its safe level; keeps going when one fails. */
+  /**
+   * Drives every actuator of the loop to its safe level, all at once: a slow or unreachable
+   * device (an MQTT plug waiting for its broker) never delays another (a GPIO heater).
+   */
   async driveSafe(reason: string): Promise<void> {
-    for (const { actuator } of loopActuators(this.spec)) {
-      const driver = this.opts.actuators.get(actuator.id);
-      try {
-        await driver?.write(actuator.safeLevel);
-        this.opts.logger.info(
-          { actuator: actuator.id, to: actuator.safeLevel },
-          `${actuator.id} → safe state (${reason})`,
-        );
-      } catch (error) {
-        this.opts.logger.error(
-          { err: error, actuator: actuator.id },
-          `${actuator.id}: could not reach safe state`,
-        );
-      }
-    }
+    await Promise.all(
+      loopActuators(this.spec).map(async ({ actuator }) => {
+        const driver = this.opts.actuators.get(actuator.id);
+        try {
+          await driver?.write(actuator.safeLevel);
+          this.opts.logger.info(
+            { actuator: actuator.id, to: actuator.safeLevel },
+            `${actuator.id} → safe state (${reason})`,
+          );
+        } catch (error) {
+          this.opts.logger.error(
+            { err: error, actuator: actuator.id },
+            `${actuator.id}: could not reach safe state`,
+          );
+        }
+      }),
+    );
   }
 
   private async observeActuators(): Promise<Record<string, ActuatorLevel>> {
@@ -161,8 +194,8 @@ export class LoopCycle {
     return levels;
   }
 
-  /** Writes every command, even after one fails, then reports the failures (requeue). */
-  private async act(commands: ActuatorCommand[]): Promise<void> {
+  /** Writes every command, even after one fails; returns the failures (`id: reason`). */
+  private async act(commands: ActuatorCommand[]): Promise<string[]> {
     const failures: string[] = [];
     for (const command of commands) {
       const driver = this.opts.actuators.get(command.actuatorId);
@@ -185,7 +218,21 @@ export class LoopCycle {
         failures.push(`${command.actuatorId}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    if (failures.length > 0) throw new Error(`actuator write failed: ${failures.join('; ')}`);
+    return failures;
+  }
+
+  /** Write failures are logged once per streak (each cycle retries, so once per cycle would flood). */
+  private reportWriteFailures(failures: string[]): void {
+    if (failures.length > 0 && !this.writesFailing) {
+      this.writesFailing = true;
+      this.opts.logger.error(
+        { failures },
+        `actuator write failed: ${failures.join('; ')}; retrying with backoff, regulating the rest`,
+      );
+    } else if (failures.length === 0 && this.writesFailing) {
+      this.writesFailing = false;
+      this.opts.logger.info('actuator writes go through again');
+    }
   }
 
   /**
@@ -203,11 +250,23 @@ export class LoopCycle {
     return deltaMs;
   }
 
-  /** Clears a fault latched at or before `requestedAtMs` (a person's reset); true when it did. */
+  /**
+   * Clears a fault latched at or before `requestedAtMs` (a person's reset); true when it did.
+   * A cycle running now computed its result from the memory before the reset: the reset is
+   * applied to that result as well, so it is not undone when the cycle commits.
+   */
   resetFault(requestedAtMs: number): boolean {
     const before = this.memory;
     this.memory = resetLatchedFault(before, requestedAtMs);
-    return this.memory !== before;
+    if (this.memory === before) return false;
+    this.pendingResetAtMs = requestedAtMs;
+    return true;
+  }
+
+  private applyPendingReset(memory: LoopMemory): LoopMemory {
+    const requestedAtMs = this.pendingResetAtMs;
+    this.pendingResetAtMs = undefined;
+    return requestedAtMs === undefined ? memory : resetLatchedFault(memory, requestedAtMs);
   }
 
   /**

@@ -199,11 +199,6 @@ class QuickCheckError extends Error {
   }
 }
 
-/** True for SQLite's "this file is damaged" errors (any read or write may meet them). */
-export function isCorruption(err: unknown): boolean {
-  return unusableKind(err) === 'corrupt';
-}
-
 /** 'corrupt' or 'newer' when moving the file aside is the cure; undefined for any other error. */
 function unusableKind(err: unknown): 'corrupt' | 'newer' | undefined {
   if (err instanceof NewerSchemaError) return 'newer';

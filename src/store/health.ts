@@ -33,7 +33,8 @@ export function classifyStorageError(error: unknown): StorageProblem | undefined
     ['SQLITE_PERM', 'SQLITE_AUTH', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST'].includes(code)
   )
     return 'Unwritable';
-  if (code.startsWith('SQLITE_') || code.startsWith('E')) return 'Failed';
+  // System errors (EIO, ENOMEM…), not Node's own ERR_* codes (a defect, not the disk).
+  if (code.startsWith('SQLITE_') || /^E[A-Z]+$/.test(code)) return 'Failed';
   return undefined;
 }
 

@@ -210,7 +210,14 @@ export class StoreSupervisor implements StoreObserver {
   private setHealth(health: StorageHealth): void {
     if (health.reason === this.current.reason && health.message === this.current.message) return;
     this.current = health;
-    for (const listener of this.listeners) listener(health);
+    for (const listener of this.listeners) {
+      // Called from timers (recovery, reopen): a listener that throws must not end the process.
+      try {
+        listener(health);
+      } catch (error) {
+        this.opts.logger.error({ err: error }, 'storage health listener failed');
+      }
+    }
   }
 
   /**

@@ -98,3 +98,18 @@ describe('reconcile after a restart whose clock is behind the stored memory', ()
     assert.ok(offAt !== undefined && offAt <= 60, `off after ${offAt} s`);
   });
 });
+
+describe('a latched fault stamped in the future (stored under a clock that was ahead)', () => {
+  test('given a latch at +1 h, when a cycle runs now, then it counts as latched now and a reset sent now clears it', async () => {
+    const { clampMemoryToNow, resetLatchedFault, initialLoopMemory } = await import(
+      '../../src/core/loop-state.js'
+    );
+    const memory = {
+      ...initialLoopMemory(),
+      latchedFault: { reason: 'HeatingIneffective' as const, message: 'x', atMs: at(HOUR) },
+    };
+    const clamped = clampMemoryToNow(memory, at(0));
+    assert.equal(clamped.latchedFault?.atMs, at(0));
+    assert.equal(resetLatchedFault(clamped, at(s(5))).latchedFault, undefined, 'the reset is not refused');
+  });
+});

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sleep } from '../integration/helpers.js';
 import { BASE, faultConfigText, LOOPS, stateTopic } from './support/config.js';
-import { probeSamples, rssOf, stallFigures, startProbedDaemon } from './support/daemon.js';
+import { measureFrom, rssOf, startProbedDaemon } from './support/daemon.js';
 import { historyRowsBetween, lastEventId } from './support/db.js';
 import { reportFigures } from './support/figures.js';
 import { condition } from './support/mqtt.js';
@@ -77,6 +77,7 @@ describe('broker outages', () => {
     const outcomes: string[] = [];
     let worstSafeMs: number | undefined = 0;
     let worstRepublishMs: number | undefined = 0;
+    const measured = await measureFrom(daemon);
     for (const outageS of OUTAGES_S) {
       // When the broker goes away
       const heaterOnBefore = daemon.run.lines.length;
@@ -137,7 +138,7 @@ describe('broker outages', () => {
     reportFigures(t, {
       scenario: `broker outages ${OUTAGES_S.join(' s, ')} s`,
       timeToSafeMs: worstSafeMs,
-      ...stallFigures(probeSamples(daemon.probePath)),
+      ...measured(),
       rssBeforeBytes,
       rssAfterBytes: rssOf(daemon.run.child.pid),
       rowsWritten: lastEventId(dbPath) - eventsBefore,

@@ -16,10 +16,10 @@ import {
   stateTopic,
 } from './support/config.js';
 import {
+  measureFrom,
   openProbeWindow,
   probeSamples,
   rssOf,
-  stallFigures,
   startProbedDaemon,
   windowFigures,
 } from './support/daemon.js';
@@ -81,6 +81,7 @@ describe('hostile input on the command topics', () => {
     const desiredBefore = desiredRows(dbPath);
     const eventsBefore = lastEventId(dbPath);
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
+    const measured = await measureFrom(daemon);
     const startedAtMs = Date.now();
 
     // When each is published and its result awaited (results come in order per loop)
@@ -114,6 +115,7 @@ describe('hostile input on the command topics', () => {
         accepted.push(`${hostile.loop}/${hostile.kind}: ${hostile.label} → ${JSON.stringify(result)}`);
     }
     const endedAtMs = Date.now();
+    const stall = measured();
 
     // Then none was accepted, every one small enough to arrive was answered, nothing changed
     v.check('the daemon survives every payload', () =>
@@ -146,7 +148,7 @@ describe('hostile input on the command topics', () => {
     }
     reportFigures(t, {
       scenario: `${corpus.length} hostile payloads`,
-      ...stallFigures(probeSamples(daemon.probePath, startedAtMs, endedAtMs)),
+      ...stall,
       rssBeforeBytes,
       rssAfterBytes: rssOf(daemon.run.child.pid),
       rowsWritten: safe(() => lastEventId(dbPath) - eventsBefore),
@@ -162,10 +164,12 @@ describe('hostile input on the command topics', () => {
     const v = new Verdicts();
     await sleep(1_000);
     const rssBeforeBytes = rssOf(daemon.run.child.pid)!;
+    const measured = await measureFrom(daemon);
     const sentAtMs = Date.now();
     await client.publish(setpointTopic('room'), Buffer.alloc(OVERSIZED_BYTES, 0x32), { qos: 0 });
     await sleep(4_000);
     const samples = probeSamples(daemon.probePath, sentAtMs, Date.now());
+    const stall = measured();
     const peakRssBytes = Math.max(rssBeforeBytes, ...samples.map((s) => s.rssBytes));
     v.check('the daemon survives', () => assert.equal(daemon.run.exitStatus, undefined));
     v.check(`peak RSS grows less than ${RSS_GROWTH_BOUND / 1_048_576} MB`, () =>
@@ -188,7 +192,7 @@ describe('hostile input on the command topics', () => {
     });
     reportFigures(t, {
       scenario: `one ${OVERSIZED_BYTES / 1_048_576} MB command`,
-      ...stallFigures(samples),
+      ...stall,
       rssBeforeBytes,
       rssAfterBytes: peakRssBytes,
       rowsWritten: safe(() => lastEventId(dbPath)),
@@ -310,7 +314,8 @@ describe('hostile input on the command topics', () => {
     // When 2,000 arrive at once
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
     const fromIdx = client.received.length;
-    const startedAtMs = Date.now();
+    const measured = await measureFrom(daemon);
+    const _startedAtMs = Date.now();
     for (let i = 0; i < 2_000; i++) {
       void client.publish('homeassistant/status', 'online', { qos: 0 });
       if (i % 500 === 499) await new Promise((resolve) => setImmediate(resolve));
@@ -320,7 +325,7 @@ describe('hostile input on the command topics', () => {
     const floodDiscovery = flood.filter(discovery).length;
     reportFigures(t, {
       scenario: '2,000 HA birth messages',
-      ...stallFigures(probeSamples(daemon.probePath, startedAtMs, Date.now())),
+      ...measured(),
       rssBeforeBytes,
       rssAfterBytes: rssOf(daemon.run.child.pid),
       notes: `one birth: ${one.length} publishes (${bytesOf(one)} B); 2,000: ${flood.length} publishes (${bytesOf(flood)} B), ${floodDiscovery} discovery; ${ownTraffic().length} messages in all`,
@@ -348,20 +353,24 @@ describe('retained commands', () => {
     const configPath = join(dir, 'homeostat.yaml');
     const dbPath = join(dir, 'state.db');
     // The room's heater barely warms it (gain 0.5 °C): full output without effect latches
-    // "heating ineffective" after 2 simulated minutes (2 s here). The finding: at the next
-    // start the broker replays retained commands (retain flag set), which cleared the latch
-    // (heater back on) and re-applied old setpoints over newer commands.
+    // "heating ineffective" after 3 s. The finding: at the next start the broker replays
+    // retained commands (retain flag set), which cleared the latch (heater back on) and
+    // re-applied old setpoints over newer commands. Real time (speed 1): a scaled clock starts
+    // afresh at each run, which would put the stored latch in the new run's future.
     writeFileSync(
       configPath,
       faultConfigText({
         brokerUrl: broker.url,
         edit: (doc) => {
           doc.setIn(['actuators', 'room_heater', 'gain'], 0.5);
-          doc.setIn(['loops', 'room', 'effectWatch'], { periodS: 120, minChange: 1 });
+          doc.setIn(['actuators', 'room_heater', 'minOnS'], 0);
+          doc.setIn(['actuators', 'room_heater', 'minOffS'], 0);
+          doc.setIn(['sensors', 'room_temp', 'periodS'], 1);
+          doc.setIn(['loops', 'room', 'effectWatch'], { periodS: 3, minChange: 1 });
         },
       }),
     );
-    let daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir, name: 'first' });
+    let daemon = startProbedDaemon({ configPath, dbPath, speed: 1, dir, name: 'first' });
     res.daemon(daemon.run);
     await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
     await bridgeReady(client, LOOPS);
@@ -402,10 +411,12 @@ describe('retained commands', () => {
 
     // When the daemon restarts and subscribes (the broker replays them with the retain flag)
     const restartedAtMs = Date.now();
-    daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir, name: 'second' });
+    daemon = startProbedDaemon({ configPath, dbPath, speed: 1, dir, name: 'second' });
     res.daemon(daemon.run);
+
     await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await sleep(4_000);
+    const measured = await measureFrom(daemon);
+    await sleep(2_000); // shorter than the effect watch: a cleared latch would not be back yet
 
     // Then each is refused with a result saying why, and changes nothing
     const results = client.received
@@ -450,7 +461,7 @@ describe('retained commands', () => {
     v.check('retained commands cleared', () => assert.deepEqual(stillRetained, []));
     reportFigures(t, {
       scenario: 'retained fault/reset and setpoints at restart',
-      ...stallFigures(probeSamples(daemon.probePath, restartedAtMs, Date.now())),
+      ...measured(),
       rssAfterBytes: rssOf(daemon.run.child.pid),
       notes: `${heaterOn.length} heater ON after restart; ${results.filter((r) => !r.accepted).length}/3 refused; ${stillRetained.length} still retained`,
     });

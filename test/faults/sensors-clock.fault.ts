@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import type YAML from 'yaml';
 import { type CliProcess, type LogLine, sleep } from '../integration/helpers.js';
 import { faultConfigText, stateTopic } from './support/config.js';
-import { probeSamples, rssOf, stallFigures, startProbedDaemon, stepClock } from './support/daemon.js';
+import { measureFrom, rssOf, startProbedDaemon, stepClock } from './support/daemon.js';
 import { reportFigures } from './support/figures.js';
 import { condition, type TestMqtt } from './support/mqtt.js';
 import { bridgeReady, Resources, Verdicts } from './support/scenario.js';
@@ -72,6 +72,7 @@ describe('sensor values and time', () => {
     await bridgeReady(client, ['room', 'fermenter']);
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
 
+    const measured = await measureFrom(daemon);
     const cases: { topic: string; heater: string; good: string; bad: string; label: string }[] = [
       ...['NaN', 'nan', 'Infinity', '-Infinity', '1e999'].map((bad) => ({
         topic: ROOM_TOPIC,
@@ -129,7 +130,7 @@ describe('sensor values and time', () => {
     reportFigures(t, {
       scenario: 'NaN / infinite readings',
       timeToSafeMs: worstMs,
-      ...stallFigures(probeSamples(daemon.probePath)),
+      ...measured(),
       rssBeforeBytes,
       rssAfterBytes: rssOf(daemon.run.child.pid),
       notes: `${cases.length} bad readings, heater off after: ${timings.join('; ')}; room SensorHealthy ${condition(room, 'SensorHealthy')?.reason ?? '?'}`,
@@ -174,6 +175,7 @@ describe('sensor values and time', () => {
     await waitHeaterOn(daemon.run, client, 'room_heater', 10_000);
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
 
+    const measured = await measureFrom(daemon);
     const steps: { label: string; offsetMs: number }[] = [
       { label: 'forward 2 h', offsetMs: 2 * 3_600_000 },
       { label: 'back 2 h (to real time)', offsetMs: 0 },
@@ -231,7 +233,7 @@ describe('sensor values and time', () => {
     }
     reportFigures(t, {
       scenario: 'wall clock stepped ±2 h',
-      ...stallFigures(probeSamples(daemon.probePath)),
+      ...measured(),
       rssBeforeBytes,
       rssAfterBytes: rssOf(daemon.run.child.pid),
       notes: outcomes.join('; '),

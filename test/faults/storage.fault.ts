@@ -13,7 +13,7 @@ import {
   setTopic,
   stateTopic,
 } from './support/config.js';
-import { probeSamples, rssOf, stallFigures, startProbedDaemon } from './support/daemon.js';
+import { measureFrom, probeSamples, rssOf, stallFigures, startProbedDaemon } from './support/daemon.js';
 import { desiredRows, integrity, lastEventId, movedAside } from './support/db.js';
 import { reportFigures } from './support/figures.js';
 import { condition, type TestMqtt } from './support/mqtt.js';
@@ -113,6 +113,7 @@ describe('storage faults while running and at start', () => {
     // change into it), and another connection commits, so the daemon's page cache is dropped
     // and its next read of desired state meets the damage
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
+    const measured = await measureFrom(daemon);
     const pages = damageTable(dbPath, 'loop_desired');
     const damagedAtMs = Date.now();
 
@@ -162,7 +163,7 @@ describe('storage faults while running and at start', () => {
     reportFigures(t, {
       scenario: 'page damaged at runtime',
       timeToSafeMs: unhealthyAtMs === undefined ? undefined : unhealthyAtMs - damagedAtMs,
-      ...stallFigures(probeSamples(daemon.probePath, damagedAtMs, Date.now())),
+      ...measured(),
       rssBeforeBytes,
       rssAfterBytes: rssOf(daemon.run.child.pid),
       rowsWritten: safeLastEventId(dbPath),
@@ -184,7 +185,12 @@ describe('storage faults while running and at start', () => {
     const dir = res.tempDir('homeostat-fault-lock-');
     const configPath = join(dir, 'homeostat.yaml');
     const dbPath = join(dir, 'state.db');
-    writeFileSync(configPath, faultConfigText({ brokerUrl: broker.url }));
+    const withFermenterSetpoint = (setpoint: number) =>
+      faultConfigText({
+        brokerUrl: broker.url,
+        edit: (doc) => doc.setIn(['loops', 'fermenter', 'setpoint'], setpoint),
+      });
+    writeFileSync(configPath, withFermenterSetpoint(18));
     const daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir });
     res.daemon(daemon.run);
     await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
@@ -197,8 +203,11 @@ describe('storage faults while running and at start', () => {
     const locker = new Database(dbPath);
     res.add(() => locker.close());
     locker.pragma('busy_timeout = 5000');
+    const measured = await measureFrom(daemon);
     locker.exec('BEGIN IMMEDIATE');
     const lockedAtMs = Date.now();
+    // … and the file is edited meanwhile (a hot reload that cannot be stored until the lock goes)
+    setTimeout(() => writeFileSync(configPath, withFermenterSetpoint(18.5)), 2_000);
     // … while commands keep coming (each must be answered without waiting for the lock)
     const answers: number[] = [];
     let unanswered = 0;
@@ -221,7 +230,7 @@ describe('storage faults while running and at start', () => {
     await sleep(1_000);
 
     // Then the event loop never stalled for long, and the loops kept switching through it
-    const stall = stallFigures(probeSamples(daemon.probePath, lockedAtMs, releasedAtMs + 500));
+    const stall = measured();
     const acted = actuatorLines(daemon.run, lockedAtMs, releasedAtMs);
     v.check(`longest event-loop stall under the lock below ${MAX_STALL_MS} ms`, () =>
       assert.ok(stall.longestStallMs < MAX_STALL_MS, `${stall.longestStallMs} ms`),
@@ -241,6 +250,21 @@ describe('storage faults while running and at start', () => {
       waitUntil(() => lastEventId(dbPath) > eventsBefore, {
         what: 'rows written after the lock',
         timeoutMs: 10_000,
+      }),
+    );
+    // And the reload the lock held up is applied (retried), and a later edit applies too
+    await v.checkAsync('the reload made during the lock applies', () =>
+      client.state(stateTopic('fermenter'), (s) => s.setpoint === 18.5, {
+        sinceMs: lockedAtMs,
+        timeoutMs: 15_000,
+      }),
+    );
+    const editedAtMs = Date.now();
+    writeFileSync(configPath, withFermenterSetpoint(17.5));
+    await v.checkAsync('a later edit applies', () =>
+      client.state(stateTopic('fermenter'), (s) => s.setpoint === 17.5, {
+        sinceMs: editedAtMs,
+        timeoutMs: 15_000,
       }),
     );
     v.check('integrity', () => assert.deepEqual(integrity(dbPath), ['ok']));
@@ -367,6 +391,7 @@ describe('storage faults while running and at start', () => {
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
 
     // When the filesystem fills up
+    const measured = await measureFrom(daemon);
     const filler = fillDisk(mount);
     const fullAtMs = Date.now();
     const unhealthyAtMs = await everyLoopStorageOr(
@@ -457,7 +482,7 @@ describe('storage faults while running and at start', () => {
     reportFigures(t, {
       scenario: 'disk full while running',
       timeToSafeMs: unhealthyAtMs === undefined ? undefined : unhealthyAtMs - fullAtMs,
-      ...stallFigures(probeSamples(daemon.probePath, fullAtMs, healthyAtMs ?? Date.now())),
+      ...measured(),
       rssBeforeBytes,
       rssAfterBytes: rssOf(daemon.run.child.pid),
       rowsWritten: safeLastEventId(dbPath),

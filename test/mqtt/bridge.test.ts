@@ -297,6 +297,16 @@ describe('a flood of commands does not grow the database', () => {
     assert.equal(h.results('room').at(-1)?.accepted, true, 'accepted again after a minute');
   });
 
+  test('given a loop at its change limit, when a person sends mode off, then it is applied at once (stopping is never rate-limited)', () => {
+    const h = harness();
+    for (let i = 0; i < 100; i++)
+      h.connection.deliver(`${BASE}/room/setpoint/set`, i % 2 === 0 ? '20' : '21');
+    assert.match(h.results('room').at(-1)?.reason ?? '', /too many changes/, 'the limit is reached');
+    h.connection.deliver(`${BASE}/room/mode/set`, 'off');
+    assert.equal(h.results('room').at(-1)?.accepted, true);
+    assert.equal(h.desired.desired('room')?.mode, 'off');
+  });
+
   test('given 1,000 copies of the current setpoint, then all are accepted without a write (duplicates cost nothing)', () => {
     const h = harness();
     const current = h.desired.desired('room')!;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CliProcess, type DaemonStart, startDaemon } from '../../integration/helpers.js';
@@ -62,7 +62,6 @@ export interface ProbeSample {
  * 100 ms; this waits for it). `windowFigures` then reads the true p99 over the window.
  */
 export async function openProbeWindow(daemon: ProbedDaemon): Promise<void> {
-  const { existsSync, writeFileSync } = await import('node:fs');
   const windowFile = `${daemon.probePath}.window`;
   writeFileSync(windowFile, '');
   for (let i = 0; i < 50 && existsSync(windowFile); i++) await new Promise((r) => setTimeout(r, 20));
@@ -121,7 +120,28 @@ export function rssOf(pid: number | undefined): number | undefined {
 /** Sends SIGUSR2 after writing `offsetMs`: the child's wall clock is then real time + offsetMs. */
 export async function stepClock(daemon: ProbedDaemon, offsetMs: number): Promise<void> {
   if (!daemon.clockPath) throw new Error('started without steppableClock');
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(daemon.clockPath, String(offsetMs));
   daemon.run.child.kill('SIGUSR2');
+}
+
+/**
+ * Starts measuring the daemon's event loop for a fault: call the returned function when the
+ * fault is over. Longest stall: the worst of the probe's per-100-ms maxima (which include a
+ * timer's lateness, so one long synchronous block counts in full); p99: the true 99th
+ * percentile over the whole window (not a percentile of percentiles).
+ */
+export async function measureFrom(
+  daemon: ProbedDaemon,
+): Promise<() => { longestStallMs: number; p99DelayMs: number }> {
+  await openProbeWindow(daemon);
+  const fromMs = Date.now();
+  return () => {
+    const toMs = Date.now();
+    const samples = probeSamples(daemon.probePath, fromMs, toMs + 150);
+    const window = windowFigures(daemon.probePath, toMs + 150);
+    return {
+      longestStallMs: Math.max(window.longestStallMs, ...samples.map((s) => s.maxDelayMs)),
+      p99DelayMs: window.p99DelayMs,
+    };
+  };
 }
