@@ -41,7 +41,10 @@ function fullMemory(): LoopMemory {
     effectWatch: { direction: 1, sinceMs: T - 120_000, fromValue: 18 },
     latchedFault: { reason: 'HeatingIneffective', message: 'x', atMs: T - 1_000 },
     safety: {
-      stuck: { raise: { offSinceMs: T - 300_000, extreme: 18 }, lower: { offSinceMs: T - 200_000, extreme: 21 } },
+      stuck: {
+        raise: { offSinceMs: T - 300_000, extreme: 18 },
+        lower: { offSinceMs: T - 200_000, extreme: 21 },
+      },
       runaway: { setpoint: 20, outsideSinceMs: T - 100_000 },
       onSinceMs: { heater: T - 40_000 },
       startsMs: { fridge: [T - 3_000_000, T - 600_000] },

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { redactConfigText } from '../redact.js';
+import { sha256 } from './desired-store.js';
 
 /**
  * Schema migrations, versioned through SQLite's `PRAGMA user_version` (0 for a new, empty file).
@@ -120,6 +122,37 @@ export const MIGRATIONS: readonly Migration[] = [
         -- thousand events per loop with 90 days' retention).
         DROP INDEX events_loop_at;
       `);
+    },
+  },
+  {
+    version: 3,
+    description: 'passwords inside broker URLs redacted from stored configs and events',
+    up: (db) => {
+      // Before this version a password written into mqtt.url was stored in clear with the
+      // config text (and in backups of this file). The hash is recomputed over the redacted
+      // text, which is what applyConfig hashes now: the same file keeps its generation.
+      const configs = db.prepare<[], { generation: number; text: string }>(
+        'SELECT generation, text FROM configs',
+      );
+      const updateConfig = db.prepare<[string, string, number]>(
+        'UPDATE configs SET text = ?, hash = ? WHERE generation = ?',
+      );
+      for (const { generation, text } of configs.all()) {
+        const redacted = redactConfigText(text);
+        if (redacted !== text) updateConfig.run(redacted, sha256(redacted), generation);
+      }
+      const events = db.prepare<[], { id: number; message: string; data_json: string | null }>(
+        'SELECT id, message, data_json FROM events',
+      );
+      const updateEvent = db.prepare<[string, string | null, number]>(
+        'UPDATE events SET message = ?, data_json = ? WHERE id = ?',
+      );
+      for (const { id, message, data_json } of events.all()) {
+        const redactedMessage = redactConfigText(message);
+        const redactedData = data_json === null ? null : redactConfigText(data_json);
+        if (redactedMessage !== message || redactedData !== data_json)
+          updateEvent.run(redactedMessage, redactedData, id);
+      }
     },
   },
 ];

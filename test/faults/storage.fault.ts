@@ -25,6 +25,7 @@ import {
   fillDisk,
   freeDisk,
   Resources,
+  remount,
   Verdicts,
 } from './support/scenario.js';
 
@@ -280,88 +281,113 @@ describe('storage faults while running and at start', () => {
     v.settle();
   });
 
-  test('a full disk at start: regulates from the config with StorageHealthy False, then opens the store once there is space', {
-    timeout: 120_000,
-  }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const mount = res.tmpfs(1024 * 1024);
-    if (!mount) {
-      t.skip('cannot mount a tmpfs here (needs root): full-disk scenario not run');
-      return;
-    }
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-full-start-');
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(mount, 'state.db');
-    writeFileSync(configPath, faultConfigText({ brokerUrl: broker.url }));
-    const filler = fillDisk(mount);
-
-    // When the daemon starts on a database in a full filesystem
-    const startedAtMs = Date.now();
-    const daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir });
-    res.daemon(daemon.run);
-
-    // Then it regulates from the config, saying the store is unhealthy
-    const unhealthyAtMs = await everyLoopStorageOr(
-      v,
-      'StorageHealthy False on every loop',
-      client,
-      'False',
-      startedAtMs,
-      30_000,
-    );
-    v.check('reason Full', () => assert.equal(storageCondition(client, 'room')?.reason, 'Full'));
-    await sleep(2_000);
-    const acted = actuatorLines(daemon.run, startedAtMs);
-    v.check('the daemon runs', () =>
-      assert.equal(
-        daemon.run.exitStatus,
-        undefined,
-        `exited ${JSON.stringify(daemon.run.exitStatus)}: ${daemon.run.lines.at(-1)?.msg}`,
-      ),
-    );
-    for (const loop of LOOPS) {
-      v.check(`${loop} publishes reconciled states`, () => assertFreshlyReconciled(client, loop));
-    }
-
-    // When space is freed, the store opens by itself (kept retrying), with the config applied
-    freeDisk(filler);
-    const freedAtMs = Date.now();
-    const healthyAtMs = daemon.run.exitStatus
-      ? undefined
-      : await everyLoopStorageOr(
-          v,
-          'StorageHealthy True once there is space',
-          client,
-          'True',
-          freedAtMs,
-          30_000,
-        );
-    if (!daemon.run.exitStatus) {
-      await v.checkAsync('desired state written once there is space', () =>
-        waitUntil(() => existsSync(dbPath) && safeDesiredCount(dbPath) === LOOPS.length, {
-          what: 'desired rows',
-          timeoutMs: 10_000,
-        }),
-      );
-      v.check('integrity', () => assert.deepEqual(integrity(dbPath), ['ok']));
-    }
-    reportFigures(t, {
+  /** Broken at start: the filesystem full, or the directory read-only; each fixed later. */
+  const atStart = [
+    {
+      name: 'a full disk at start',
       scenario: 'full disk at start',
-      timeToSafeMs: unhealthyAtMs === undefined ? undefined : unhealthyAtMs - startedAtMs,
-      ...stallFigures(probeSamples(daemon.probePath, startedAtMs, Date.now())),
-      rssAfterBytes: rssOf(daemon.run.child.pid),
-      rowsWritten: safeLastEventId(dbPath),
-      notes:
-        `1 MiB tmpfs; ${acted.length} actuator writes without a store; ` +
-        `store opened ${healthyAtMs === undefined ? 'never' : `${healthyAtMs - freedAtMs} ms after space was freed`} ` +
-        '(time to safe state: start → StorageHealthy False)',
-    });
-    v.settle();
-  });
+      reason: 'Full',
+      fixed: 'space was freed',
+      breakIt: (mount: string) => {
+        const filler = fillDisk(mount);
+        return () => freeDisk(filler);
+      },
+    },
+    {
+      name: 'an unwritable (read-only) database directory at start',
+      scenario: 'read-only directory at start',
+      reason: 'Unwritable',
+      fixed: 'it was made writable',
+      breakIt: (mount: string) => {
+        remount(mount, 'ro');
+        return () => remount(mount, 'rw');
+      },
+    },
+  ] as const;
+  for (const c of atStart) {
+    test(`${c.name}: regulates from the config with StorageHealthy False (${c.reason}), then opens the store once ${c.fixed}`, {
+      timeout: 120_000,
+    }, async (t) => {
+      const res = new Resources(t);
+      const v = new Verdicts();
+      const mount = res.tmpfs(1024 * 1024);
+      if (!mount) {
+        t.skip('cannot mount a tmpfs here (needs root): scenario not run');
+        return;
+      }
+      const broker = await res.broker();
+      const client = await res.observer(broker);
+      const dir = res.tempDir('homeostat-fault-at-start-');
+      const configPath = join(dir, 'homeostat.yaml');
+      const dbPath = join(mount, 'state.db');
+      writeFileSync(configPath, faultConfigText({ brokerUrl: broker.url }));
+      const fix = c.breakIt(mount);
 
+      // When the daemon starts with its database there
+      const startedAtMs = Date.now();
+      const daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir });
+      res.daemon(daemon.run);
+
+      // Then it regulates from the config, saying the store is unhealthy and why
+      const unhealthyAtMs = await everyLoopStorageOr(
+        v,
+        'StorageHealthy False on every loop',
+        client,
+        'False',
+        startedAtMs,
+        30_000,
+      );
+      v.check(`reason ${c.reason}`, () => assert.equal(storageCondition(client, 'room')?.reason, c.reason));
+      await sleep(2_000);
+      const acted = actuatorLines(daemon.run, startedAtMs);
+      v.check('the daemon runs', () =>
+        assert.equal(
+          daemon.run.exitStatus,
+          undefined,
+          `exited ${JSON.stringify(daemon.run.exitStatus)}: ${daemon.run.lines.at(-1)?.msg}`,
+        ),
+      );
+      for (const loop of LOOPS) {
+        v.check(`${loop} publishes reconciled states`, () => assertFreshlyReconciled(client, loop));
+      }
+
+      // When the cause is gone, the store opens by itself (kept retrying), with the config applied
+      fix();
+      const fixedAtMs = Date.now();
+      const healthyAtMs = daemon.run.exitStatus
+        ? undefined
+        : await everyLoopStorageOr(
+            v,
+            `StorageHealthy True once ${c.fixed}`,
+            client,
+            'True',
+            fixedAtMs,
+            30_000,
+          );
+      if (!daemon.run.exitStatus) {
+        await v.checkAsync(`desired state written once ${c.fixed}`, () =>
+          waitUntil(() => existsSync(dbPath) && safeDesiredCount(dbPath) === LOOPS.length, {
+            what: 'desired rows',
+            timeoutMs: 10_000,
+          }),
+        );
+        v.check('integrity', () => assert.deepEqual(integrity(dbPath), ['ok']));
+      }
+      reportFigures(t, {
+        scenario: c.scenario,
+        timeToSafeMs: unhealthyAtMs === undefined ? undefined : unhealthyAtMs - startedAtMs,
+        // From the spawn: start-up (tsx compiling the daemon) is in these figures.
+        ...stallFigures(probeSamples(daemon.probePath, startedAtMs, Date.now())),
+        rssAfterBytes: rssOf(daemon.run.child.pid),
+        rowsWritten: safeLastEventId(dbPath),
+        notes:
+          `1 MiB tmpfs; ${acted.length} actuator writes without a store; ` +
+          `store opened ${healthyAtMs === undefined ? 'never' : `${healthyAtMs - fixedAtMs} ms after ${c.fixed}`} ` +
+          '(time to safe state: start → StorageHealthy False; stalls include start-up)',
+      });
+      v.settle();
+    });
+  }
   test('a disk filling up while running: regulation, answers to every command, one error per streak, reloads retried', {
     timeout: 150_000,
   }, async (t) => {

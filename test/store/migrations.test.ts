@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { sha256 } from '../../src/store/desired-store.js';
 import {
   LATEST_VERSION,
   MIGRATIONS,
@@ -128,6 +129,27 @@ describe('migrate', () => {
       db.close();
     });
   }
+
+  test('given a version-2 file holding a broker password in a config and an event, when migrated, then both are redacted and the hash is that of the redacted text', () => {
+    const db = new Database(path.join(dir, 'secrets.db'));
+    migrate(db, 2);
+    const text = 'mqtt:\n  url: mqtts://homeostat:s3cret@broker.lan:8883\n';
+    db.prepare('INSERT INTO configs (generation, hash, text, applied_at_ms) VALUES (1, ?, ?, 0)').run(
+      sha256(text),
+      text,
+    );
+    db.prepare("INSERT INTO events (at_ms, kind, message, data_json) VALUES (0, 'x', ?, ?)").run(
+      'connected to mqtts://homeostat:s3cret@broker.lan:8883',
+      JSON.stringify({ url: 'mqtts://homeostat:s3cret@broker.lan:8883' }),
+    );
+    migrate(db);
+    const config = db.prepare('SELECT text, hash FROM configs').get() as { text: string; hash: string };
+    assert.equal(config.text, 'mqtt:\n  url: mqtts://homeostat:***@broker.lan:8883\n');
+    assert.equal(config.hash, sha256(config.text), 'the same file redacted keeps its generation');
+    const event = db.prepare('SELECT message, data_json FROM events').get() as Record<string, string>;
+    assert.doesNotMatch(JSON.stringify(event), /s3cret/);
+    db.close();
+  });
 
   test('given a migrated file, when migrated again, then nothing changes', () => {
     const db = new Database(path.join(dir, 'twice.db'));

@@ -184,3 +184,8 @@ export function assertFreshlyReconciled(client: TestMqtt, loop: string): void {
     JSON.stringify(condition(latest.state, 'Reconciled')),
   );
 }
+
+/** Remounts a tmpfs made by `Resources.tmpfs` read-only or read-write (an unwritable directory). */
+export function remount(dir: string, mode: 'ro' | 'rw'): void {
+  execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'pipe' });
+}
