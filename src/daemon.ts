@@ -3,6 +3,7 @@ import type { ConfigResult } from './config/load.js';
 import { loopSectionHash } from './config/plan.js';
 import type { Config } from './config/schema.js';
 import { safeLevelOf, toLoopSpec } from './config/to-loop-spec.js';
+import type { LatchedFault } from './core/effect-watch.js';
 import type { LoopDesired } from './core/reconcile.js';
 import type { LoopStatus } from './core/status.js';
 import {
@@ -607,6 +608,15 @@ export class Daemon {
           status: loop.cycle.status,
           atMs: this.opts.clock.nowMs(),
         })),
+      adoptLatchedFault: (id, fault) => {
+        const loop = this.loops.get(id);
+        if (!loop?.cycle.adoptLatchedFault(fault as LatchedFault)) return;
+        this.opts.logger.warn(
+          { loop: id, fault },
+          `${id}: latched fault found in the database; holding the loop safe`,
+        );
+        loop.runner.trigger('latched fault');
+      },
     });
     store.onHealthChange?.((health) => {
       const nowMs = this.opts.clock.nowMs();
@@ -640,11 +650,12 @@ export class Daemon {
 
   /** History retention now and every hour; a failure is logged and retried next hour. */
   private schedulePruning(): void {
-    const prune = this.opts.store?.prune;
-    if (!prune) return;
+    const store = this.opts.store;
+    if (!store?.prune) return;
     const tick = () => {
       try {
-        prune(this.opts.clock.nowMs());
+        // Called on the store (a method of the supervisor, not a free function).
+        store.prune?.(this.opts.clock.nowMs());
       } catch (error) {
         // A supervised store logs storage failures once per streak itself.
         const log = this.opts.store?.health ? 'debug' : 'error';

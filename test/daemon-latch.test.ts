@@ -88,3 +88,62 @@ test('given a reset latch, when the daemon dies right after its next cycle (no s
   await run.daemon.stop();
   run.db.close();
 });
+
+test('given the supervised store, when an hour passes, then history retention runs (old events are deleted)', async () => {
+  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-prune-')), 'state.db');
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  // Events are kept 10 minutes in this config.
+  const text = TEXT.replace(/^node:/m, 'storage:\n  eventRetentionS: 600\nnode:');
+  const run = await startStoreDaemon(text, dbPath, clock);
+  const count = () => (run.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
+  await clock.advance(60_000);
+  run.daemon.flush();
+  assert.ok(count() > 0, 'events were written at start');
+  await clock.advance(3_600_000);
+  run.daemon.flush();
+  const oldest = run.db.prepare('SELECT MIN(at_ms) AS t FROM events').get() as { t: number | null };
+  assert.ok(
+    oldest.t === null || oldest.t >= clock.nowMs() - 600_000 - 3_600_000,
+    'events older than the retention were pruned by the hourly run',
+  );
+  assert.equal(
+    (run.db.prepare('SELECT COUNT(*) AS n FROM events WHERE at_ms < ?').get(Date.UTC(2026, 0, 1) + 60_000) as { n: number }).n,
+    0,
+    'the events of the start are gone',
+  );
+  await run.daemon.stop();
+  run.db.close();
+});
+
+test('given a latched fault on file, when the daemon restarts while another process holds the write lock (it starts on the in-memory stand-in), then the latch holds and is still in the file once the lock is gone', async () => {
+  const { holdWriteLock } = await import('./storage/support.js');
+  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-latch-')), 'state.db');
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  let run = await start(dbPath, clock);
+  await clock.advance(15 * 60_000);
+  assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status, 'True', 'latched');
+  await run.daemon.stop();
+  run.db.close();
+
+  // An edited file (it must be written) while another process holds the lock: the stand-in.
+  const release = holdWriteLock(dbPath);
+  run = await startStoreDaemon(`${TEXT}\n# edited\n`, dbPath, clock);
+  assert.equal(run.store.onStandIn, true, 'started on the stand-in');
+  await clock.advance(60_000);
+  assert.equal(await heater(run.daemon), 0, 'the heater stays off: the latch came along');
+  assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.reason, 'LatchedHeatingIneffective');
+
+  release();
+  await clock.advance(60_000);
+  assert.equal(run.store.onStandIn, false, 'the file opened again');
+  await clock.advance(60_000);
+  assert.equal(await heater(run.daemon), 0, 'still held safe');
+  await run.daemon.stop();
+  run.db.close();
+
+  run = await start(dbPath, clock);
+  await clock.advance(60_000);
+  assert.equal(await heater(run.daemon), 0, 'and after another restart');
+  await run.daemon.stop();
+  run.db.close();
+});

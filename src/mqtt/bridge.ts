@@ -375,8 +375,10 @@ export class MqttBridge {
       this.publishResult(loop, outcome, atIso, row.generation);
       return;
     }
-    // Mode off is never rate-limited: a person stopping a loop must not wait behind a burst.
-    if (mode !== 'off' && !this.changes.take(loop, nowMs)) {
+    // Stopping a loop (mode off and nothing else new) is never rate-limited: a person must not
+    // wait behind a burst. A setpoint sent with it still counts.
+    const onlyStopping = mode === 'off' && (setpoint === undefined || setpoint === row?.setpoint);
+    if (!onlyStopping && !this.changes.take(loop, nowMs)) {
       const { burst, perMinute } = this.opts.changeLimit ?? DEFAULT_CHANGE_LIMIT;
       this.refuse(reply, {
         accepted: false,

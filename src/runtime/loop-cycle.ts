@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { shiftLoopMemory } from '../core/clock-step.js';
 import type { ActuatorCommand } from '../core/command.js';
+import type { LatchedFault } from '../core/effect-watch.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
 import { resetLatchedFault, resumeLoopMemory } from '../core/loop-state.js';
@@ -260,6 +261,16 @@ export class LoopCycle {
     this.memory = resetLatchedFault(before, requestedAtMs);
     if (this.memory === before) return false;
     this.pendingResetAtMs = requestedAtMs;
+    return true;
+  }
+
+  /**
+   * A latched fault found in the database after this loop started without it (it started on
+   * the in-memory stand-in): held from the next cycle on. False when one is already latched.
+   */
+  adoptLatchedFault(fault: LatchedFault): boolean {
+    if (this.memory.latchedFault) return false;
+    this.memory = { ...this.memory, latchedFault: fault };
     return true;
   }
 

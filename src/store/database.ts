@@ -61,7 +61,8 @@ export function openStore(opts: {
 
   let db: Database.Database | undefined;
   try {
-    db = new Database(dbPath);
+    // The open itself must not wait on another writer's lock: the default is 5 s, event loop held.
+    db = new Database(dbPath, { timeout: STORE_BUSY_TIMEOUT_MS });
     prepare(db, dbPath, opts.logger, quickCheck);
     return { db };
   } catch (err) {
@@ -86,7 +87,7 @@ export function openStore(opts: {
     let fresh: Database.Database | undefined;
     try {
       restrictFileModes(dbPath);
-      fresh = new Database(dbPath);
+      fresh = new Database(dbPath, { timeout: STORE_BUSY_TIMEOUT_MS });
       prepare(fresh, dbPath, opts.logger, true);
     } catch (freshErr) {
       closeQuietly(fresh);

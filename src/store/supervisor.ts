@@ -24,6 +24,11 @@ export interface RunningState {
   /** Applies the running config text to `target` (a DesiredStore on the new file). */
   applyConfig(target: DesiredStore): void;
   loops(): Array<{ loop: string; memory: unknown; status: LoopStatus | undefined; atMs: number }>;
+  /**
+   * The database taking over holds a latched fault for a running loop that the loop does not
+   * have (it started on the stand-in, without the file's memory): the loop takes it on.
+   */
+  adoptLatchedFault?(loop: string, fault: unknown): void;
 }
 
 export interface StoreSupervisorOptions {
@@ -286,12 +291,19 @@ export class StoreSupervisor implements StoreObserver {
       closeQuietly(db);
       throw error;
     }
+    const previous = this.db;
     this.db = db;
     this.onFile = db.name !== ':memory:';
     this.desired.useDatabase(db);
     this.state.useDatabase(db);
-    for (const loop of this.running?.loops() ?? []) {
-      if (loop.status) this.state.saveState(loop.loop, loop.memory, loop.status, loop.atMs);
+    const running = this.running?.loops() ?? [];
+    // What the daemon does not hold in memory is not lost in the swap: the saved memory of loops
+    // not running yet (a start that fell back to the stand-in before its loops existed) …
+    copyMissingLoopStates(previous, db, new Set(running.map((loop) => loop.loop)));
+    for (const loop of running) {
+      // … and a latched fault the file holds for a loop that started without it.
+      const memory = this.withStoredLatch(loop.loop, loop.memory);
+      if (loop.status) this.state.saveState(loop.loop, memory, loop.status, loop.atMs);
     }
     this.streak = undefined;
     this.reopenFailures = 0;
@@ -301,6 +313,24 @@ export class StoreSupervisor implements StoreObserver {
     } catch {
       // Reported by the observer; the daemon's next flush retries.
     }
+  }
+
+  /**
+   * `memory` with the latched fault the current database holds for `loop`, when `memory` has
+   * none; the daemon's loop is told to take it on. A latch is never lost to a database swap.
+   */
+  private withStoredLatch(loop: string, memory: unknown): unknown {
+    const running = memory as { latchedFault?: unknown } | undefined;
+    if (running?.latchedFault) return memory;
+    let stored: { latchedFault?: unknown } | undefined;
+    try {
+      stored = this.state.load(loop)?.memory as { latchedFault?: unknown } | undefined;
+    } catch {
+      return memory; // unreadable: nothing to carry
+    }
+    if (!stored?.latchedFault) return memory;
+    this.running?.adoptLatchedFault?.(loop, stored.latchedFault);
+    return { ...(running ?? {}), latchedFault: stored.latchedFault };
   }
 
   /**
@@ -393,5 +423,27 @@ function closeQuietly(db: Database.Database | undefined): void {
     if (db?.open) db.close();
   } catch {
     // A damaged or full file can fail to close too; what matters was reported already.
+  }
+}
+
+/**
+ * Copies the `loop_state` rows of `from` that `to` does not have, except those of `skip`: the
+ * saved memory of loops the daemon does not run yet survives a swap of databases. Best effort:
+ * a damaged `from` gives nothing.
+ */
+function copyMissingLoopStates(from: Database.Database, to: Database.Database, skip: Set<string>): void {
+  if (from === to || !from.open) return;
+  try {
+    const rows = from.prepare('SELECT * FROM loop_state').all() as Array<Record<string, unknown>>;
+    for (const row of rows) {
+      const loop = String(row.loop);
+      if (skip.has(loop)) continue;
+      const columns = Object.keys(row);
+      to.prepare(
+        `INSERT OR IGNORE INTO loop_state (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+      ).run(row);
+    }
+  } catch {
+    // Nothing to carry from a file that cannot be read.
   }
 }

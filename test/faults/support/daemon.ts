@@ -55,6 +55,8 @@ export interface ProbeSample {
   windowP99DelayMs: number;
   windowMaxDelayMs: number;
   rssBytes: number;
+  /** V8 heap in use (garbage included: the lowest over a few seconds approximates the live heap). */
+  heapUsedBytes: number;
 }
 
 /**

@@ -75,3 +75,16 @@ export function historyRowsBetween(dbPath: string, fromMs: number, toMs: number,
         .get(exceptLoop, fromMs, toMs)!.n,
   );
 }
+
+/** Whether the file has a table `name` yet (a daemon killed while creating it leaves none). */
+export function hasTable(dbPath: string, name: string): boolean {
+  return withReadOnlyDb(
+    dbPath,
+    (db) =>
+      db
+        .prepare<[string], { n: number }>(
+          "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = ?",
+        )
+        .get(name)!.n > 0,
+  );
+}

@@ -6,7 +6,7 @@
  *   `{"atMs","maxDelayMs","p99DelayMs","windowP99DelayMs","windowMaxDelayMs","rssBytes"}`: the
  *   event-loop delay since the previous line (perf_hooks.monitorEventLoopDelay, plus the
  *   lateness of this timer itself, which also catches one long synchronous block), the delay
- *   since the test last created `<file>.window`, and the resident set size. The test reads the
+ *   since the test last created `<file>.window`, the resident set size and the V8 heap in use. The test reads the
  *   lines of the window it cares about (a lock, a flood).
  * - HOMEOSTAT_FAULT_CLOCK=<file>: on SIGUSR2 the process's wall clock (Date.now, new Date())
  *   jumps by the number of milliseconds written in that file (cumulative offset), as NTP or a
@@ -48,6 +48,7 @@ if (probeFile) {
       windowP99DelayMs: round(windowHistogram.percentile(99)),
       windowMaxDelayMs: round(windowHistogram.max),
       rssBytes: process.memoryUsage.rss(),
+      heapUsedBytes: process.memoryUsage().heapUsed,
     };
     histogram.reset();
     try {
