@@ -107,7 +107,11 @@ test('given the supervised store, when an hour passes, then history retention ru
     'events older than the retention were pruned by the hourly run',
   );
   assert.equal(
-    (run.db.prepare('SELECT COUNT(*) AS n FROM events WHERE at_ms < ?').get(Date.UTC(2026, 0, 1) + 60_000) as { n: number }).n,
+    (
+      run.db
+        .prepare('SELECT COUNT(*) AS n FROM events WHERE at_ms < ?')
+        .get(Date.UTC(2026, 0, 1) + 60_000) as { n: number }
+    ).n,
     0,
     'the events of the start are gone',
   );
@@ -131,7 +135,10 @@ test('given a latched fault on file, when the daemon restarts while another proc
   assert.equal(run.store.onStandIn, true, 'started on the stand-in');
   await clock.advance(60_000);
   assert.equal(await heater(run.daemon), 0, 'the heater stays off: the latch came along');
-  assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.reason, 'LatchedHeatingIneffective');
+  assert.equal(
+    room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.reason,
+    'LatchedHeatingIneffective',
+  );
 
   release();
   await clock.advance(60_000);

@@ -41,12 +41,12 @@ export interface StoreSupervisorOptions {
 }
 
 /**
- * The writes that end a streak of failures: the batched flush (it carries everything held back,
- * and the daemon runs it every storage.memoryFlushS whatever happens) and pruning. A small write
- * going through says little: on a nearly full disk a command may fit where the flush does not,
- * and ending the streak on it would log the failure again at every flush.
+ * The write that ends a streak of failures: the batched flush (it carries everything held back,
+ * and the daemon runs it every storage.memoryFlushS whatever happens). A smaller write going
+ * through says little: on a nearly full disk a command or the hourly prune (deletes) may fit
+ * where the flush does not, and ending the streak on it would log the failure again each time.
  */
-const STREAK_ENDING = new Set(['flush', 'prune']);
+const STREAK_ENDING = new Set(['flush']);
 
 /**
  * Keeps the daemon's store usable whatever happens to its file, so that storage never stops

@@ -34,8 +34,18 @@ const figuresFile = join(dir, 'figures.jsonl');
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, [FIGURES_FILE_ENV]: figuresFile } },
+  {
+    cwd: root,
+    stdio: ['inherit', 'pipe', 'inherit'],
+    env: { ...process.env, [FIGURES_FILE_ENV]: figuresFile },
+  },
 );
+// Passed through as it comes; its tail is kept for the counts repeated after the table.
+let tail = '';
+child.stdout.on('data', (chunk: Buffer) => {
+  process.stdout.write(chunk);
+  tail = (tail + chunk.toString('utf8')).slice(-4096);
+});
 const code: number = await new Promise((resolve) =>
   child.on('close', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))),
 );
@@ -52,4 +62,7 @@ try {
 rmSync(dir, { recursive: true, force: true });
 console.log('\n== fault-injection figures (npm run test:faults)\n');
 console.log(figures.length > 0 ? summaryTable(figures) : '(no figures recorded)');
+// The runner's counts again, last, in the plain form CI reads ("N passed, N failed").
+const count = (label: string) => Number(new RegExp(`ℹ ${label} (\\d+)`).exec(tail)?.[1] ?? 0);
+console.log(`\nfaults: ${count('pass')} passed, ${count('fail')} failed`);
 process.exitCode = code;
