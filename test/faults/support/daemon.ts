@@ -55,8 +55,25 @@ export interface ProbeSample {
   windowP99DelayMs: number;
   windowMaxDelayMs: number;
   rssBytes: number;
-  /** V8 heap in use (garbage included: the lowest over a few seconds approximates the live heap). */
+  /** V8 heap in use (garbage included, unless `afterGc`). */
   heapUsedBytes: number;
+  /** Taken right after a full garbage collection asked for by `liveHeapBytes`. */
+  afterGc?: true;
+}
+
+/**
+ * The daemon's live heap: asks its probe for a full garbage collection and returns the heap in
+ * use right after it (undefined if the probe did not answer within 2 s).
+ */
+export async function liveHeapBytes(daemon: ProbedDaemon): Promise<number | undefined> {
+  const askedAtMs = Date.now();
+  writeFileSync(`${daemon.probePath}.gc`, '');
+  for (let i = 0; i < 100; i++) {
+    const sample = probeSamples(daemon.probePath, askedAtMs).find((s) => s.afterGc);
+    if (sample) return sample.heapUsedBytes;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
 }
 
 /**

@@ -15,6 +15,14 @@
  */
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+// A full garbage collection on request (`<probe file>.gc`): the heap in use right after it is
+// the live heap, what a leak would grow (without it, heapUsed counts garbage V8 has not yet
+// collected in an idle process).
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc');
 
 const PROBE_EVERY_MS = 100;
 const NS_PER_MS = 1e6;
@@ -31,6 +39,7 @@ if (probeFile) {
   const windowHistogram = monitorEventLoopDelay({ resolution: 5 });
   windowHistogram.enable();
   const windowFile = `${probeFile}.window`;
+  const gcFile = `${probeFile}.gc`;
   let lastTickMs = realNowMs();
   const round = (ns) => Math.round((ns / NS_PER_MS) * 10) / 10;
   const timer = setInterval(() => {
@@ -41,6 +50,12 @@ if (probeFile) {
       windowHistogram.reset();
       rmSync(windowFile, { force: true });
     }
+    let collected = false;
+    if (existsSync(gcFile)) {
+      rmSync(gcFile, { force: true });
+      collectGarbage();
+      collected = true;
+    }
     const line = {
       atMs: Math.round(nowMs),
       maxDelayMs: Math.round(Math.max(histogram.max / NS_PER_MS, lateMs) * 10) / 10,
@@ -49,6 +64,7 @@ if (probeFile) {
       windowMaxDelayMs: round(windowHistogram.max),
       rssBytes: process.memoryUsage.rss(),
       heapUsedBytes: process.memoryUsage().heapUsed,
+      ...(collected ? { afterGc: true } : {}),
     };
     histogram.reset();
     try {
