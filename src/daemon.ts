@@ -155,7 +155,8 @@ export class Daemon {
     const loops = [...this.loops.values()];
     await Promise.allSettled(loops.map((loop) => loop.runner.stop()));
     await this.sampler.stop().catch((error) => this.opts.logger.error({ err: error }, 'sampler stop failed'));
-    for (const loop of loops) await loop.cycle.driveSafe(reason);
+    // Every loop at once: a device that hangs (a plug waiting for its broker) delays no other.
+    await Promise.all(loops.map((loop) => loop.cycle.driveSafe(reason)));
     this.flush();
     for (const driver of [...this.drivers.actuators.values(), ...this.drivers.sensors.values()].reverse()) {
       await driver

@@ -195,31 +195,48 @@ export class LoopCycle {
     return levels;
   }
 
-  /** Writes every command, even after one fails; returns the failures (`id: reason`). */
+  /**
+   * Writes every command, even after one fails; returns the failures (`id: reason`). Writes to
+   * an actuator's safe level go first and all at once, so a slow or unreachable device (an MQTT
+   * plug waiting out its publish timeout) never delays another actuator on its way to safety;
+   * the others follow, at once too (a direction is off before the other starts).
+   */
   private async act(commands: ActuatorCommand[]): Promise<string[]> {
+    const safeLevels = new Map(
+      loopActuators(this.spec).map(({ actuator }) => [actuator.id, actuator.safeLevel]),
+    );
+    const toSafe = commands.filter((command) => command.level === safeLevels.get(command.actuatorId));
+    const others = commands.filter((command) => !toSafe.includes(command));
     const failures: string[] = [];
-    for (const command of commands) {
-      const driver = this.opts.actuators.get(command.actuatorId);
-      try {
-        if (!driver) throw new Error(`no driver for actuator "${command.actuatorId}"`);
-        await driver.write(command.level);
-        // Not `level`: pino reads that key as the log level.
-        const fields = {
-          actuator: command.actuatorId,
-          to: command.level,
-          reason: command.reason,
-          detail: command.detail,
-        };
-        const message = `${command.actuatorId} → ${describeLevel(driver.kind, command.level)} (${command.reason}: ${command.detail})`;
-        if (command.reason === 'keep-alive') this.opts.logger.debug(fields, message);
-        else if (command.reason === 'drift' || command.reason === 'retry')
-          this.opts.logger.warn(fields, message);
-        else this.opts.logger.info(fields, message);
-      } catch (error) {
-        failures.push(`${command.actuatorId}: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    for (const batch of [toSafe, others]) {
+      const results = await Promise.all(batch.map((command) => this.write(command)));
+      for (const failure of results) if (failure !== undefined) failures.push(failure);
     }
     return failures;
+  }
+
+  /** One command; the failure as `id: reason`, or undefined when the write went through. */
+  private async write(command: ActuatorCommand): Promise<string | undefined> {
+    const driver = this.opts.actuators.get(command.actuatorId);
+    try {
+      if (!driver) throw new Error(`no driver for actuator "${command.actuatorId}"`);
+      await driver.write(command.level);
+      // Not `level`: pino reads that key as the log level.
+      const fields = {
+        actuator: command.actuatorId,
+        to: command.level,
+        reason: command.reason,
+        detail: command.detail,
+      };
+      const message = `${command.actuatorId} → ${describeLevel(driver.kind, command.level)} (${command.reason}: ${command.detail})`;
+      if (command.reason === 'keep-alive') this.opts.logger.debug(fields, message);
+      else if (command.reason === 'drift' || command.reason === 'retry')
+        this.opts.logger.warn(fields, message);
+      else this.opts.logger.info(fields, message);
+      return undefined;
+    } catch (error) {
+      return `${command.actuatorId}: ${error instanceof Error ? error.message : String(error)}`;
+    }
   }
 
   /** Write failures are logged once per streak (each cycle retries, so once per cycle would flood). */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
 import type { LoopSpec } from '../../src/core/loop-spec.js';
+import type { Mode } from '../../src/core/types.js';
 import type { ActuatorDriver } from '../../src/drivers/types.js';
 import { LoopCycle } from '../../src/runtime/loop-cycle.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
@@ -31,10 +32,16 @@ class FakeRelay implements ActuatorDriver {
   }
 }
 
-function cycleFor(spec: LoopSpec, value: () => number, clock: ManualClock, drivers: FakeRelay[]) {
+function cycleFor(
+  spec: LoopSpec,
+  value: () => number,
+  clock: ManualClock,
+  drivers: FakeRelay[],
+  mode: () => Mode = () => 'heat_cool',
+) {
   return new LoopCycle({
     spec,
-    desired: () => ({ generation: 1, setpoint: 20, mode: 'heat_cool' }),
+    desired: () => ({ generation: 1, setpoint: 20, mode: mode() }),
     latestReading: () => ({ value: value(), atMs: clock.nowMs() }),
     actuators: new Map(drivers.map((d) => [d.id, d])),
     clock,
@@ -89,6 +96,46 @@ describe('LoopCycle: given an actuator that cannot be written', () => {
     await clock.advance(at(min(5)) - clock.nowMs());
     await cycle.run();
     assert.equal(heater.level, 0, 'still off: the latch was not lost');
+  });
+});
+
+describe('LoopCycle: given a device that hangs on a write', () => {
+  test('when the loop is switched off, then the fan goes off at once, not after the hanging heater-plug write', async () => {
+    const clock = new ManualClock(T0);
+    // The raise actuator (commanded first) is a plug; the lower one a GPIO fan.
+    const plug = new FakeRelay('plug_heater');
+    const fan = new FakeRelay('fan');
+    const spec = splitRangeLoop({
+      raise: relay('plug_heater'),
+      lower: relay('fan'),
+      changeoverMs: 0,
+      deadband: 0,
+    });
+    let mode: Mode = 'heat_cool';
+    const cycle = cycleFor(
+      spec,
+      () => 25,
+      clock,
+      [plug, fan],
+      () => mode,
+    );
+    await cycle.run();
+    assert.equal(fan.level, 1, 'too warm: the fan runs');
+    // The plug went quiet (state unknown: commanded to its safe level again) and its write
+    // hangs, as a publish waiting for a broker does …
+    plug.failing = true;
+    let release!: () => void;
+    plug.hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    mode = 'off';
+    await clock.advance(at(s(30)) - clock.nowMs());
+    const running = cycle.run();
+    await new Promise((resolve) => setImmediate(resolve));
+    // … while the fan's way to its safe level does not wait for it.
+    assert.equal(fan.level, 0, 'the fan is off while the plug write still hangs');
+    release();
+    await running;
   });
 });
 
