@@ -162,8 +162,11 @@ function parseOptions(args: string[]) {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    // Exit explicitly: a driver or socket left open must not keep a stopped daemon alive.
-    process.exit(code);
+    // Let the process end by itself, so output piped to another program is written in full;
+    // a driver or socket left open must not keep a stopped daemon alive, hence the deadline
+    // (unref'd: it only fires if something else still holds the process).
+    process.exitCode = code;
+    setTimeout(() => process.exit(code), 3_000).unref();
   },
   (error) => {
     process.stderr.write(`homeostat: ${error instanceof Error ? error.message : String(error)}\n`);
