@@ -20,6 +20,35 @@ function tempFile(name: string, text: string): string {
   return path;
 }
 
+/** `homeostat run` on the demo at --speed 60 with JSON logs; `output` collects stdout and stderr. */
+function runDemo(nodeArgs: string[] = []) {
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      ...CLI,
+      'run',
+      '--config',
+      'config/demo.yaml',
+      '--db',
+      join(mkdtempSync(join(tmpdir(), 'homeostat-run-')), 'state.db'),
+      '--speed',
+      '60',
+      '--log-format',
+      'json',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const demo = { child, output: '' };
+  child.stdout.on('data', (chunk) => {
+    demo.output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    demo.output += chunk;
+  });
+  return demo;
+}
+
 describe('homeostat validate', () => {
   test('the demo config is valid: exit 0', () => {
     const result = cli('validate', '--config', 'config/demo.yaml');
@@ -70,33 +99,12 @@ describe('homeostat validate', () => {
 
 describe('homeostat run', () => {
   test('given the demo at --speed 60, when SIGTERM arrives, then actuators go to their safe state and it exits 0', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        ...CLI,
-        'run',
-        '--config',
-        'config/demo.yaml',
-        '--db',
-        join(mkdtempSync(join(tmpdir(), 'homeostat-run-')), 'state.db'),
-        '--speed',
-        '60',
-        '--log-format',
-        'json',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
+    const demo = runDemo();
+    const { child } = demo;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no cycle within 20 s:\n${output}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no cycle within 20 s:\n${demo.output}`)), 20_000);
       child.stdout.on('data', () => {
-        if (output.includes('→ ON')) {
+        if (demo.output.includes('→ ON')) {
           clearTimeout(timer);
           resolve();
         }
@@ -104,6 +112,7 @@ describe('homeostat run', () => {
     });
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { output } = demo;
     assert.equal(code, 0, output);
     const lines = output
       .trim()
@@ -125,32 +134,9 @@ describe('homeostat run: a defect that escapes every handler', () => {
       'throw-later.mjs',
       "setTimeout(() => { throw new Error('injected defect'); }, 3000);\n",
     );
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        preload,
-        ...CLI,
-        'run',
-        '--config',
-        'config/demo.yaml',
-        '--db',
-        join(mkdtempSync(join(tmpdir(), 'homeostat-run-')), 'state.db'),
-        '--speed',
-        '60',
-        '--log-format',
-        'json',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const demo = runDemo(['--import', preload]);
+    const code = await new Promise<number | null>((resolve) => demo.child.on('exit', resolve));
+    const { output } = demo;
     assert.equal(code, 1, output);
     const lines = output
       .trim()
