@@ -1,4 +1,6 @@
 /**
+ * Clock jumps and loop memory, in one place.
+ *
  * When the wall clock steps (NTP correcting a Raspberry Pi that booted without a real-time
  * clock, a person setting the date), every absolute time a loop remembers is moved by the same
  * amount, so the distance from "now" to each of them — the durations the controller and the
@@ -7,9 +9,16 @@
  * and retries for the size of the jump.
  *
  * Pure: the runtime learns of the step from its clock and calls this before the next cycle.
+ *
+ * A jump back the runtime did not notice (a restart with a clock behind the stored memory)
+ * shows only as remembered times ahead of now: reconcile clamps them first
+ * ({@link clampMemoryToNow}), and the functions that can be called on their own apply the same
+ * rule through time.ts (atMostNow, isAheadOfNow).
  */
 import type { LoopMemory } from './loop-state.js';
 import { shiftSafetyMemory } from './safety-monitors.js';
+import { atMostNow, isAheadOfNow } from './time.js';
+import type { TimeProportioningMemory } from './time-proportioning.js';
 
 /**
  * `memory` with every absolute time it holds moved by `deltaMs` (positive: the clock stepped
@@ -82,3 +91,66 @@ export const SHIFTED_MEMORY_TIMES = [
 
 /** Absolute-time fields deliberately left alone: records of when something happened. */
 export const RECORD_TIMES = ['conditions.*.lastTransitionMs'] as const;
+
+/**
+ * Clamps every remembered time to `nowMs`. Times ahead of now mean the clock went back (NTP
+ * correcting a Pi without a real-time clock, a restart with a clock behind the stored memory);
+ * counted as "now", minimum on/off times, changeover delays and retries hold in full once
+ * instead of for the size of the jump, and a window starting "later" is not mistaken for one
+ * in progress. Returns `memory` itself when nothing was ahead of now. Not clamped here: the
+ * PID's last reading time, the effect watch and the safety monitors' times, which pidStep,
+ * watchEffect and safetyMonitors check themselves (they are also called on their own).
+ */
+export function clampMemoryToNow(memory: LoopMemory, nowMs: number): LoopMemory {
+  let changed = false;
+  const relays = { ...memory.relays };
+  for (const [id, relay] of Object.entries(relays)) {
+    const clamped = relayClampedToNow(relay, nowMs);
+    if (clamped !== relay) {
+      relays[id] = clamped;
+      changed = true;
+    }
+  }
+  const commands = { ...memory.commands };
+  for (const [id, command] of Object.entries(commands)) {
+    if (isAheadOfNow(command.atMs, nowMs)) {
+      commands[id] = { ...command, atMs: nowMs };
+      changed = true;
+    }
+  }
+  const lastActiveMs = { ...memory.lastActiveMs };
+  for (const direction of ['raise', 'lower'] as const) {
+    const t = lastActiveMs[direction];
+    if (t !== undefined && isAheadOfNow(t, nowMs)) {
+      lastActiveMs[direction] = nowMs;
+      changed = true;
+    }
+  }
+  // A fault latched "in the future" (stored under a clock that was ahead) counts as latched now:
+  // otherwise a person's reset, compared with it, would be refused until the clock caught up.
+  const latchedFault =
+    memory.latchedFault && isAheadOfNow(memory.latchedFault.atMs, nowMs)
+      ? { ...memory.latchedFault, atMs: nowMs }
+      : undefined;
+  if (latchedFault) changed = true;
+  return changed
+    ? { ...memory, relays, commands, lastActiveMs, ...(latchedFault ? { latchedFault } : {}) }
+    : memory;
+}
+
+/**
+ * A relay's memory with a switch "later" counted as now and a window starting "later" dropped
+ * (the next cycle starts one now, its pulse not yet ended); `relay` itself when neither is ahead.
+ */
+function relayClampedToNow(relay: TimeProportioningMemory, nowMs: number): TimeProportioningMemory {
+  const { windowStartMs, lastSwitchMs } = relay;
+  if (!isAheadOfNow(lastSwitchMs ?? 0, nowMs) && !isAheadOfNow(windowStartMs ?? 0, nowMs)) return relay;
+  const { windowStartMs: _window, ...rest } = relay;
+  const windowInPlace = windowStartMs !== undefined && windowStartMs <= nowMs;
+  return {
+    ...rest,
+    ...(windowInPlace ? { windowStartMs } : {}),
+    ...(lastSwitchMs === undefined ? {} : { lastSwitchMs: atMostNow(lastSwitchMs, nowMs) }),
+    pulseEnded: windowInPlace ? relay.pulseEnded : false,
+  };
+}

@@ -1,3 +1,4 @@
+import { isAheadOfNow } from './time.js';
 import type { ActuatorLevel } from './types.js';
 
 /**
@@ -36,6 +37,12 @@ export interface ActuatorCommand {
   detail: string;
 }
 
+/** Why a level is wanted: regulation or the safe state, and a detail for people. */
+export interface WantedWhy {
+  reason: 'regulate' | 'safe-state';
+  detail: string;
+}
+
 export interface CommandDecision {
   command?: ActuatorCommand;
   memory: CommandMemory;
@@ -61,7 +68,7 @@ export function decideCommand(
   last: CommandMemory | undefined,
   nowMs: number,
   timing: CommandTiming,
-  why: { reason: 'regulate' | 'safe-state'; detail: string },
+  why: WantedWhy,
 ): CommandDecision {
   const send = (reason: CommandReason, attempts: number): CommandDecision => {
     const memory = { level: wanted, atMs: nowMs, attempts, confirmed: false };
@@ -75,7 +82,7 @@ export function decideCommand(
 
   // A send time in the future (the clock went back) counts as now, so keep-alives and retries
   // are delayed by at most their own period, not by the size of the clock jump.
-  if (last && last.atMs > nowMs) last = { ...last, atMs: nowMs };
+  if (last && isAheadOfNow(last.atMs, nowMs)) last = { ...last, atMs: nowMs };
   if (levelsEqual(observed, wanted)) {
     const base = last && levelsEqual(last.level, wanted) ? last : { level: wanted, atMs: nowMs, attempts: 0 };
     if (nowMs - base.atMs >= timing.keepAliveMs) {

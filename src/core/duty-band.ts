@@ -28,6 +28,7 @@
  * builder multiplies by kp. h stays below 0.5 so both thresholds lie inside 0..1.
  * Pure, like the rest of src/core: the clock comes in as `nowMs`.
  */
+import { clamp, clampFraction } from './numbers.js';
 import { holdForMinimumTimes, type TimeProportioningMemory } from './time-proportioning.js';
 
 export interface DutyBandParams {
@@ -62,8 +63,8 @@ export function dutyBand<M extends DutyBandMemory>(
   nowMs: number,
   params: DutyBandParams,
 ): DutyBandResult<M> {
-  const d = Math.min(1, Math.max(0, duty));
-  const h = Math.min(MAX_HALF_BAND, Math.max(0, params.halfBand));
+  const d = clampFraction(duty);
+  const h = clamp(params.halfBand, 0, MAX_HALF_BAND);
   let wantOn = memory.isOn;
   if (d > 0.5 + h) wantOn = true;
   if (d < 0.5 - h) wantOn = false;

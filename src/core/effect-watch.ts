@@ -10,6 +10,8 @@
  * state and stays there until someone resets the fault (MQTT `<loop>/fault/reset`, the Home
  * Assistant button). A latched fault survives restarts (it is part of the loop's memory).
  */
+import { FULL_OUTPUT, roundHundredths } from './numbers.js';
+import { isAheadOfNow, wholeSeconds } from './time.js';
 
 export interface EffectWatchSpec {
   /** How long full output may go without effect, ms. */
@@ -40,9 +42,6 @@ export interface LatchedFault {
   atMs: number;
 }
 
-/** Output at or beyond this (fraction of full) counts as "full output". */
-const FULL_OUTPUT = 0.99;
-
 /**
  * One step of the watch for a regulating loop. Returns the new watch (undefined when not at
  * full output or already at the setpoint) and a fault to latch, if the period elapsed without
@@ -60,7 +59,8 @@ export function watchEffect(
   const direction: 1 | -1 | 0 = output >= FULL_OUTPUT ? 1 : output <= -FULL_OUTPUT ? -1 : 0;
   // Nothing to watch: not at full output, or already within minChange of the setpoint.
   if (direction === 0 || (setpoint - measured) * direction <= spec.minChange) return { watch: undefined };
-  if (!watch || watch.direction !== direction || nowMs < watch.sinceMs) {
+  // A watch that started "later" (the clock went back) starts again from now.
+  if (!watch || watch.direction !== direction || isAheadOfNow(watch.sinceMs, nowMs)) {
     return { watch: { direction, sinceMs: nowMs, fromValue: measured } };
   }
   if (nowMs - watch.sinceMs < spec.periodMs) return { watch };
@@ -75,9 +75,9 @@ export function watchEffect(
     watch: undefined,
     fault: {
       reason: heating ? 'HeatingIneffective' : 'CoolingIneffective',
-      message: `full ${verb} for ${Math.round((nowMs - watch.sinceMs) / 1000)} s changed the value by ${
-        Math.round(change * 100) / 100
-      } (at least ${spec.minChange} expected): check the actuator and the sensor, then reset the fault`,
+      message: `full ${verb} for ${wholeSeconds(nowMs - watch.sinceMs)} s changed the value by ${roundHundredths(
+        change,
+      )} (at least ${spec.minChange} expected): check the actuator and the sensor, then reset the fault`,
       atMs: nowMs,
     },
   };

@@ -1,4 +1,5 @@
 import type { LoopSpec } from './loop-spec.js';
+import { stampedInFuture } from './time.js';
 import type { Reading } from './types.js';
 
 /**
@@ -27,7 +28,7 @@ export function trippedInterlock(
       reading === undefined ||
       !Number.isFinite(reading.value) ||
       age! > interlock.staleAfterMs ||
-      age! < -1_000
+      stampedInFuture(reading.atMs, nowMs)
     ) {
       return {
         sensorId: interlock.sensorId,

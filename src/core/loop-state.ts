@@ -1,4 +1,4 @@
-import type { CommandMemory } from './command.js';
+import { type CommandMemory, LEVEL_TOLERANCE } from './command.js';
 import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
 import { idleSafetyMemory, type SafetyMemory } from './safety-monitors.js';
@@ -96,7 +96,7 @@ export function resumeLoopMemory(
   }
   for (const [id, command] of Object.entries(commands)) {
     const level = observed[id];
-    if (level === undefined || Math.abs(level - command.level) > 0.005) delete commands[id];
+    if (level === undefined || Math.abs(level - command.level) > LEVEL_TOLERANCE) delete commands[id];
   }
   const { effectWatch: _restarted, safety, ...rest } = memory;
   const resumedSafety = resumeSafetyMemory(safety, observed);
@@ -117,55 +117,8 @@ function resumeSafetyMemory(
   return Object.keys(resumed).length > 0 ? resumed : undefined;
 }
 
-/**
- * Clamps every remembered time to `nowMs`. Times ahead of now mean the clock went back (NTP
- * correcting a Pi without a real-time clock, a restart with a clock behind the stored memory);
- * counted as "now", minimum on/off times, changeover delays and retries hold in full once
- * instead of for the size of the jump, and a window starting "later" is not mistaken for one
- * in progress.
- */
-export function clampMemoryToNow(memory: LoopMemory, nowMs: number): LoopMemory {
-  const clamp = (t: number | undefined) => (t !== undefined && t > nowMs ? nowMs : t);
-  let changed = false;
-  const relays = { ...memory.relays };
-  for (const [id, relay] of Object.entries(relays)) {
-    if ((relay.lastSwitchMs ?? 0) > nowMs || (relay.windowStartMs ?? 0) > nowMs) {
-      const { windowStartMs, ...rest } = relay;
-      relays[id] = {
-        ...rest,
-        ...(windowStartMs !== undefined && windowStartMs <= nowMs ? { windowStartMs } : {}),
-        ...(relay.lastSwitchMs === undefined ? {} : { lastSwitchMs: clamp(relay.lastSwitchMs)! }),
-        pulseEnded: windowStartMs !== undefined && windowStartMs <= nowMs ? relay.pulseEnded : false,
-      };
-      changed = true;
-    }
-  }
-  const commands = { ...memory.commands };
-  for (const [id, command] of Object.entries(commands)) {
-    if (command.atMs > nowMs) {
-      commands[id] = { ...command, atMs: nowMs };
-      changed = true;
-    }
-  }
-  const lastActiveMs = { ...memory.lastActiveMs };
-  for (const direction of ['raise', 'lower'] as const) {
-    const t = lastActiveMs[direction];
-    if (t !== undefined && t > nowMs) {
-      lastActiveMs[direction] = nowMs;
-      changed = true;
-    }
-  }
-  // A fault latched "in the future" (stored under a clock that was ahead) counts as latched now:
-  // otherwise a person's reset, compared with it, would be refused until the clock caught up.
-  const latchedFault =
-    memory.latchedFault && memory.latchedFault.atMs > nowMs
-      ? { ...memory.latchedFault, atMs: nowMs }
-      : undefined;
-  if (latchedFault) changed = true;
-  return changed
-    ? { ...memory, relays, commands, lastActiveMs, ...(latchedFault ? { latchedFault } : {}) }
-    : memory;
-}
+/** Moved to clock-step.ts, with the rest of the clock-jump handling; kept here for importers. */
+export { clampMemoryToNow } from './clock-step.js';
 
 /**
  * Clears a latched fault (an explicit reset by a person): the loop regulates again. Only a

@@ -1,3 +1,6 @@
+import { clamp } from './numbers.js';
+import { isAheadOfNow, msToS } from './time.js';
+
 /**
  * PID controller, ISA (standard) form, pure: the clock is the reading's timestamp.
  *
@@ -118,8 +121,47 @@ function deadbanded(error: number, band: number): number {
   return 0;
 }
 
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, value));
+/** The gains a step works with, defaults filled in. */
+interface Gains {
+  kp: number;
+  tdS: number;
+  setpointWeight: number;
+  deadband: number;
+}
+
+function gainsOf(params: PidParams): Gains {
+  return {
+    kp: params.kp,
+    tdS: params.tdS,
+    setpointWeight: params.setpointWeight ?? 1,
+    deadband: params.errorDeadband ?? 0,
+  };
+}
+
+/** P: Kp · (b·r − y), or Kp · dz(r − y) with an error deadband (no setpoint weight then). */
+function proportionalTerm(gains: Gains, setpoint: number, measured: number): number {
+  const { kp, setpointWeight, deadband } = gains;
+  return deadband > 0
+    ? kp * deadbanded(setpoint - measured, deadband)
+    : kp * (setpointWeight * setpoint - measured);
+}
+
+/** D: −Kp · Td · dŷ/dt, on the measurement. */
+function derivativeTerm(gains: Gains, derivativePerS: number): number {
+  return -gains.kp * gains.tdS * derivativePerS;
+}
+
+/**
+ * The part of the output at rest (e = 0) that is not the integral: Kp·(b − 1)·r, or 0 with an
+ * error deadband. The integrator carries its opposite, so a controller that starts (or is kept)
+ * at rest starts from there.
+ */
+export function restOffset(
+  params: Pick<PidParams, 'kp' | 'setpointWeight' | 'errorDeadband'>,
+  setpoint: number,
+): number {
+  const deadband = params.errorDeadband ?? 0;
+  return deadband > 0 ? 0 : params.kp * ((params.setpointWeight ?? 1) - 1) * setpoint;
 }
 
 /**
@@ -129,61 +171,29 @@ function clamp(value: number, min: number, max: number): number {
  * integrating or differentiating.
  */
 export function pidStep(params: PidParams, memory: PidMemory, input: PidInput): PidResult {
-  const { kp, tiS, tdS, outputMin, outputMax } = params;
-  const setpointWeight = params.setpointWeight ?? 1;
-  const feedforward = input.feedforward ?? 0;
   const { setpoint, measured, atMs } = input;
-
   if (memory.lastAtMs !== undefined && atMs === memory.lastAtMs) {
     return { output: memory.lastOutput, memory };
   }
-
-  // A reading older than the last one means the clock went back (NTP correcting a Pi without a
-  // real-time clock, a restart with a slower clock): resume from it rather than freeze until
-  // time catches up. gapS undefined = nothing to integrate or differentiate across.
-  const wentBack = memory.lastAtMs !== undefined && atMs < memory.lastAtMs;
-  const gapS = memory.lastAtMs === undefined || wentBack ? undefined : (atMs - memory.lastAtMs) / 1000;
-  const continuing =
-    gapS !== undefined && gapS <= (params.maxGapS ?? DEFAULT_MAX_GAP_S) && memory.lastMeasured !== undefined;
-  const dtS = continuing ? gapS : 0;
-
-  let integral = rebaseOnTuningChange(params, memory, setpointWeight);
-  const integralBefore = integral;
-
-  let derivativePerS = continuing ? memory.derivativePerS : 0;
-  if (continuing && dtS > 0 && memory.lastMeasured !== undefined) {
-    const raw = (measured - memory.lastMeasured) / dtS;
-    const filterS = params.derivativeFilterS ?? defaultDerivativeFilterS(tdS);
-    // Backward-Euler first-order filter: stable for any dt, exact for filterS = 0.
-    derivativePerS += (dtS / (filterS + dtS)) * (raw - derivativePerS);
-  }
-
-  const deadband = params.errorDeadband ?? 0;
-  const error = deadbanded(setpoint - measured, deadband);
-  const proportional = deadband > 0 ? kp * error : kp * (setpointWeight * setpoint - measured);
-  const derivative = -kp * tdS * derivativePerS;
-
-  if (tiS > 0 && dtS > 0) {
-    const trackingS = params.trackingTimeS ?? tiS / 2;
-    const unclamped = proportional + integral + derivative + feedforward;
-    const saturated = clamp(unclamped, outputMin, outputMax);
-    integral += ((kp * dtS) / tiS) * error + (dtS / trackingS) * (saturated - unclamped);
-  }
-  // Second guard besides back-calculation: at rest (e = 0) the output is I + ff + Kp·(b − 1)·r,
-  // so the integral never needs to leave [min, max] − ff − Kp·(b − 1)·r. With b < 1 that
-  // constant is large (−5 for Kp 0.5, b 0.5, r 20 °C), hence the shift. Integration may not push
-  // the integral past the range, but a value already outside it (a bumpless re-base, a moved
-  // feedforward or setpoint) is not snapped back: that would bump the output.
-  if (tiS > 0) {
-    const restOffset = deadband > 0 ? 0 : kp * (setpointWeight - 1) * setpoint;
-    const low = outputMin - feedforward - restOffset;
-    const high = outputMax - feedforward - restOffset;
-    integral = clamp(integral, Math.min(low, integralBefore), Math.max(high, integralBefore));
-  } else {
-    integral = 0;
-  }
-
-  const output = clamp(proportional + integral + derivative + feedforward, outputMin, outputMax);
+  const gains = gainsOf(params);
+  const feedforward = input.feedforward ?? 0;
+  const dtS = continuedDtS(params, memory, atMs);
+  const derivativePerS = filteredDerivative(params, memory, measured, dtS);
+  const proportional = proportionalTerm(gains, setpoint, measured);
+  const derivative = derivativeTerm(gains, derivativePerS);
+  const integral = integrate(params, rebaseOnTuningChange(params, memory), {
+    dtS,
+    error: deadbanded(setpoint - measured, gains.deadband),
+    proportional,
+    derivative,
+    feedforward,
+    setpoint,
+  });
+  const output = clamp(
+    proportional + integral + derivative + feedforward,
+    params.outputMin,
+    params.outputMax,
+  );
   return {
     output,
     memory: {
@@ -194,28 +204,96 @@ export function pidStep(params: PidParams, memory: PidMemory, input: PidInput): 
       lastSetpoint: setpoint,
       lastFeedforward: feedforward,
       lastOutput: output,
-      lastKp: kp,
-      lastTdS: tdS,
-      lastSetpointWeight: setpointWeight,
+      lastKp: gains.kp,
+      lastTdS: gains.tdS,
+      lastSetpointWeight: gains.setpointWeight,
     },
   };
+}
+
+/**
+ * Seconds since the previous reading, or undefined when there is nothing to integrate or
+ * differentiate across: a first reading, a gap longer than `maxGapS` (a restart, an outage), or
+ * a reading older than the last one — the clock went back (NTP correcting a Pi without a
+ * real-time clock, a restart with a slower clock): resume from it rather than freeze until time
+ * catches up.
+ */
+function continuedDtS(params: PidParams, memory: PidMemory, atMs: number): number | undefined {
+  const { lastAtMs } = memory;
+  if (lastAtMs === undefined || isAheadOfNow(lastAtMs, atMs) || memory.lastMeasured === undefined) {
+    return undefined;
+  }
+  const gapS = msToS(atMs - lastAtMs);
+  return gapS <= (params.maxGapS ?? DEFAULT_MAX_GAP_S) ? gapS : undefined;
+}
+
+/** The measurement's derivative through its first-order filter; reset to 0 when not continuing. */
+function filteredDerivative(
+  params: PidParams,
+  memory: PidMemory,
+  measured: number,
+  dtS: number | undefined,
+): number {
+  if (dtS === undefined) return 0;
+  let derivativePerS = memory.derivativePerS;
+  if (dtS > 0 && memory.lastMeasured !== undefined) {
+    const raw = (measured - memory.lastMeasured) / dtS;
+    const filterS = params.derivativeFilterS ?? defaultDerivativeFilterS(params.tdS);
+    // Backward-Euler first-order filter: stable for any dt, exact for filterS = 0.
+    derivativePerS += (dtS / (filterS + dtS)) * (raw - derivativePerS);
+  }
+  return derivativePerS;
+}
+
+/** What one integration step needs besides the tuning; dtS undefined = nothing to integrate. */
+interface IntegrationStep {
+  dtS: number | undefined;
+  error: number;
+  proportional: number;
+  derivative: number;
+  feedforward: number;
+  setpoint: number;
+}
+
+/**
+ * I after this step: back-calculation while saturated, then bounded.
+ *
+ * The bound is a second guard besides back-calculation: at rest (e = 0) the output is
+ * I + ff + Kp·(b − 1)·r, so the integral never needs to leave [min, max] − ff − Kp·(b − 1)·r.
+ * With b < 1 that constant is large (−5 for Kp 0.5, b 0.5, r 20 °C), hence the shift.
+ * Integration may not push the integral past the range, but a value already outside it (a
+ * bumpless re-base, a moved feedforward or setpoint) is not snapped back: that would bump the
+ * output.
+ */
+function integrate(params: PidParams, integralBefore: number, step: IntegrationStep): number {
+  const { kp, tiS, outputMin, outputMax } = params;
+  if (!(tiS > 0)) return 0;
+  const dtS = step.dtS ?? 0;
+  let integral = integralBefore;
+  if (dtS > 0) {
+    const trackingS = params.trackingTimeS ?? tiS / 2;
+    const unclamped = step.proportional + integral + step.derivative + step.feedforward;
+    const saturated = clamp(unclamped, outputMin, outputMax);
+    integral += ((kp * dtS) / tiS) * step.error + (dtS / trackingS) * (saturated - unclamped);
+  }
+  const offset = restOffset(params, step.setpoint);
+  const low = outputMin - step.feedforward - offset;
+  const high = outputMax - step.feedforward - offset;
+  return clamp(integral, Math.min(low, integralBefore), Math.max(high, integralBefore));
 }
 
 /**
  * When Kp, Td or b changed since the last update, moves the integrator so that the new gains
  * applied to the last inputs reproduce the last output (bumpless parameter change).
  */
-function rebaseOnTuningChange(params: PidParams, memory: PidMemory, setpointWeight: number): number {
+function rebaseOnTuningChange(params: PidParams, memory: PidMemory): number {
+  const gains = gainsOf(params);
   const { lastKp, lastTdS, lastSetpointWeight, lastMeasured, lastSetpoint } = memory;
   const changed =
     lastKp !== undefined &&
-    (lastKp !== params.kp || lastTdS !== params.tdS || lastSetpointWeight !== setpointWeight);
+    (lastKp !== gains.kp || lastTdS !== gains.tdS || lastSetpointWeight !== gains.setpointWeight);
   if (!changed || lastMeasured === undefined || lastSetpoint === undefined) return memory.integral;
-  const deadband = params.errorDeadband ?? 0;
-  const proportional =
-    deadband > 0
-      ? params.kp * deadbanded(lastSetpoint - lastMeasured, deadband)
-      : params.kp * (setpointWeight * lastSetpoint - lastMeasured);
-  const derivative = -params.kp * params.tdS * memory.derivativePerS;
+  const proportional = proportionalTerm(gains, lastSetpoint, lastMeasured);
+  const derivative = derivativeTerm(gains, memory.derivativePerS);
   return memory.lastOutput - proportional - derivative - memory.lastFeedforward;
 }

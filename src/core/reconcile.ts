@@ -1,20 +1,15 @@
-import {
-  actuatorLevel,
-  forceRelayMemory,
-  holdRelayOff,
-  restartRelayWindows,
-  splitRange,
-} from './actuation.js';
-import { type ActuatorCommand, decideCommand } from './command.js';
+import { holdRelayOff, regulatedLevels, restartRelayWindows, safeLevels } from './actuation.js';
+import { clampMemoryToNow } from './clock-step.js';
+import { type ActuatorCommand, type CommandMemory, decideCommand, type WantedWhy } from './command.js';
 import { controllerOutput } from './controller-output.js';
-import { watchEffect } from './effect-watch.js';
+import { type LatchedFault, watchEffect } from './effect-watch.js';
 import { trippedInterlock } from './interlock.js';
 import { type LoopSpec, loopActuators } from './loop-spec.js';
-import { clampMemoryToNow, type LoopDesired, type LoopMemory, type LoopObserved } from './loop-state.js';
+import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
+import { formatPercent, isOn } from './numbers.js';
 import { idleSafetyMemory, safetyMonitors } from './safety-monitors.js';
 import { judgeReading, type ReadingVerdict } from './sensor-health.js';
-import { type LoopStatus, statusConditions } from './status.js';
-import type { Mode } from './types.js';
+import { type LoopStatus, loopStatus } from './status.js';
 
 export type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 export { initialLoopMemory } from './loop-state.js';
@@ -23,16 +18,20 @@ export { initialLoopMemory } from './loop-state.js';
  * reconcile(spec, desired, observed, memory, now) → wanted levels, commands, new memory,
  * status and next wake-up. Pure: the whole decision of one loop cycle, from its full inputs.
  *
- * Order of precedence (safety first):
- *   1. mode off                         → every actuator at its safe level, at once
- *   2. reading missing/stale/NaN/absurd → every actuator at its safe level, at once
- *   3. a latched fault (effect watch, safety monitors) → every actuator safe until reset
- *   4. otherwise regulate: controller output (−1..1, sign = direction) → split range with a
- *      changeover delay → time-proportioning for relays (minimum on/off times) → levels.
- * Then the safety monitors (safety-monitors.ts) check the levels chosen: a start beyond a
- * relay's cap is held back, and a cut-off, a stuck or runaway value or an on-time limit latches
- * a fault that takes every actuator safe in this same cycle.
- * Then each actuator is commanded only if its observed level differs (idempotent act).
+ * A pipeline of steps, each a function of its inputs and `now` that returns a value:
+ *   gate     → may the loop regulate, or why is it held safe (safety first):
+ *              1. a latched fault (effect watch, safety monitors) → every actuator safe until reset
+ *              2. mode off                                        → every actuator safe, at once
+ *              3. reading missing/stale/NaN/absurd                → every actuator safe, at once
+ *              4. an interlock tripped                            → every actuator safe, at once
+ *   regulate → controller output (−1..1, sign = direction), then the effect watch on it
+ *   levels   → split range with a changeover delay → time-proportioning / duty band for relays
+ *              (minimum on/off times) → levels; or every actuator at its safe level
+ *   monitor  → the safety monitors check the levels chosen: a start beyond a relay's cap is held
+ *              back, and a cut-off, a stuck or runaway value or an on-time limit latches a fault
+ *              that takes every actuator safe in this same cycle
+ *   commands → each actuator is commanded only if its observed level differs (idempotent act)
+ *   status   → the loop's status and conditions, and the next wake-up
  */
 
 export interface ReconcileResult {
@@ -53,212 +52,264 @@ export function reconcile(
   memory: LoopMemory,
   nowMs: number,
 ): ReconcileResult {
+  const before = clampMemoryToNow(memory, nowMs);
+  const gate = gateCycle(spec, desired, observed, before.latchedFault, nowMs);
+  const regulated = gate.regulate
+    ? regulate(spec, desired, observed, before, gate.measured, nowMs)
+    : { memory: before, wakeTimes: [] };
+  const chosen = chooseLevels(spec, gate, regulated, nowMs);
+  // The safety monitors check whatever levels were chosen, except in a cycle whose latched fault
+  // is new: latched by the effect watch (already safe), or re-stamped to now by clampMemoryToNow
+  // (stamped ahead of now: the loop is held safe, the monitors run again next cycle).
+  const checked =
+    chosen.memory.latchedFault === memory.latchedFault
+      ? monitorLevels(spec, desired, observed, gate.verdict, before, chosen, nowMs)
+      : chosen;
+  const acted = commandLevels(spec, observed, before, checked, nowMs);
+  const next: LoopMemory = {
+    ...checked.memory,
+    lastActiveMs: markActive(spec, before, checked, nowMs),
+    commands: acted.memory,
+  };
+  const status = loopStatus(
+    spec,
+    desired,
+    observed,
+    { ...gate, memory: next, levels: checked.levels, allConfirmed: acted.allConfirmed },
+    nowMs,
+  );
+  const wakeTimes = [staleAtMs(spec, observed, gate.verdict), ...checked.wakeTimes, ...acted.wakeTimes];
+  return {
+    wanted: checked.levels,
+    commands: acted.commands,
+    memory: { ...next, conditions: status.conditions },
+    status,
+    nextWakeMs: nextWakeMs(wakeTimes, nowMs, spec.keepAliveMs),
+  };
+}
+
+/** Step 1: whether the loop may regulate this cycle, and if not, why every actuator is safe. */
+type Gate = { verdict: ReadingVerdict; interlock: { message: string } | undefined } & (
+  | { regulate: true; measured: number }
+  | { regulate: false; detail: string }
+);
+
+function gateCycle(
+  spec: LoopSpec,
+  desired: LoopDesired,
+  observed: LoopObserved,
+  latched: LatchedFault | undefined,
+  nowMs: number,
+): Gate {
   const verdict = judgeReading(observed.reading, nowMs, spec);
   const interlock = trippedInterlock(spec, observed.interlocks, nowMs);
-  const latched = memory.latchedFault;
-  const regulate = desired.mode !== 'off' && verdict.ok && interlock === undefined && latched === undefined;
-  const wakeTimes: number[] = [];
-  if (observed.reading && verdict.ok) wakeTimes.push(observed.reading.atMs + spec.staleAfterMs + 1);
+  const judged = { verdict, interlock };
+  if (latched) return { ...judged, regulate: false, detail: latchedDetail(latched) };
+  if (desired.mode === 'off') return { ...judged, regulate: false, detail: 'mode off' };
+  if (!verdict.ok) return { ...judged, regulate: false, detail: `sensor ${verdict.reason}` };
+  if (interlock) return { ...judged, regulate: false, detail: interlock.message };
+  return { ...judged, regulate: true, measured: verdict.value };
+}
 
-  memory = clampMemoryToNow(memory, nowMs);
-  const next: LoopMemory = { ...memory, relays: { ...memory.relays }, commands: { ...memory.commands } };
-  const levels: Record<string, number> = {};
-  const why = new Map<string, { reason: 'regulate' | 'safe-state'; detail: string }>();
+function latchedDetail(fault: LatchedFault): string {
+  return `latched fault ${fault.reason}`;
+}
 
-  const goSafe = (detail: string) => {
-    for (const { actuator } of loopActuators(spec)) {
-      levels[actuator.id] = actuator.safeLevel;
-      why.set(actuator.id, { reason: 'safe-state', detail });
-      forceRelayMemory(next, actuator, actuator.safeLevel, nowMs);
-    }
-    next.regulating = false;
-    next.output = 0;
-    next.hysteresisOn = { raise: false, lower: false };
-    delete next.effectWatch;
-    const idle = idleSafetyMemory(next.safety);
-    if (idle) next.safety = idle;
-    else delete next.safety;
-  };
+/** The memory a step leaves, and the times at which something it decided changes by itself. */
+interface Stepped {
+  memory: LoopMemory;
+  wakeTimes: number[];
+}
 
-  if (!regulate) {
-    goSafe(
-      latched
-        ? `latched fault ${latched.reason}`
-        : desired.mode === 'off'
-          ? 'mode off'
-          : !verdict.ok
-            ? `sensor ${verdict.reason}`
-            : (interlock?.message ?? 'paused'),
-    );
-  } else if (verdict.ok) {
-    if (!memory.regulating) restartRelayWindows(spec, next);
-    const output = controllerOutput(spec, desired, observed, verdict.value, next);
-    next.output = output;
-    next.regulating = true;
-    const watched = spec.effectWatch
-      ? watchEffect(
-          spec.effectWatch,
-          next.effectWatch,
-          output,
-          verdict.value,
-          desired.setpoint,
-          nowMs,
-          spec.quantity === 'temperature' ? 'temperature' : 'other',
-        )
-      : { watch: undefined };
-    if (watched.watch) {
-      next.effectWatch = watched.watch;
-      wakeTimes.push(watched.watch.sinceMs + spec.effectWatch!.periodMs);
-    } else delete next.effectWatch;
-    if (watched.fault) next.latchedFault = watched.fault;
-  }
-  if (next.latchedFault && !latched) {
-    // Latched this cycle: safe at once, not at the next one.
-    goSafe(`latched fault ${next.latchedFault.reason}`);
-  } else if (regulate && verdict.ok) {
-    const output = next.output;
-    const duties = splitRange(spec, output, next, nowMs, wakeTimes);
-    // The idle direction first: a relay its minimum on time still holds on keeps the other
-    // direction off (its release time is already a wake time), so the two never both run.
-    const idleFirst = loopActuators(spec).sort((a, b) => duties[a.direction] - duties[b.direction]);
-    const computed: Record<string, number> = {};
-    for (const { direction, actuator } of idleFirst) {
-      const opposite = direction === 'raise' ? spec.lower : spec.raise;
-      const oppositeOn = opposite !== undefined && (computed[opposite.id] ?? 0) > 0;
-      const duty = oppositeOn ? 0 : duties[direction];
-      computed[actuator.id] = actuatorLevel(actuator, duty, next, nowMs, spec.controller.type, wakeTimes);
-      why.set(actuator.id, { reason: 'regulate', detail: `output ${formatOutput(output)}` });
-    }
-    for (const { actuator } of loopActuators(spec)) levels[actuator.id] = computed[actuator.id]!;
-  }
-  // The safety monitors check whatever levels were chosen (skipped in a cycle the effect watch
-  // latched: already safe).
-  if (next.latchedFault === latched) {
-    const monitored = safetyMonitors(
-      spec,
-      memory.safety,
-      {
-        value: verdict.ok ? verdict.value : undefined,
-        setpoint: desired.setpoint,
-        regulating: next.regulating,
-        output: next.output,
-        levels,
-        observed: observed.actuators,
-        lastCommanded: memory.commands,
-        convergedBand: spec.convergedBand,
-      },
-      nowMs,
-    );
-    if (monitored.memory) next.safety = monitored.memory;
-    else delete next.safety;
-    wakeTimes.push(...monitored.wakeTimes);
-    for (const [id, detail] of Object.entries(monitored.heldOff)) {
-      levels[id] = 0;
-      holdRelayOff(next, memory, id);
-      why.set(id, { reason: 'regulate', detail });
-    }
-    if (monitored.fault && !next.latchedFault) {
-      next.latchedFault = monitored.fault;
-      // Latched this cycle: safe at once, not at the next one.
-      goSafe(`latched fault ${monitored.fault.reason}`);
-    }
-  }
-  for (const { direction, actuator } of loopActuators(spec)) {
-    // Active until now if on now or on until this cycle (an actuator holds its level between
-    // cycles): the changeover delay counts from when it goes idle, not from when it was last seen on.
-    const wasOn = (memory.commands[actuator.id]?.level ?? 0) > 0;
-    if (levels[actuator.id]! > 0 || wasOn) next.lastActiveMs = { ...next.lastActiveMs, [direction]: nowMs };
-  }
-
-  const commands: ActuatorCommand[] = [];
-  let allConfirmed = true;
-  for (const { actuator } of loopActuators(spec)) {
-    const decision = decideCommand(
-      actuator.id,
-      levels[actuator.id]!,
-      observed.actuators[actuator.id],
-      memory.commands[actuator.id],
-      nowMs,
-      spec,
-      why.get(actuator.id)!,
-    );
-    next.commands[actuator.id] = decision.memory;
-    if (decision.command) commands.push(decision.command);
-    if (!decision.confirmed) allConfirmed = false;
-    wakeTimes.push(decision.nextWakeMs);
-  }
-
-  const status = buildStatus(spec, desired, observed, verdict, next, levels, allConfirmed, nowMs, interlock);
-  next.conditions = status.conditions;
-  const future = wakeTimes.filter((t) => Number.isFinite(t));
+/**
+ * Step 2: the controller's output for a fresh reading, and the effect watch on it (which may
+ * latch a fault). Regulation resuming restarts the relays' windows.
+ */
+function regulate(
+  spec: LoopSpec,
+  desired: LoopDesired,
+  observed: LoopObserved,
+  before: LoopMemory,
+  measured: number,
+  nowMs: number,
+): Stepped {
+  const control = controllerOutput(spec, desired, observed, measured, before);
+  const watched = spec.effectWatch
+    ? watchEffect(
+        spec.effectWatch,
+        before.effectWatch,
+        control.output,
+        measured,
+        desired.setpoint,
+        nowMs,
+        spec.quantity === 'temperature' ? 'temperature' : 'other',
+      )
+    : { watch: undefined };
+  const { effectWatch: _previous, ...rest } = before;
   return {
-    wanted: levels,
-    commands,
-    memory: next,
-    status,
-    // Rounded up to whole ms so a wake-up is never a hair before the moment it waits for.
-    nextWakeMs: Math.ceil(
-      future.length > 0 ? Math.max(nowMs, Math.min(...future)) : nowMs + spec.keepAliveMs,
-    ),
+    memory: {
+      ...rest,
+      relays: before.regulating ? before.relays : restartRelayWindows(spec, before.relays),
+      regulating: true,
+      output: control.output,
+      pid: control.pid,
+      hysteresisOn: control.hysteresisOn,
+      ...(watched.watch ? { effectWatch: watched.watch } : {}),
+      ...(watched.fault ? { latchedFault: watched.fault } : {}),
+    },
+    wakeTimes: watched.watch && spec.effectWatch ? [watched.watch.sinceMs + spec.effectWatch.periodMs] : [],
   };
 }
 
-function formatOutput(output: number): string {
-  return `${Math.round(output * 1000) / 10} %`;
+/** The cycle so far: each actuator's wanted level and why, with the memory and wake times. */
+interface Cycle extends Stepped {
+  levels: Record<string, number>;
+  why: Record<string, WantedWhy>;
 }
 
-function buildStatus(
+/** Step 3: levels from the output, or every actuator safe (held by the gate, or just latched). */
+function chooseLevels(spec: LoopSpec, gate: Gate, regulated: Stepped, nowMs: number): Cycle {
+  if (!gate.regulate) return holdSafe(spec, regulated, gate.detail, nowMs);
+  const { latchedFault, output } = regulated.memory;
+  // Latched this cycle: safe at once, not at the next one.
+  if (latchedFault) return holdSafe(spec, regulated, latchedDetail(latchedFault), nowMs);
+  const chosen = regulatedLevels(spec, regulated.memory, nowMs);
+  const why: WantedWhy = { reason: 'regulate', detail: `output ${formatPercent(output)}` };
+  return {
+    levels: chosen.levels,
+    why: Object.fromEntries(Object.keys(chosen.levels).map((id) => [id, why])),
+    memory: { ...regulated.memory, relays: chosen.relays },
+    wakeTimes: [...regulated.wakeTimes, ...chosen.wakeTimes],
+  };
+}
+
+/** Every actuator at its safe level; the controller and the watches stop. */
+function holdSafe(spec: LoopSpec, state: Stepped, detail: string, nowMs: number): Cycle {
+  const safe = safeLevels(spec, state.memory.relays, nowMs);
+  const { effectWatch: _stopped, safety, ...rest } = state.memory;
+  const idle = idleSafetyMemory(safety);
+  const why: WantedWhy = { reason: 'safe-state', detail };
+  return {
+    levels: safe.levels,
+    why: Object.fromEntries(Object.keys(safe.levels).map((id) => [id, why])),
+    memory: {
+      ...rest,
+      relays: safe.relays,
+      regulating: false,
+      output: 0,
+      hysteresisOn: { raise: false, lower: false },
+      ...(idle ? { safety: idle } : {}),
+    },
+    wakeTimes: state.wakeTimes,
+  };
+}
+
+/** Step 4: the safety monitors on the levels chosen: starts held back, or a fault latched. */
+function monitorLevels(
   spec: LoopSpec,
   desired: LoopDesired,
   observed: LoopObserved,
   verdict: ReadingVerdict,
-  next: LoopMemory,
-  levels: Record<string, number>,
-  allConfirmed: boolean,
+  before: LoopMemory,
+  cycle: Cycle,
   nowMs: number,
-  interlock: { message: string } | undefined,
-): LoopStatus {
-  const measured = verdict.ok ? verdict.value : undefined;
-  const raiseOn = spec.raise !== undefined && (levels[spec.raise.id] ?? 0) > 0;
-  const lowerOn = spec.lower !== undefined && (levels[spec.lower.id] ?? 0) > 0;
-  return {
-    loop: spec.id,
-    quantity: spec.quantity,
-    mode: desired.mode,
-    setpoint: desired.setpoint,
-    measured,
-    measuredAtMs: observed.reading?.atMs,
-    output: next.output,
-    action: actionFor(spec, desired.mode, raiseOn, lowerOn),
-    generation: desired.generation,
-    observedGeneration: desired.generation,
-    actuators: Object.fromEntries(
-      loopActuators(spec).map(({ actuator }) => [
-        actuator.id,
-        { wanted: levels[actuator.id]!, observed: observed.actuators[actuator.id] ?? null },
-      ]),
-    ),
-    conditions: statusConditions({
-      previous: next.conditions,
-      verdict,
-      mode: desired.mode,
-      measured,
+): Cycle {
+  const monitored = safetyMonitors(
+    spec,
+    before.safety,
+    {
+      value: verdict.ok ? verdict.value : undefined,
       setpoint: desired.setpoint,
+      regulating: cycle.memory.regulating,
+      output: cycle.memory.output,
+      levels: cycle.levels,
+      observed: observed.actuators,
+      lastCommanded: before.commands,
       convergedBand: spec.convergedBand,
-      allConfirmed,
-      generation: desired.generation,
-      nowMs,
-      ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),
-      ...(next.latchedFault ? { latched: next.latchedFault } : {}),
-    }),
-    updatedAtMs: nowMs,
-  };
+    },
+    nowMs,
+  );
+  const levels = { ...cycle.levels };
+  const why = { ...cycle.why };
+  let relays = cycle.memory.relays;
+  for (const [id, detail] of Object.entries(monitored.heldOff)) {
+    levels[id] = 0;
+    relays = holdRelayOff(relays, before.relays, id);
+    why[id] = { reason: 'regulate', detail };
+  }
+  const { safety: _replaced, ...rest } = cycle.memory;
+  const memory = { ...rest, relays, ...(monitored.memory ? { safety: monitored.memory } : {}) };
+  const checked = { levels, why, memory, wakeTimes: [...cycle.wakeTimes, ...monitored.wakeTimes] };
+  if (!monitored.fault || memory.latchedFault) return checked;
+  // Latched this cycle: safe at once, not at the next one.
+  const latched = { ...checked, memory: { ...memory, latchedFault: monitored.fault } };
+  return holdSafe(spec, latched, latchedDetail(monitored.fault), nowMs);
 }
 
-function actionFor(spec: LoopSpec, mode: Mode, raiseOn: boolean, lowerOn: boolean): LoopStatus['action'] {
-  if (mode === 'off') return 'off';
-  const humidity = spec.quantity === 'humidity';
-  if (raiseOn) return humidity ? 'humidifying' : 'heating';
-  if (lowerOn) return humidity ? 'drying' : 'cooling';
-  return 'idle';
+/**
+ * Each direction active until now, for the changeover delay: on now, or on until this cycle (an
+ * actuator holds its level between cycles), so the delay counts from when it goes idle, not
+ * from when it was last seen on.
+ */
+function markActive(
+  spec: LoopSpec,
+  before: LoopMemory,
+  cycle: Cycle,
+  nowMs: number,
+): LoopMemory['lastActiveMs'] {
+  let lastActiveMs = cycle.memory.lastActiveMs;
+  for (const { direction, actuator } of loopActuators(spec)) {
+    if (isOn(cycle.levels[actuator.id]) || isOn(before.commands[actuator.id]?.level)) {
+      lastActiveMs = { ...lastActiveMs, [direction]: nowMs };
+    }
+  }
+  return lastActiveMs;
+}
+
+/** Step 5: what to write to each actuator (only where observed differs, or a retry is due). */
+function commandLevels(
+  spec: LoopSpec,
+  observed: LoopObserved,
+  before: LoopMemory,
+  cycle: Cycle,
+  nowMs: number,
+): {
+  commands: ActuatorCommand[];
+  memory: Record<string, CommandMemory>;
+  allConfirmed: boolean;
+  wakeTimes: number[];
+} {
+  const commands: ActuatorCommand[] = [];
+  const memory = { ...before.commands };
+  const wakeTimes: number[] = [];
+  let allConfirmed = true;
+  for (const { actuator } of loopActuators(spec)) {
+    const id = actuator.id;
+    const decision = decideCommand(
+      id,
+      cycle.levels[id]!,
+      observed.actuators[id],
+      before.commands[id],
+      nowMs,
+      spec,
+      cycle.why[id]!,
+    );
+    memory[id] = decision.memory;
+    if (decision.command) commands.push(decision.command);
+    if (!decision.confirmed) allConfirmed = false;
+    wakeTimes.push(decision.nextWakeMs);
+  }
+  return { commands, memory, allConfirmed, wakeTimes };
+}
+
+/** When a fresh reading goes stale (the loop then goes safe); undefined without one. */
+function staleAtMs(spec: LoopSpec, observed: LoopObserved, verdict: ReadingVerdict): number | undefined {
+  return observed.reading && verdict.ok ? observed.reading.atMs + spec.staleAfterMs + 1 : undefined;
+}
+
+/** The earliest wake time not before now, or a keep-alive from now when there is none. */
+function nextWakeMs(wakeTimes: (number | undefined)[], nowMs: number, keepAliveMs: number): number {
+  const future = wakeTimes.filter((t): t is number => Number.isFinite(t));
+  // Rounded up to whole ms so a wake-up is never a hair before the moment it waits for.
+  return Math.ceil(future.length > 0 ? Math.max(nowMs, Math.min(...future)) : nowMs + keepAliveMs);
 }

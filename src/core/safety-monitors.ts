@@ -1,5 +1,7 @@
 import type { LatchedFault } from './effect-watch.js';
 import { type ActuatorSpec, type LoopSpec, loopActuators } from './loop-spec.js';
+import { FULL_OUTPUT, isOn, roundHundredths } from './numbers.js';
+import { atMostNow, formatDuration, HOUR_MS } from './time.js';
 import type { ActuatorLevel, Direction } from './types.js';
 
 /**
@@ -90,10 +92,6 @@ export interface MonitorResult {
   wakeTimes: number[];
 }
 
-const HOUR_MS = 3_600_000;
-/** Output at or beyond this (fraction of full) counts as saturated. */
-const SATURATED = 0.99;
-
 export function safetyMonitors(
   spec: LoopSpec,
   memory: SafetyMemory | undefined,
@@ -149,9 +147,9 @@ function cutoffFault(
   if (cutoff === undefined || value === undefined) return undefined;
   const pushing = (actuator: ActuatorSpec | undefined) =>
     actuator !== undefined &&
-    ((inputs.levels[actuator.id] ?? 0) > 0 ||
-      (inputs.observed[actuator.id] ?? 0) > 0 ||
-      (inputs.lastCommanded[actuator.id]?.level ?? 0) > 0);
+    (isOn(inputs.levels[actuator.id]) ||
+      isOn(inputs.observed[actuator.id]) ||
+      isOn(inputs.lastCommanded[actuator.id]?.level));
   if (cutoff.max !== undefined && value >= cutoff.max && pushing(spec.raise)) {
     return {
       reason: 'AboveCutoff',
@@ -181,7 +179,7 @@ function watchOnTime(
   for (const { actuator } of loopActuators(spec)) {
     if (!limited(actuator) || (levels[actuator.id] ?? 0) <= 0) continue;
     // A time ahead of now means the clock went back: count it as now (the limit holds in full).
-    const sinceMs = Math.min(memory?.onSinceMs?.[actuator.id] ?? nowMs, nowMs);
+    const sinceMs = atMostNow(memory?.onSinceMs?.[actuator.id] ?? nowMs, nowMs);
     onSinceMs[actuator.id] = sinceMs;
     if (actuator.maxOnMs === undefined) continue;
     if (nowMs - sinceMs < actuator.maxOnMs) {
@@ -210,10 +208,10 @@ function capStarts(
     const cap = actuator.maxStartsPerHour;
     if (actuator.kind !== 'relay' || cap === undefined || !limited(actuator)) continue;
     const recent = (memory?.startsMs?.[actuator.id] ?? [])
-      .map((t) => Math.min(t, nowMs))
+      .map((t) => atMostNow(t, nowMs))
       .filter((t) => t > nowMs - HOUR_MS);
     const wasOn = memory?.onSinceMs?.[actuator.id] !== undefined;
-    if ((levels[actuator.id] ?? 0) > 0 && !wasOn) {
+    if (isOn(levels[actuator.id]) && !wasOn) {
       if (recent.length >= cap) {
         const allowedAtMs = recent[0]! + HOUR_MS;
         heldOff[actuator.id] =
@@ -241,10 +239,10 @@ function watchStuck(
   const stuck: NonNullable<SafetyMemory['stuck']> = {};
   let fault: LatchedFault | undefined;
   for (const { direction, actuator } of loopActuators(spec)) {
-    if ((inputs.levels[actuator.id] ?? 0) > 0) continue;
+    if (isOn(inputs.levels[actuator.id])) continue;
     const sign = direction === 'raise' ? 1 : -1;
     const before = memory?.stuck?.[direction];
-    const offSinceMs = Math.min(before?.offSinceMs ?? nowMs, nowMs);
+    const offSinceMs = atMostNow(before?.offSinceMs ?? nowMs, nowMs);
     // The extreme against the direction: the lowest value since a heater went off.
     const extreme =
       before === undefined
@@ -261,7 +259,7 @@ function watchStuck(
       const verb = sign > 0 ? 'rose' : 'fell';
       fault ??= {
         reason: 'StuckOn',
-        message: `${actuator.id} has been commanded off for ${formatDuration(nowMs - offSinceMs)}, yet the value ${verb} by ${round(moved)} to ${value} (setpoint ${inputs.setpoint}): a welded relay or a plug that does not switch off? Check it, then reset the fault`,
+        message: `${actuator.id} has been commanded off for ${formatDuration(nowMs - offSinceMs)}, yet the value ${verb} by ${roundHundredths(moved)} to ${value} (setpoint ${inputs.setpoint}): a welded relay or a plug that does not switch off? Check it, then reset the fault`,
         atMs: nowMs,
       };
     }
@@ -286,9 +284,9 @@ function watchRunaway(
   if (armed === undefined) {
     return Math.abs(error) <= inputs.convergedBand ? { memory: { setpoint: inputs.setpoint } } : {};
   }
-  const saturatedTowards = error > 0 ? inputs.output >= SATURATED : inputs.output <= -SATURATED;
+  const saturatedTowards = error > 0 ? inputs.output >= FULL_OUTPUT : inputs.output <= -FULL_OUTPUT;
   if (Math.abs(error) <= watch.band || !saturatedTowards) return { memory: { setpoint: inputs.setpoint } };
-  const outsideSinceMs = Math.min(armed.outsideSinceMs ?? nowMs, nowMs);
+  const outsideSinceMs = atMostNow(armed.outsideSinceMs ?? nowMs, nowMs);
   if (nowMs - outsideSinceMs < watch.periodMs) {
     wakeTimes.push(outsideSinceMs + watch.periodMs);
     return { memory: { setpoint: inputs.setpoint, outsideSinceMs } };
@@ -300,15 +298,6 @@ function watchRunaway(
       atMs: nowMs,
     },
   };
-}
-
-function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { stampedInFuture, wholeSeconds } from './time.js';
 import type { Reading } from './types.js';
 
 /**
@@ -16,9 +17,6 @@ export interface ReadingLimits {
   plausibleMax: number;
 }
 
-/** Readings may be stamped this far ahead of `now` (sub-second scheduling) and still count. */
-const FUTURE_TOLERANCE_MS = 1_000;
-
 export function judgeReading(
   reading: Reading | undefined,
   nowMs: number,
@@ -29,21 +27,21 @@ export function judgeReading(
     return { ok: false, reason: 'NotFinite', message: `reading is ${reading.value}` };
   }
   const ageMs = nowMs - reading.atMs;
-  if (ageMs < -FUTURE_TOLERANCE_MS) {
+  if (stampedInFuture(reading.atMs, nowMs)) {
     // Stamped in the future: the clock went back (NTP on a Pi without a real-time clock), so
     // the reading's real age is unknown. Treated as stale until a reading stamped after the
     // jump arrives, one sensor period later.
     return {
       ok: false,
       reason: 'Stale',
-      message: `last reading is stamped ${Math.round(-ageMs / 1000)} s in the future (clock went back?)`,
+      message: `last reading is stamped ${wholeSeconds(-ageMs)} s in the future (clock went back?)`,
     };
   }
   if (ageMs > limits.staleAfterMs) {
     return {
       ok: false,
       reason: 'Stale',
-      message: `last reading is ${Math.round(ageMs / 1000)} s old (limit ${Math.round(limits.staleAfterMs / 1000)} s)`,
+      message: `last reading is ${wholeSeconds(ageMs)} s old (limit ${wholeSeconds(limits.staleAfterMs)} s)`,
     };
   }
   if (reading.value < limits.plausibleMin || reading.value > limits.plausibleMax) {

@@ -1,3 +1,6 @@
+import { type LoopSpec, loopActuators } from './loop-spec.js';
+import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
+import { isOn, roundHundredths } from './numbers.js';
 import type { ReadingVerdict } from './sensor-health.js';
 import type { Action, Condition, ConditionType, Mode, Quantity } from './types.js';
 
@@ -101,8 +104,72 @@ function convergedValue(
   return {
     status: 'False',
     reason: error > 0 ? 'BelowSetpoint' : 'AboveSetpoint',
-    message: `${Math.abs(Math.round(error * 100) / 100)} from the setpoint`,
+    message: `${Math.abs(roundHundredths(error))} from the setpoint`,
   };
+}
+
+/** What a reconcile cycle found and chose, as the status needs it. */
+export interface CycleOutcome {
+  verdict: ReadingVerdict;
+  interlock: { message: string } | undefined;
+  /** The loop's memory after the cycle (conditions still the previous ones). */
+  memory: Pick<LoopMemory, 'conditions' | 'output' | 'latchedFault'>;
+  levels: Record<string, number>;
+  allConfirmed: boolean;
+}
+
+/** The loop's status after a reconcile cycle. */
+export function loopStatus(
+  spec: LoopSpec,
+  desired: LoopDesired,
+  observed: LoopObserved,
+  outcome: CycleOutcome,
+  nowMs: number,
+): LoopStatus {
+  const { verdict, interlock, memory, levels } = outcome;
+  const measured = verdict.ok ? verdict.value : undefined;
+  const raiseOn = spec.raise !== undefined && isOn(levels[spec.raise.id]);
+  const lowerOn = spec.lower !== undefined && isOn(levels[spec.lower.id]);
+  return {
+    loop: spec.id,
+    quantity: spec.quantity,
+    mode: desired.mode,
+    setpoint: desired.setpoint,
+    measured,
+    measuredAtMs: observed.reading?.atMs,
+    output: memory.output,
+    action: actionFor(spec, desired.mode, raiseOn, lowerOn),
+    generation: desired.generation,
+    observedGeneration: desired.generation,
+    actuators: Object.fromEntries(
+      loopActuators(spec).map(({ actuator }) => [
+        actuator.id,
+        { wanted: levels[actuator.id]!, observed: observed.actuators[actuator.id] ?? null },
+      ]),
+    ),
+    conditions: statusConditions({
+      previous: memory.conditions,
+      verdict,
+      mode: desired.mode,
+      measured,
+      setpoint: desired.setpoint,
+      convergedBand: spec.convergedBand,
+      allConfirmed: outcome.allConfirmed,
+      generation: desired.generation,
+      nowMs,
+      ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),
+      ...(memory.latchedFault ? { latched: memory.latchedFault } : {}),
+    }),
+    updatedAtMs: nowMs,
+  };
+}
+
+function actionFor(spec: LoopSpec, mode: Mode, raiseOn: boolean, lowerOn: boolean): Action {
+  if (mode === 'off') return 'off';
+  const humidity = spec.quantity === 'humidity';
+  if (raiseOn) return humidity ? 'humidifying' : 'heating';
+  if (lowerOn) return humidity ? 'drying' : 'cooling';
+  return 'idle';
 }
 
 /** Marks a failed cycle in an existing status without pretending it was applied. */

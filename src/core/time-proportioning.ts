@@ -12,6 +12,8 @@
  * - At most one pulse per window: once this window's pulse has ended, a rising duty waits for
  *   the next window instead of switching the relay back on (no chatter).
  */
+import { clampFraction } from './numbers.js';
+import { atMostNow, isAheadOfNow } from './time.js';
 
 export interface TimeProportioningParams {
   /** Length of one window, ms (e.g. 600 000 = 10 min). */
@@ -48,7 +50,7 @@ export function timeProportioningInitialMemory(isOn = false, lastSwitchMs?: numb
 export function effectiveOnMs(duty: number, params: TimeProportioningParams): number {
   const { windowMs, minOnMs, minOffMs } = params;
   // Whole milliseconds: switch times are compared and scheduled, fractions only add float noise.
-  const onMs = Math.round(Math.min(1, Math.max(0, duty)) * windowMs);
+  const onMs = Math.round(clampFraction(duty) * windowMs);
   if (onMs <= 0 || onMs < minOnMs) return 0;
   if (onMs >= windowMs || windowMs - onMs < minOffMs) return windowMs;
   return onMs;
@@ -63,7 +65,7 @@ export function timeProportion(
   const { windowMs } = params;
   let windowStartMs = memory.windowStartMs ?? nowMs;
   let pulseEnded = memory.pulseEnded;
-  if (nowMs < windowStartMs) {
+  if (isAheadOfNow(windowStartMs, nowMs)) {
     // The clock went back (NTP on a Pi without a real-time clock): start a window now rather
     // than treat "before the window" as inside a pulse.
     windowStartMs = nowMs;
@@ -116,7 +118,7 @@ export function holdForMinimumTimes(
   const minimumMs = isOn ? params.minOnMs : params.minOffMs;
   // A switch time in the future (the clock went back) counts as now: the minimum holds in
   // full, but never longer — a heater is not kept on for the size of a clock jump.
-  const allowedAtMs = Math.min(lastSwitchMs, nowMs) + minimumMs;
+  const allowedAtMs = atMostNow(lastSwitchMs, nowMs) + minimumMs;
   if (nowMs >= allowedAtMs) return { on: wantOn };
   return { on: isOn, untilMs: allowedAtMs };
 }

@@ -1,5 +1,5 @@
 /**
- * The one typed map of homeostat's MQTT topics (the contract in ARCHITECTURE.md):
+ * The one typed map of homeostat's MQTT topics (the contract documented in the README, "MQTT and Home Assistant"):
  *
  *   <base> = <baseTopic>/<nodeId>
  *   <base>/availability              retained online / offline (last will)
