@@ -1,8 +1,9 @@
 /**
- * `homeostat doctor`: checks what the daemon needs from the machine (a valid config, GPIO and
- * 1-Wire in sysfs, the broker, a writable database, systemd's notify socket) and says how to
- * fix each problem. Every check is a function returning {@link CheckResult}s, so tests run them
- * on fixture trees; none of them writes anything a running daemon uses.
+ * `homeostat doctor`: checks what the daemon needs from the machine (a valid config, GPIO pins,
+ * each hardware kind's own check such as the 1-Wire bus or a file_value's file, the broker, a
+ * writable database, systemd's notify socket) and says how to fix each problem. Every check is
+ * a function returning {@link CheckResult}s, so tests run them on fixture trees; none of them
+ * writes anything a running daemon uses.
  */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
@@ -11,23 +12,14 @@ import Database from 'better-sqlite3';
 import mqtt from 'mqtt';
 import { loadConfigFile } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { Ds18b20Sensor, listDs18b20 } from '../drivers/ds18b20.js';
 import { exportedDirection, listGpioChips, resolveGpio } from '../drivers/gpio/chip.js';
+import { gpioPinOf, KIND_DOCTORS } from '../kinds/registry.js';
+import type { CheckResult } from '../kinds/types.js';
 import { redactUrl } from '../redact.js';
 import { createNotifier, type NotifierOptions, notifySocketAddress } from '../systemd/notify.js';
 import { mqttSettings } from './mqtt-setup.js';
 
-/** Outcome of one check: `skip` when it does not apply (no GPIO in this config, no systemd). */
-export type CheckStatus = 'ok' | 'fail' | 'skip';
-
-export interface CheckResult {
-  name: string;
-  status: CheckStatus;
-  /** What was found; several lines for several problems (config errors). */
-  detail: string;
-  /** How to fix a failure, one sentence a person can act on. */
-  fix?: string;
-}
+export type { CheckResult, CheckStatus } from '../kinds/types.js';
 
 /** Whether this user may write `path` (`fs.access(W_OK)`); injectable because tests run as root. */
 export type CanWrite = (path: string) => Promise<boolean>;
@@ -41,43 +33,20 @@ const canWriteFs: CanWrite = (path) =>
 /** How long the broker check waits for a CONNACK, ms. */
 export const BROKER_TIMEOUT_MS = 5_000;
 
-/**
- * The parts of sensor and actuator sections the checks read. Read loosely on purpose: any kind
- * with a `bcm` uses a GPIO pin, any `ds18b20` is on the 1-Wire bus, whatever else it has.
- */
-interface HardwareSection {
-  kind: string;
-  bcm?: number;
-  address?: string;
-  plausible?: { min: number; max: number };
-  maxRatePerS?: number;
-}
-
-interface GpioBlock {
-  sysfsRoot?: string;
-  chipLabel?: string;
-  base?: number;
-}
-
-function gpioBlock(config: Config): GpioBlock {
-  return (config as { gpio?: GpioBlock }).gpio ?? {};
-}
-
 function sysfsRootOf(config: Config): string {
-  return gpioBlock(config).sysfsRoot ?? '/sys';
+  return config.gpio?.sysfsRoot ?? '/sys';
 }
 
-function sections(config: Config): { path: string; section: HardwareSection }[] {
-  return [
-    ...Object.entries(config.sensors).map(([id, s]) => ({
-      path: `sensors.${id}`,
-      section: s as HardwareSection,
-    })),
-    ...Object.entries(config.actuators).map(([id, a]) => ({
-      path: `actuators.${id}`,
-      section: a as HardwareSection,
-    })),
-  ];
+/** Every section with a GPIO pin (its kind says which field), with its path in the file. */
+function pinsOf(config: Config): { path: string; bcm: number }[] {
+  const pins: { path: string; bcm: number }[] = [];
+  for (const section of ['sensors', 'actuators'] as const) {
+    for (const [id, item] of Object.entries(config[section])) {
+      const bcm = gpioPinOf(item);
+      if (bcm !== undefined) pins.push({ path: `${section}.${id}`, bcm });
+    }
+  }
+  return pins;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -116,9 +85,9 @@ const GPIO_GROUP_FIX =
  * already is. One skipped result when no sensor or actuator has a `bcm` pin.
  */
 export async function checkGpio(config: Config, deps: { canWrite?: CanWrite } = {}): Promise<CheckResult[]> {
-  const pins = sections(config).filter(({ section }) => typeof section.bcm === 'number');
+  const pins = pinsOf(config);
   if (pins.length === 0) return [{ name: 'GPIO', status: 'skip', detail: 'no GPIO pins in this config' }];
-  const block = gpioBlock(config);
+  const block: { base?: number | undefined; chipLabel?: string | undefined } = config.gpio ?? {};
   const root = sysfsRootOf(config);
   const gpioDir = join(root, 'class/gpio');
   const results: CheckResult[] = [];
@@ -148,8 +117,7 @@ export async function checkGpio(config: Config, deps: { canWrite?: CanWrite } = 
 
   const canWrite = deps.canWrite ?? canWriteFs;
   const exportWritable = await canWrite(join(gpioDir, 'export'));
-  for (const { path, section } of pins) {
-    const bcm = section.bcm as number;
+  for (const { path, bcm } of pins) {
     const name = `GPIO${bcm} (${path})`;
     let resolved: Awaited<ReturnType<typeof resolveGpio>>;
     try {
@@ -185,72 +153,41 @@ export async function checkGpio(config: Config, deps: { canWrite?: CanWrite } = 
 }
 
 // ---------------------------------------------------------------------------------------
-// 3. 1-Wire
+// 3. The kinds' own checks (1-Wire for ds18b20, the file of a file_value…)
 
-const W1_OVERLAY_FIX =
-  'enable 1-Wire: add dtoverlay=w1-gpio to /boot/firmware/config.txt (data on GPIO4, 4.7 kΩ pull-up ' +
-  'to 3.3 V) and reboot';
+/** What a kind's check may use; the clock is injectable for the DS18B20's rate limit. */
+export interface KindCheckDeps {
+  nowMs?: () => number;
+}
 
-/**
- * The 1-Wire bus (`<sysfsRoot>/bus/w1/devices`) and one fresh reading of each configured DS18B20
- * (by address, or the only one present). Skipped without ds18b20 sensors.
- */
-export async function checkOneWire(
+/** Runs one kind's doctor check on the sections of that kind; its `whenAbsent` when there are none. */
+async function runKindCheck(
+  { kind, doctor }: (typeof KIND_DOCTORS)[number],
   config: Config,
-  deps: { nowMs?: () => number } = {},
+  deps: KindCheckDeps,
 ): Promise<CheckResult[]> {
-  const probes = Object.entries(config.sensors)
-    .map(([id, s]) => ({ id, section: s as HardwareSection }))
-    .filter(({ section }) => section.kind === 'ds18b20');
-  if (probes.length === 0) return [{ name: '1-Wire', status: 'skip', detail: 'no DS18B20 in this config' }];
-  const root = sysfsRootOf(config);
-  const devices = join(root, 'bus/w1/devices');
-  const isDir = await stat(devices).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isDir) {
-    return [{ name: '1-Wire bus', status: 'fail', detail: `${devices} is missing`, fix: W1_OVERLAY_FIX }];
-  }
-  const present = await listDs18b20(root).catch(() => []);
-  const results: CheckResult[] = [
-    {
-      name: '1-Wire bus',
-      status: 'ok',
-      detail: `${present.length} DS18B20 present${present.length > 0 ? `: ${present.join(', ')}` : ''}`,
-    },
-  ];
-  for (const { id, section } of probes) {
-    const name = `DS18B20 sensors.${id}`;
-    const address = section.address ?? (present.length === 1 ? present[0] : undefined);
-    try {
-      const sensor = new Ds18b20Sensor({
-        id,
-        address: section.address,
-        sysfsRoot: root,
-        nowMs: deps.nowMs ?? Date.now,
-        plausible: section.plausible,
-        maxRatePerS: section.maxRatePerS,
-      });
-      const tempC = await sensor.read();
-      results.push({ name, status: 'ok', detail: `${tempC} °C (${address ?? 'the only one'})` });
-    } catch (error) {
-      results.push({ name, status: 'fail', detail: messageOf(error), fix: ds18b20Fix(id, section, present) });
-    }
-  }
+  const items = [...Object.entries(config.sensors), ...Object.entries(config.actuators)]
+    .filter(([, section]) => section.kind === kind)
+    .map(([id, section]) => ({ id, section }));
+  if (items.length === 0) return doctor.whenAbsent ? [doctor.whenAbsent] : [];
+  return doctor.check(items, { sysfsRoot: sysfsRootOf(config), nowMs: deps.nowMs ?? Date.now });
+}
+
+/** Every kind's check that applies to this config, in registry order. */
+export async function checkKinds(config: Config, deps: KindCheckDeps = {}): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  for (const kind of KIND_DOCTORS) results.push(...(await runKindCheck(kind, config, deps)));
   return results;
 }
 
-function ds18b20Fix(id: string, section: HardwareSection, present: string[]): string {
-  if (section.address === undefined && present.length > 1) {
-    return `set sensors.${id}.address to one of ${present.join(', ')}`;
-  }
-  if (section.address !== undefined && !present.includes(section.address.toLowerCase())) {
-    return present.length > 0
-      ? `check the address (present: ${present.join(', ')}) and the probe's wiring`
-      : 'check the wiring: data on GPIO4 with a 4.7 kΩ pull-up to 3.3 V, ground, 3.3 V';
-  }
-  return 'check the wiring: data on GPIO4 with a 4.7 kΩ pull-up to 3.3 V, ground, 3.3 V; long cables need stronger pull-ups';
+/**
+ * The 1-Wire bus (`<sysfsRoot>/bus/w1/devices`) and one fresh reading of each configured DS18B20
+ * (by address, or the only one present). Skipped without ds18b20 sensors. The ds18b20 kind's
+ * check (kinds/sensors/ds18b20-doctor.ts); part of {@link checkKinds}.
+ */
+export async function checkOneWire(config: Config, deps: KindCheckDeps = {}): Promise<CheckResult[]> {
+  const oneWire = KIND_DOCTORS.find(({ kind }) => kind === 'ds18b20');
+  return oneWire ? runKindCheck(oneWire, config, deps) : [];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -499,7 +436,7 @@ export async function doctorCommand(
   report([result]);
   if (config) {
     report(await checkGpio(config));
-    report(await checkOneWire(config));
+    report(await checkKinds(config));
     report([
       await checkBroker(config, {
         env,

@@ -11,6 +11,7 @@
  * store can bump only the generations of the loops a new config actually touches.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson, isRecord } from '../kinds/canonical-json.js';
 import { formatPath } from './load.js';
 import type { Config } from './schema.js';
 
@@ -96,15 +97,7 @@ export function loopSectionHash(config: Config, loopId: string): string {
   return createHash('sha256').update(canonicalJson(section)).digest('hex');
 }
 
-/**
- * JSON with object keys sorted at every level and `undefined` members dropped, so equal
- * values give equal text whatever their key order. Non-finite numbers (a generic loop's
- * ±Infinity plausible range) become the strings "Infinity"/"-Infinity" instead of JSON's
- * `null`, which would make the two bounds indistinguishable.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(canonical(value)) ?? 'null';
-}
+export { canonicalJson };
 
 // ---------------------------------------------------------------------------------------
 // Diff
@@ -173,23 +166,6 @@ function formatValue(value: unknown): string {
 
 // ---------------------------------------------------------------------------------------
 // Helpers
-
-function canonical(value: unknown): unknown {
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : canonical(item)));
-  if (isRecord(value)) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      if (value[key] !== undefined) out[key] = canonical(value[key]);
-    }
-    return out;
-  }
-  return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `record[key]` for own keys only, so an id like "constructor" never finds a prototype member. */
 function own<T>(record: Record<string, T>, key: string): T | undefined {

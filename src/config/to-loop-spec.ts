@@ -1,14 +1,12 @@
 import type { ActuatorSpec, LoopSpec } from '../core/loop-spec.js';
 import type { Quantity } from '../core/types.js';
+import { LOOP_POLICY } from '../kinds/loop-policy.js';
+import { actuatorKindOf } from '../kinds/registry.js';
 import type { ActuatorConfig, Config, LoopConfig } from './schema.js';
 
-/** Defaults that are runtime policy rather than per-loop config (documented in the README). */
-export const LOOP_POLICY = {
-  /** Re-assert a confirmed actuator state this often, ms. */
-  keepAliveMs: 300_000,
-  /** First retry of an unconfirmed command, ms (doubles up to keepAliveMs). */
-  retryInitialMs: 5_000,
-};
+/** The level an actuator is driven to on faults, stale readings, removal and shutdown. */
+export { safeLevelOf } from '../kinds/registry.js';
+export { LOOP_POLICY };
 
 /** Builds the pure core's view of a loop from the validated config. */
 export function toLoopSpec(config: Config, loopId: string): LoopSpec {
@@ -97,60 +95,8 @@ function controllerSpec(loop: LoopConfig): LoopSpec['controller'] {
   };
 }
 
-/**
- * The level an actuator is driven to on faults, stale readings, removal and shutdown:
- * a relay's safeState (off 0, on 1), a continuous actuator's safeLevel.
- */
-export function safeLevelOf(actuator: ActuatorConfig): number {
-  switch (actuator.kind) {
-    case 'simulated_relay':
-    case 'mqtt_switch':
-    case 'gpio_relay':
-      return actuator.safeState === 'on' ? 1 : 0;
-    case 'simulated_continuous':
-    case 'mqtt_level':
-      return actuator.safeLevel;
-  }
-}
-
+/** The actuator's part of the loop spec, built by its kind (relay timing and band, or a level). */
 function actuatorSpec(id: string, actuator: ActuatorConfig, loop: LoopConfig): ActuatorSpec {
-  switch (actuator.kind) {
-    case 'simulated_relay':
-    case 'mqtt_switch':
-    case 'gpio_relay':
-      return {
-        id,
-        kind: 'relay',
-        safeLevel: safeLevelOf(actuator),
-        timeProportioning: {
-          windowMs: actuator.windowS * 1000,
-          minOnMs: actuator.minOnS * 1000,
-          minOffMs: actuator.minOffS * 1000,
-        },
-        ...relayBand(actuator.modulation, actuator.bandC, loop),
-        ...(actuator.maxOnS !== undefined ? { maxOnMs: actuator.maxOnS * 1000 } : {}),
-        ...(actuator.maxStartsPerHour !== undefined ? { maxStartsPerHour: actuator.maxStartsPerHour } : {}),
-      };
-    case 'simulated_continuous':
-    case 'mqtt_level':
-      return {
-        id,
-        kind: 'continuous',
-        safeLevel: safeLevelOf(actuator),
-        ...(actuator.maxOnS !== undefined ? { maxOnMs: actuator.maxOnS * 1000 } : {}),
-      };
-  }
-}
-
-/**
- * Band modulation in the core's unit: the band is one of the PID output, so bandC (loop unit)
- * times kp. Validation guarantees a pid controller and kp·bandC < 0.5.
- */
-function relayBand(
-  modulation: 'window' | 'band',
-  bandC: number,
-  loop: LoopConfig,
-): Pick<ActuatorSpec, 'band'> {
-  if (modulation !== 'band' || loop.controller.type !== 'pid') return {};
-  return { band: { halfBand: loop.controller.kp * bandC } };
+  const pidKp = loop.controller.type === 'pid' ? loop.controller.kp : undefined;
+  return actuatorKindOf(actuator.kind).spec(id, actuator, { pidKp });
 }

@@ -23,6 +23,12 @@ export function judgeReading(
   limits: ReadingLimits,
 ): ReadingVerdict {
   if (reading === undefined) return { ok: false, reason: 'Missing', message: 'no reading yet' };
+  const verdict = judgeValue(reading, nowMs, limits);
+  if (verdict.ok || reading.lastError === undefined || verdict.reason !== 'Stale') return verdict;
+  return { ...verdict, message: `${verdict.message}; last read failed: ${reading.lastError}` };
+}
+
+function judgeValue(reading: Reading, nowMs: number, limits: ReadingLimits): ReadingVerdict {
   if (!Number.isFinite(reading.value)) {
     return { ok: false, reason: 'NotFinite', message: `reading is ${reading.value}` };
   }

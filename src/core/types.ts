@@ -26,6 +26,11 @@ export type Quantity = 'temperature' | 'humidity' | 'generic';
 export interface Reading {
   value: number;
   atMs: number;
+  /**
+   * Why the sensor's latest read failed, when it failed after this reading was taken: the
+   * reading then ages towards stale, and the SensorHealthy message says why no newer one came.
+   */
+  lastError?: string;
 }
 
 /**

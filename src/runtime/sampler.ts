@@ -128,6 +128,19 @@ export class Sampler {
   }
 
   /**
+   * The latest reading as a loop judges it: when reads failed after it was taken, it carries
+   * the failure (`lastError`), so the loop's SensorHealthy message says what failed rather
+   * than only how old the reading is.
+   */
+  latestForLoop(sensorId: string): Reading | undefined {
+    const reading = this.#latest.get(sensorId);
+    const lastError = this.errors.get(sensorId);
+    return reading && lastError !== undefined && Number.isFinite(reading.value)
+      ? { ...reading, lastError }
+      : reading;
+  }
+
+  /**
    * The wall clock stepped by `deltaMs` (NTP, a person setting the date): every stored reading
    * is moved by the same amount, and so are the times drivers keep (those with `shiftTimes`),
    * so a reading taken a second ago still looks a second old — neither hours stale nor stamped

@@ -45,3 +45,19 @@ describe('judgeReading', () => {
     });
   });
 });
+
+describe('judgeReading with a failed read after the last good reading', () => {
+  test('given reads failing since, when the reading goes stale, then the message says what failed', () => {
+    const failing = { ...reading(20, now - s(400)), lastError: 'w1_slave: CRC mismatch' };
+    assert.deepEqual(judgeReading(failing, now, limits), {
+      ok: false,
+      reason: 'Stale',
+      message: 'last reading is 400 s old (limit 300 s); last read failed: w1_slave: CRC mismatch',
+    });
+  });
+
+  test('given reads failing since, while the reading is still fresh, then it is used', () => {
+    const failing = { ...reading(20, now - s(10)), lastError: 'w1_slave: CRC mismatch' };
+    assert.deepEqual(judgeReading(failing, now, limits), { ok: true, value: 20 });
+  });
+});

@@ -1,0 +1,56 @@
+/** Vocabulary every section shares: modes, quantities, id patterns, ranges, per-quantity defaults. */
+import { z } from 'zod';
+import type { Mode, Quantity } from '../../core/types.js';
+
+export const MODES = [
+  'off',
+  'heat',
+  'cool',
+  'heat_cool',
+  'humidify',
+  'dehumidify',
+  'auto',
+] as const satisfies readonly Mode[];
+export const QUANTITIES = ['temperature', 'humidity', 'generic'] as const satisfies readonly Quantity[];
+
+/** Node ids end up in MQTT topics and Home Assistant unique ids. */
+export const NODE_ID_PATTERN = /^[a-z0-9_-]+$/;
+/** Loop ids end up in MQTT topics and Home Assistant entity ids (which have no `-`). */
+export const LOOP_ID_PATTERN = /^[a-z0-9_]+$/;
+/** Sensor, actuator and plant ids: same alphabet as node ids, so paths and topics stay plain. */
+export const ID_PATTERN = /^[a-z0-9_-]+$/;
+
+export const modeSchema = z
+  .enum(MODES)
+  .describe(
+    'What the loop is asked to do: off, heat, cool, heat_cool (temperature/generic), humidify, dehumidify, auto (humidity).',
+  );
+
+export const idKey = (what: string) =>
+  z.string().regex(ID_PATTERN, { error: `invalid ${what} id: use lowercase letters, digits, _ and -` });
+
+export { ref } from '../../kinds/fields.js';
+
+export const rangeSchema = (what: string) =>
+  z.strictObject({
+    min: z.number().describe(`Lowest ${what}, in the loop's unit.`),
+    max: z.number().describe(`Highest ${what}, in the loop's unit; must be greater than min.`),
+  });
+
+/** A closed range in the loop's unit. */
+export interface Range {
+  min: number;
+  max: number;
+}
+
+/** Defaults that depend on a loop's quantity. */
+export const QUANTITY_DEFAULTS: Record<Quantity, { unit: string; step: number; plausible: Range }> = {
+  temperature: { unit: '°C', step: 0.5, plausible: { min: -55, max: 125 } },
+  humidity: { unit: '%', step: 1, plausible: { min: 0, max: 100 } },
+  // A generic quantity has no natural range: no plausibility check unless configured.
+  generic: {
+    unit: '',
+    step: 0.5,
+    plausible: { min: Number.NEGATIVE_INFINITY, max: Number.POSITIVE_INFINITY },
+  },
+};

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { defaultDerivativeFilterS } from '../../core/pid.js';
+
+export const pidSchema = z
+  .strictObject({
+    type: z.literal('pid').describe('Controller type.'),
+    kp: z.number().gt(0).describe('Proportional gain: output fraction (0..1) per unit of error. Required.'),
+    tiS: z.number().min(0).default(0).describe('Integral time, seconds; 0 = no integral action. Default 0.'),
+    tdS: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Derivative time, seconds; 0 = no derivative action. Default 0.'),
+    derivativeFilterS: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe(
+        'Time constant of the derivative low-pass filter, seconds. Default tdS (bounds the effect of a sensor step on D to kp × step).',
+      ),
+    setpointWeight: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe(
+        'Weight b of the setpoint in the proportional term (b·r − y); < 1 softens setpoint steps. Default 1.',
+      ),
+    model: z
+      .strictObject({
+        gain: z.number().describe('Plant steady-state change at full output (loop unit).'),
+        ambient: z.number().describe('Plant value with every output off (loop unit).'),
+      })
+      .optional()
+      .describe(
+        'Plant model enabling setpoint feedforward: output ≈ (setpoint − ambient) / gain. Default none.',
+      ),
+  })
+  .describe(
+    "PID controller; on a relay its output (0..1) is time-proportioned over windowS, or switched on a band (the relay's modulation).",
+  );
+
+export const hysteresisSchema = z
+  .strictObject({
+    type: z.literal('hysteresis').describe('Controller type.'),
+    coldTolerance: z
+      .number()
+      .min(0)
+      .default(0.3)
+      .describe('Raise turns on below setpoint − coldTolerance (loop unit). Default 0.3.'),
+    hotTolerance: z
+      .number()
+      .min(0)
+      .default(0.3)
+      .describe('Lower turns on above setpoint + hotTolerance (loop unit). Default 0.3.'),
+  })
+  .describe('On/off controller with tolerances, like Home Assistant generic_thermostat.');
+
+export const controllerSchema = z.discriminatedUnion('type', [pidSchema, hysteresisSchema]);
+
+type RawPid = z.output<typeof pidSchema>;
+export type RawController = z.output<typeof controllerSchema>;
+
+export type PidConfig = Omit<RawPid, 'derivativeFilterS'> & {
+  /** Derivative filter time constant, s. Resolved: defaultDerivativeFilterS(tdS) when absent. */
+  derivativeFilterS: number;
+};
+export type HysteresisConfig = z.output<typeof hysteresisSchema>;
+export type ControllerConfig = PidConfig | HysteresisConfig;
+
+/** A PID's derivative filter defaults to its tdS. */
+export function resolveController(controller: RawController): ControllerConfig {
+  if (controller.type !== 'pid') return controller;
+  return {
+    ...controller,
+    derivativeFilterS: controller.derivativeFilterS ?? defaultDerivativeFilterS(controller.tdS),
+  };
+}

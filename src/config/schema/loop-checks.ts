@@ -1,0 +1,77 @@
+/**
+ * A loop's own rules, run per loop so they are reported even when other sections fail. Paths
+ * are relative to the loop; load.ts turns them into `loops.<id>.a.b: message`.
+ */
+import type { z } from 'zod';
+import { QUANTITY_DEFAULTS } from './common.js';
+import type { RawLoop } from './loop.js';
+import { allowedModes } from './modes.js';
+
+/** A loop's own rules (run per loop, so they are reported even when other sections fail). */
+export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
+  const limitsOk = loop.limits.min < loop.limits.max;
+  if (!limitsOk) {
+    ctx.addIssue({ code: 'custom', path: ['limits', 'min'], message: 'must be less than limits.max' });
+  } else if (loop.setpoint < loop.limits.min || loop.setpoint > loop.limits.max) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['setpoint'],
+      message: `${loop.setpoint} is outside limits ${loop.limits.min}..${loop.limits.max}`,
+    });
+  }
+  if (loop.plausible && !(loop.plausible.min < loop.plausible.max)) {
+    ctx.addIssue({ code: 'custom', path: ['plausible', 'min'], message: 'must be less than plausible.max' });
+  }
+  checkLoopMonitors(loop, ctx);
+  if (loop.raise === undefined && loop.lower === undefined) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'needs a raise or a lower actuator (or both)' });
+  } else if (loop.mode !== undefined) {
+    const allowed = allowedModes(loop);
+    if (!allowed.includes(loop.mode)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message: `mode "${loop.mode}" is not allowed for this loop (allowed: ${allowed.join(', ')})`,
+      });
+    }
+  }
+}
+
+/** A loop's safety monitors: limits that can trip, and the defaults a generic loop lacks. */
+function checkLoopMonitors(loop: RawLoop, ctx: z.RefinementCtx): void {
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message });
+  const { cutoff } = loop;
+  if (cutoff) {
+    if (cutoff.min === undefined && cutoff.max === undefined) issue(['cutoff'], 'give max, min or both');
+    const plausible = loop.plausible ?? QUANTITY_DEFAULTS[loop.quantity].plausible;
+    const tripsInside = 'a setpoint there would trip it';
+    if (cutoff.max !== undefined) {
+      const path = ['cutoff', 'max'];
+      if (loop.raise === undefined) issue(path, 'needs a raise actuator (nothing else pushes the value up)');
+      if (cutoff.max <= loop.limits.max)
+        issue(path, `must lie above limits.max (${loop.limits.max}): ${tripsInside}`);
+      if (cutoff.max >= plausible.max) {
+        issue(path, `must lie below plausible.max (${plausible.max}): readings above are sensor faults`);
+      }
+    }
+    if (cutoff.min !== undefined) {
+      const path = ['cutoff', 'min'];
+      if (loop.lower === undefined)
+        issue(path, 'needs a lower actuator (nothing else pushes the value down)');
+      if (cutoff.min >= loop.limits.min)
+        issue(path, `must lie below limits.min (${loop.limits.min}): ${tripsInside}`);
+      if (cutoff.min <= plausible.min) {
+        issue(path, `must lie above plausible.min (${plausible.min}): readings below are sensor faults`);
+      }
+    }
+  }
+  if (loop.quantity === 'generic') {
+    if (loop.stuckWatch && loop.stuckWatch.minChange === undefined) {
+      issue(['stuckWatch', 'minChange'], 'required for a generic loop (no default unit)');
+    }
+    if (loop.runawayWatch && loop.runawayWatch.band === undefined) {
+      issue(['runawayWatch', 'band'], 'required for a generic loop (no default unit)');
+    }
+  }
+}

@@ -1,0 +1,199 @@
+/** A regulation loop's section: one sensor, one or two actuators, one setpoint, its monitors. */
+import { z } from 'zod';
+import { modeSchema, QUANTITIES, rangeSchema, ref } from './common.js';
+import { controllerSchema } from './controllers.js';
+import { checkLoop } from './loop-checks.js';
+
+export const loopSchema = z
+  .strictObject({
+    name: z.string().min(1).optional().describe('Human-readable name. Default: the loop id.'),
+    quantity: z
+      .enum(QUANTITIES)
+      .default('temperature')
+      .describe('What is regulated; decides the modes and defaults. Default temperature.'),
+    unit: z.string().optional().describe('Unit of the values. Default °C for temperature, % for humidity.'),
+    sensor: ref('sensor').describe('Id of the sensor that measures the quantity. Required.'),
+    raise: ref('actuator')
+      .optional()
+      .describe(
+        'Id of the actuator that raises the quantity (heater, humidifier). At least one of raise/lower.',
+      ),
+    lower: ref('actuator')
+      .optional()
+      .describe(
+        'Id of the actuator that lowers the quantity (cooler, dehumidifier). At least one of raise/lower.',
+      ),
+    setpoint: z.number().describe('Target value (loop unit); must lie within limits. Required.'),
+    mode: modeSchema
+      .optional()
+      .describe(
+        'Initial mode. Default: heat_cool/auto with both actuators, heat/humidify with only raise, cool/dehumidify with only lower.',
+      ),
+    limits: rangeSchema('setpoint allowed (from this file, MQTT or Home Assistant)').describe(
+      'Setpoint limits (loop unit). Required.',
+    ),
+    step: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe(
+        'Setpoint step for user interfaces (loop unit). Default 0.5 (temperature, generic), 1 (humidity).',
+      ),
+    staleAfterS: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe(
+        "A reading older than this many seconds is missing: safe state. Default: the sensor's staleAfterS.",
+      ),
+    retryInitialS: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe(
+        'First re-send of an actuator command not yet confirmed, seconds; doubles per attempt up to ' +
+          'the keep-alive (300 s). Raise it for devices that answer slowly. Default 5.',
+      ),
+    plausible: rangeSchema('plausible reading')
+      .optional()
+      .describe(
+        'Readings outside are faults: safe state. Default -55..125 (temperature), 0..100 (humidity), none (generic).',
+      ),
+    deadband: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Split range: no action while |setpoint − measured| ≤ deadband / 2 (loop unit). Default 0.'),
+    changeoverS: z
+      .number()
+      .min(0)
+      .default(300)
+      .describe(
+        'Minimum seconds between one direction switching off and the other switching on. Default 300.',
+      ),
+    effectWatch: z
+      .strictObject({
+        periodS: z
+          .number()
+          .gt(0)
+          .default(900)
+          .describe('How long full output may go without effect, seconds. Default 900.'),
+        minChange: z
+          .number()
+          .gt(0)
+          .default(1)
+          .describe('The least change (loop unit) full output must achieve within periodS. Default 1.'),
+      })
+      .optional()
+      .describe(
+        'Latch a fault when full heating (cooling) does not move the value by minChange within periodS, ' +
+          "like Marlin's thermal protection: every actuator safe until the fault is reset (MQTT " +
+          '<loop>/fault/reset or the Home Assistant button). Choose periodS from how fast the plant ' +
+          'responds at full output. Default: off.',
+      ),
+    cutoff: z
+      .strictObject({
+        max: z
+          .number()
+          .optional()
+          .describe(
+            'The loop never raises the value at or above this (loop unit): reached with the raise ' +
+              'actuator on, every actuator goes safe at once and the fault latches. Must lie above ' +
+              'limits.max. Default: none.',
+          ),
+        min: z
+          .number()
+          .optional()
+          .describe(
+            'The loop never lowers the value at or below this (loop unit): reached with the lower ' +
+              'actuator on, every actuator goes safe at once and the fault latches. Must lie below ' +
+              'limits.min. Default: none.',
+          ),
+      })
+      .optional()
+      .describe(
+        'Absolute cut-off, independent of the setpoint and the controller (a fermenter 30 °C, a kettle ' +
+          '105 °C, a freezer min -30 °C), like Marlin MAXTEMP. Latches only while an actuator that pushes ' +
+          'further is on: beyond it with that actuator off (the sun, a hot cellar) is no fault of the ' +
+          'loop, and a cooler keeps cooling. Reset: MQTT <loop>/fault/reset or the Home Assistant ' +
+          'button. Default: off.',
+      ),
+    stuckWatch: z
+      .strictObject({
+        periodS: z
+          .number()
+          .gt(0)
+          .default(1800)
+          .describe(
+            'How long an actuator must have been commanded off before the value moving its way counts, ' +
+              "seconds; longer than the relay's window and the overshoot after switching off. Default 1800.",
+          ),
+        minChange: z
+          .number()
+          .gt(0)
+          .optional()
+          .describe(
+            'How far (loop unit) the value must move its way from its extreme since off, and be past ' +
+              'the setpoint, to latch. Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
+          ),
+      })
+      .optional()
+      .describe(
+        'Welded relay or stuck plug: latch a fault when the value keeps rising (falling) with the heater ' +
+          '(cooler) commanded off for periodS, by minChange from its lowest (highest) since and minChange ' +
+          'past the setpoint. Off by default because plants drift on their own (a room in the sun, a ' +
+          'fermenting beer warms itself): enable it where nothing but the actuator moves the value (a ' +
+          'kettle, a tank, a heated box in a cool room). Default: off.',
+      ),
+    runawayWatch: z
+      .strictObject({
+        band: z
+          .number()
+          .gt(0)
+          .optional()
+          .describe(
+            'Distance from the setpoint (loop unit) that counts as lost control once converged. ' +
+              'Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
+          ),
+        periodS: z
+          .number()
+          .gt(0)
+          .default(1800)
+          .describe(
+            'How long the value may stay outside the band at full output, seconds; longer than the ' +
+              'plant takes to recover from a door opened. Default 1800.',
+          ),
+      })
+      .optional()
+      .describe(
+        "Thermal runaway (Marlin's, once stable; Klipper's verify_heater): after the loop converged " +
+          'at its setpoint, the value stays more than band away for periodS while the output is ' +
+          'saturated towards it (a probe out of the tank, a heater lost): latch a fault. Re-armed at ' +
+          'each new setpoint once converged. Off by default: an undersized heater in a hard frost does ' +
+          'the same, and latching it off would be worse. Default: off.',
+      ),
+    interlocks: z
+      .array(
+        z.strictObject({
+          sensor: ref('sensor').describe(
+            'Id of the sensor that can pause the loop (a window switch, a float switch).',
+          ),
+          pauseWhen: z
+            .number()
+            .default(1)
+            .describe(
+              'The loop pauses while the sensor reads this value (a 0/1 input: 1 = open). Default 1.',
+            ),
+        }),
+      )
+      .default([])
+      .describe(
+        'Conditions that pause the loop: every actuator at its safe state while any interlock reads its ' +
+          'pauseWhen value, or has no fresh reading (a broken switch pauses too). Default none.',
+      ),
+    controller: controllerSchema.describe('How the output is computed: pid or hysteresis. Required.'),
+  })
+  .describe('A regulation loop: one sensor, one or two actuators, one setpoint.')
+  .superRefine(checkLoop);
+
+export type RawLoop = z.output<typeof loopSchema>;

@@ -1,0 +1,248 @@
+/**
+ * Rules that span sections, each a small named function: every id refers to something, no
+ * actuator or pin or command topic is shared, gains push the right way, limits fit the safe
+ * state. Paths are from the top of the file; load.ts turns them into `a.b.c: message`.
+ */
+import type { z } from 'zod';
+import type { ActuatorConfig } from '../../kinds/registry.js';
+import {
+  actuatorKindOf,
+  gpioPinOf,
+  isRelay,
+  safeLevelOf,
+  sensorKindOf,
+  usesMqtt,
+} from '../../kinds/registry.js';
+import type { RawActuator, RawConfig, RawLoop } from './file.js';
+
+type Issue = (path: (string | number)[], message: string) => void;
+type Rule = (config: RawConfig, issue: Issue) => void;
+
+/** Every cross-section rule, in the order their messages are reported. */
+const RULES: Rule[] = [
+  sensorsReadKnownPlants,
+  mqttKindsHaveABroker,
+  actuatorsDriveKnownPlants,
+  safetyLimitsNeedSafeOff,
+  commandTopicsAreNotShared,
+  gpioPinsAreNotShared,
+  loopsUseKnownSensors,
+  actuatorsServeOneLoop,
+  bandModulationFitsThePid,
+  gainsPushTheLoopsWay,
+  actuatorsDriveTheMeasuredPlant,
+];
+
+/** Runs every rule; the zod refinement of the whole file. */
+export function checkReferences(config: RawConfig, ctx: z.RefinementCtx): void {
+  const issue: Issue = (path, message) => ctx.addIssue({ code: 'custom', path, message });
+  for (const rule of RULES) rule(config, issue);
+}
+
+/** The simulated plant a sensor reads, if any. */
+function sensorPlant(sensor: RawConfig['sensors'][string]): string | undefined {
+  return sensorKindOf(sensor.kind).plant?.(sensor);
+}
+
+/** The simulated plant an actuator drives and its gain, if any. */
+function actuatorPlant(actuator: RawActuator): { plant: string; gain: number } | undefined {
+  return actuatorKindOf(actuator.kind).plant?.(actuator);
+}
+
+/** `record[key]` for own keys only, so an id like "constructor" never finds a prototype member. */
+function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+function sensorsReadKnownPlants(config: RawConfig, issue: Issue): void {
+  for (const [id, sensor] of Object.entries(config.sensors)) {
+    const plant = sensorPlant(sensor);
+    if (plant !== undefined && !Object.hasOwn(config.simulation.plants, plant)) {
+      issue(['sensors', id, 'plant'], `unknown plant "${plant}"`);
+    }
+  }
+}
+
+function mqttKindsHaveABroker(config: RawConfig, issue: Issue): void {
+  if (config.mqtt) return;
+  for (const section of ['sensors', 'actuators'] as const) {
+    for (const [id, item] of Object.entries(config[section])) {
+      if (usesMqtt(item)) issue([section, id], `kind ${item.kind} needs the mqtt block (broker)`);
+    }
+  }
+}
+
+function actuatorsDriveKnownPlants(config: RawConfig, issue: Issue): void {
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    const driven = actuatorPlant(actuator);
+    if (driven && !Object.hasOwn(config.simulation.plants, driven.plant)) {
+      issue(['actuators', id, 'plant'], `unknown plant "${driven.plant}"`);
+    }
+  }
+}
+
+/**
+ * maxOnS and maxStartsPerHour limit the time away from the safe state: with a safe state of on
+ * they would hold an actuator in its unsafe state, so they need safeState off (safeLevel 0).
+ */
+function safetyLimitsNeedSafeOff(config: RawConfig, issue: Issue): void {
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    // The safe level reads only safeState or safeLevel, which resolution leaves as parsed.
+    if (!(safeLevelOf(actuator as ActuatorConfig) > 0)) continue;
+    const limits: { maxOnS?: number; maxStartsPerHour?: number } = actuator;
+    for (const field of ['maxOnS', 'maxStartsPerHour'] as const) {
+      if (limits[field] !== undefined) {
+        issue(
+          ['actuators', id, field],
+          `needs a safe state of off: ${field} limits the time an actuator is on`,
+        );
+      }
+    }
+  }
+}
+
+/** Two actuators publishing on one command topic would fight over one device. */
+function commandTopicsAreNotShared(config: RawConfig, issue: Issue): void {
+  /** command topic → the actuator publishing on it. */
+  const owners = new Map<string, string>();
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    const topic = actuatorKindOf(actuator.kind).commandTopic?.(actuator);
+    if (topic === undefined) continue;
+    const other = owners.get(topic);
+    if (other !== undefined)
+      issue(['actuators', id], `command topic ${topic} is already actuators.${other}'s`);
+    else owners.set(topic, id);
+  }
+}
+
+/** A pin driven or read by two drivers would fight (a relay exported as an input, two counters). */
+function gpioPinsAreNotShared(config: RawConfig, issue: Issue): void {
+  /** BCM number → its first user, e.g. `sensors.window`. */
+  const users = new Map<number, string>();
+  for (const section of ['sensors', 'actuators'] as const) {
+    for (const [id, item] of Object.entries(config[section])) {
+      const pin = gpioPinOf(item);
+      if (pin === undefined) continue;
+      const other = users.get(pin);
+      if (other !== undefined) issue([section, id, 'bcm'], `pin ${pin} is also used by ${other}`);
+      else users.set(pin, `${section}.${id}`);
+    }
+  }
+}
+
+function loopsUseKnownSensors(config: RawConfig, issue: Issue): void {
+  for (const [loopId, loop] of Object.entries(config.loops)) {
+    if (!Object.hasOwn(config.sensors, loop.sensor)) {
+      issue(['loops', loopId, 'sensor'], `unknown sensor "${loop.sensor}"`);
+    }
+    loop.interlocks.forEach((interlock, index) => {
+      if (!Object.hasOwn(config.sensors, interlock.sensor)) {
+        issue(['loops', loopId, 'interlocks', index, 'sensor'], `unknown sensor "${interlock.sensor}"`);
+      }
+    });
+  }
+}
+
+/** Each known actuator of each loop, with its role; unknown ones are actuatorsServeOneLoop's. */
+function* loopActuators(config: RawConfig) {
+  for (const [loopId, loop] of Object.entries(config.loops)) {
+    for (const role of ['raise', 'lower'] as const) {
+      const actuatorId = loop[role];
+      if (actuatorId === undefined) continue;
+      const actuator = own(config.actuators, actuatorId);
+      yield { loopId, loop, role, actuatorId, actuator, path: ['loops', loopId, role] };
+    }
+  }
+}
+
+/** Every loop actuator exists and serves one role of one loop. */
+function actuatorsServeOneLoop(config: RawConfig, issue: Issue): void {
+  /** actuator id → where it is already used, e.g. `loops.room.raise`. */
+  const usedBy = new Map<string, { loop: string; role: 'raise' | 'lower' }>();
+  for (const { loopId, role, actuatorId, actuator, path } of loopActuators(config)) {
+    if (!actuator) {
+      issue(path, `unknown actuator "${actuatorId}"`);
+      continue;
+    }
+    const previous = usedBy.get(actuatorId);
+    if (previous?.loop === loopId) {
+      issue(path, `actuator "${actuatorId}" is already this loop's ${previous.role} actuator`);
+    } else if (previous) {
+      issue(path, `actuator "${actuatorId}" is already used by loops.${previous.loop}.${previous.role}`);
+    } else {
+      usedBy.set(actuatorId, { loop: loopId, role });
+    }
+  }
+}
+
+/**
+ * A relay's band modulation needs the loop's PID: the band is a band of the PID output, kp
+ * turns bandC into it, and it must stay inside 0..1 (kp·bandC < 0.5).
+ */
+function bandModulationFitsThePid(config: RawConfig, issue: Issue): void {
+  for (const { loopId, loop, actuatorId, actuator } of loopActuators(config)) {
+    if (actuator) checkModulation(actuatorId, actuator, loopId, loop.controller, issue);
+  }
+}
+
+function checkModulation(
+  actuatorId: string,
+  actuator: RawActuator,
+  loopId: string,
+  controller: RawLoop['controller'],
+  issue: Issue,
+): void {
+  if (!isRelay(actuator) || actuator.modulation !== 'band') return;
+  if (controller.type !== 'pid') {
+    issue(
+      ['actuators', actuatorId, 'modulation'],
+      `modulation "band" needs a pid controller, but loops.${loopId} uses ${controller.type} ` +
+        '(use modulation "window" or a pid controller)',
+    );
+    return;
+  }
+  const halfBand = controller.kp * actuator.bandC;
+  if (halfBand >= 0.5) {
+    issue(
+      ['actuators', actuatorId, 'bandC'],
+      `band too wide for kp: kp ${controller.kp} × bandC ${actuator.bandC} = ${round(halfBand)} ` +
+        `(must be < 0.5, so bandC < ${round(0.5 / controller.kp)} for loops.${loopId})`,
+    );
+  }
+}
+
+/** A raise actuator that lowers the plant would drive the loop away from its setpoint forever. */
+function gainsPushTheLoopsWay(config: RawConfig, issue: Issue): void {
+  for (const { role, actuatorId, actuator, path } of loopActuators(config)) {
+    const driven = actuator && actuatorPlant(actuator);
+    if (!driven) continue;
+    const wrongWay = role === 'raise' ? !(driven.gain > 0) : !(driven.gain < 0);
+    if (wrongWay) {
+      issue(
+        path,
+        `actuator "${actuatorId}" has gain ${driven.gain} on plant "${driven.plant}"; ` +
+          `a ${role} actuator needs a ${role === 'raise' ? 'positive' : 'negative'} gain`,
+      );
+    }
+  }
+}
+
+/** A simulated loop's actuators drive the plant its sensor reads. */
+function actuatorsDriveTheMeasuredPlant(config: RawConfig, issue: Issue): void {
+  for (const { loop, actuatorId, actuator, path } of loopActuators(config)) {
+    const driven = actuator && actuatorPlant(actuator);
+    const sensor = own(config.sensors, loop.sensor);
+    const measuredPlant = sensor ? sensorPlant(sensor) : undefined;
+    if (driven && measuredPlant !== undefined && driven.plant !== measuredPlant) {
+      issue(
+        path,
+        `actuator "${actuatorId}" drives plant "${driven.plant}" but sensor "${loop.sensor}" reads plant "${measuredPlant}"`,
+      );
+    }
+  }
+}
+
+/** For messages: at most 4 significant digits, no float noise. */
+function round(value: number): number {
+  return Number(value.toPrecision(4));
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { GpioRelay } from '../../drivers/gpio/relay.js';
+import { bcmSchema, relayFields } from '../fields.js';
+import { actuatorKind } from '../types.js';
+import { asParsed, relayOutput } from './shared.js';
+
+const schema = z
+  .strictObject({
+    kind: z.literal('gpio_relay').describe('Actuator kind.'),
+    bcm: bcmSchema,
+    activeLow: z
+      .boolean()
+      .default(true)
+      .describe(
+        'The relay is energised when the pin is low, as on most opto-isolated relay boards; false for ' +
+          'boards switched by a high pin. Default true.',
+      ),
+    ...relayFields,
+  })
+  .describe(
+    'A relay on a Raspberry Pi GPIO pin, read back every cycle. Never switched on at start; a pin ' +
+      'still exported from a previous run is adopted at its level, without a glitch.',
+  );
+
+export const gpioRelay = actuatorKind({
+  kind: 'gpio_relay',
+  schema,
+  ...relayOutput,
+  simulated: false,
+  usesMqtt: false,
+  resolve: asParsed,
+  gpioPin: (relay) => relay.bcm,
+  driverFields: ['bcm', 'activeLow'],
+  createDriver: (relay, ctx) =>
+    new GpioRelay({ id: ctx.id, bcm: relay.bcm, activeLow: relay.activeLow, ...ctx.gpio() }),
+});

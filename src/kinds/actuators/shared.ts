@@ -1,0 +1,51 @@
+import type { ActuatorSpec } from '../../core/loop-spec.js';
+import type { RelayFields } from '../fields.js';
+import type { LoopUse } from '../types.js';
+
+/** Relay kinds: 0 or 1, their safeState as a level, their timing and band as the core's spec. */
+export const relayOutput = {
+  output: 'relay' as const,
+  safeLevel: (relay: RelayFields): number => (relay.safeState === 'on' ? 1 : 0),
+  spec: (id: string, relay: RelayFields, loop: LoopUse): ActuatorSpec => ({
+    id,
+    kind: 'relay',
+    safeLevel: relay.safeState === 'on' ? 1 : 0,
+    timeProportioning: {
+      windowMs: relay.windowS * 1000,
+      minOnMs: relay.minOnS * 1000,
+      minOffMs: relay.minOffS * 1000,
+    },
+    ...relayBand(relay, loop),
+    ...(relay.maxOnS !== undefined ? { maxOnMs: relay.maxOnS * 1000 } : {}),
+    ...(relay.maxStartsPerHour !== undefined ? { maxStartsPerHour: relay.maxStartsPerHour } : {}),
+  }),
+};
+
+/**
+ * Band modulation in the core's unit: the band is one of the PID output, so bandC (loop unit)
+ * times kp. Validation guarantees a pid controller and kp·bandC < 0.5.
+ */
+function relayBand(relay: RelayFields, loop: LoopUse): Pick<ActuatorSpec, 'band'> {
+  if (relay.modulation !== 'band' || loop.pidKp === undefined) return {};
+  return { band: { halfBand: loop.pidKp * relay.bandC } };
+}
+
+interface ContinuousFields {
+  safeLevel: number;
+  maxOnS?: number | undefined;
+}
+
+/** Continuous kinds: any level 0..1, their safeLevel, and only the maxOnS limit. */
+export const continuousOutput = {
+  output: 'continuous' as const,
+  safeLevel: (actuator: ContinuousFields): number => actuator.safeLevel,
+  spec: (id: string, actuator: ContinuousFields): ActuatorSpec => ({
+    id,
+    kind: 'continuous',
+    safeLevel: actuator.safeLevel,
+    ...(actuator.maxOnS !== undefined ? { maxOnMs: actuator.maxOnS * 1000 } : {}),
+  }),
+};
+
+/** For kinds whose parsed section needs no further resolution. */
+export const asParsed = <T>(raw: T): T => raw;

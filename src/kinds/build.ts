@@ -1,0 +1,133 @@
+/**
+ * Builds the drivers a config asks for, each by its kind's factory (registry.ts). Reads only
+ * the hardware sections of the config (typed here structurally, so kinds need not import
+ * config): sensors, actuators, the simulation and the gpio block.
+ */
+import type { Logger } from 'pino';
+import { type GpioPortFactory, onoffPortFactory } from '../drivers/gpio/port.js';
+import { type MqttTransport, offlineTransport } from '../drivers/mqtt/transport.js';
+import { FopdtPlant, type PlantParams } from '../drivers/sim/plant.js';
+import type { ActuatorDriver, SensorDriver } from '../drivers/types.js';
+import { type ActuatorConfig, actuatorKindOf, type SensorConfig, sensorKindOf } from './registry.js';
+import type { DriverContext } from './types.js';
+
+/** The parts of a validated config that drivers are built from. */
+export interface HardwareConfig {
+  gpio?: { sysfsRoot: string; chipLabel?: string | undefined; base?: number | undefined } | undefined;
+  simulation: { seed: number; plants: Record<string, PlantParams & { noise: number; quantization: number }> };
+  sensors: Record<string, SensorConfig>;
+  actuators: Record<string, ActuatorConfig>;
+}
+
+/**
+ * Every driver a config asks for, by id, plus the simulated plants behind the simulated ones
+ * and the broker connection of the MQTT ones (drivers created later, on reload, share it).
+ */
+export interface Drivers {
+  sensors: Map<string, SensorDriver>;
+  actuators: Map<string, ActuatorDriver>;
+  plants: Map<string, FopdtPlant>;
+  /** The node's one MQTT connection; absent: MQTT drivers get an offline transport. */
+  mqtt?: MqttTransport;
+  /** Where MQTT actuators report state payloads they do not understand. */
+  logger?: Logger;
+  /** How GPIO drivers open pins; absent: onoff (loaded only when a GPIO driver starts). */
+  gpioPortFactory?: GpioPortFactory;
+}
+
+/** What drivers need besides the config and the clock. */
+export interface DriverDeps {
+  /**
+   * The daemon's MQTT connection, shared by every MQTT driver. Without it, MQTT drivers are
+   * built on an offline transport: unknown states, failed writes, loops safe and saying why.
+   */
+  mqtt?: MqttTransport | undefined;
+  logger?: Logger | undefined;
+  /** GPIO drivers' pin access; tests pass a fake `portFactory`. Default: onoff on /sys/class/gpio. */
+  gpio?: { portFactory?: GpioPortFactory | undefined } | undefined;
+}
+
+/** Builds the drivers named in the config. `nowMs` is the (possibly scaled) clock. */
+export function buildDrivers(config: HardwareConfig, nowMs: () => number, deps: DriverDeps = {}): Drivers {
+  const drivers: Drivers = {
+    sensors: new Map(),
+    actuators: new Map(),
+    plants: new Map(),
+    ...(deps.mqtt ? { mqtt: deps.mqtt } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.gpio?.portFactory ? { gpioPortFactory: deps.gpio.portFactory } : {}),
+  };
+  for (const id of Object.keys(config.sensors))
+    drivers.sensors.set(id, createSensorDriver(config, id, drivers, nowMs));
+  for (const id of Object.keys(config.actuators)) {
+    drivers.actuators.set(id, createActuatorDriver(config, id, drivers, nowMs));
+  }
+  return drivers;
+}
+
+export function createSensorDriver(
+  config: HardwareConfig,
+  id: string,
+  drivers: Drivers,
+  nowMs: () => number,
+): SensorDriver {
+  const sensor = own(config.sensors, id);
+  if (!sensor) throw new Error(`unknown sensor "${id}"`);
+  return sensorKindOf(sensor.kind).createDriver(sensor, contextOf(config, id, drivers, nowMs));
+}
+
+export function createActuatorDriver(
+  config: HardwareConfig,
+  id: string,
+  drivers: Drivers,
+  nowMs: () => number,
+): ActuatorDriver {
+  const actuator = own(config.actuators, id);
+  if (!actuator) throw new Error(`unknown actuator "${id}"`);
+  return actuatorKindOf(actuator.kind).createDriver(actuator, contextOf(config, id, drivers, nowMs));
+}
+
+/** What a kind's factory may use: shared connections and plants are created once, on demand. */
+function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: () => number): DriverContext {
+  return {
+    id,
+    nowMs,
+    transport: () => drivers.mqtt ?? offlineTransport('MQTT not configured'),
+    gpio: () => ({
+      sysfsRoot: config.gpio?.sysfsRoot ?? '/sys',
+      portFactory: drivers.gpioPortFactory ?? onoffPortFactory,
+      chip: { chipLabel: config.gpio?.chipLabel, base: config.gpio?.base },
+    }),
+    plant: (plantId) => plantOf(config, plantId, drivers, nowMs),
+    simulation: config.simulation,
+    logger: drivers.logger,
+  };
+}
+
+/** The simulated plant `id`, created on first use (a running plant is the simulated world). */
+function plantOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: () => number): FopdtPlant {
+  let plant = drivers.plants.get(id);
+  if (!plant) {
+    const plantConfig = own(config.simulation.plants, id);
+    // The config schema checks references; this guards against a schema/driver mismatch.
+    if (!plantConfig) throw new Error(`unknown simulation plant "${id}"`);
+    plant = new FopdtPlant(plantConfig, nowMs());
+    drivers.plants.set(id, plant);
+  }
+  return plant;
+}
+
+/**
+ * `--speed N` runs the clock N× faster: only meaningful when every driver is simulated (real
+ * hardware and real time cannot be sped up). Returns the problem, or undefined when allowed.
+ */
+export function speedProblem(drivers: Pick<Drivers, 'sensors' | 'actuators'>): string | undefined {
+  const real = [...drivers.sensors.values(), ...drivers.actuators.values()].filter((d) => !d.simulated);
+  if (real.length === 0) return undefined;
+  return `--speed needs every driver to be simulated; real drivers: ${real.map((d) => d.id).join(', ')}`;
+}
+
+/** `record[key]` for own keys only, so an id like "constructor" never finds a prototype member. */
+function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}

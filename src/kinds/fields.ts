@@ -1,0 +1,132 @@
+/**
+ * Zod fragments that several hardware kinds share: the sensor timing fields, a relay's timing
+ * and safety fields, BCM pin numbers, MQTT topics and JSON field paths. Kinds spread or reuse
+ * them so the same field reads the same (and is described the same) in every kind.
+ */
+import { z } from 'zod';
+import { FIELD_PATH_PATTERN, plainTopicProblem } from '../drivers/mqtt/payload.js';
+
+/** A reference to another section of the file (a plant, a sensor, an actuator). */
+export const ref = (what: string) => z.string().min(1).describe(`Id of a ${what} defined in this file.`);
+
+/** An exact MQTT topic: wildcards would match other devices, `$` topics are the broker's. */
+export const plainTopic = z.string().superRefine((topic, ctx) => {
+  const problem = plainTopicProblem(topic);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** A dot path into a JSON payload. */
+export const fieldPath = z.string().regex(FIELD_PATH_PATTERN, {
+  error: 'use a dot path such as AM2301.Temperature (no spaces, no empty parts)',
+});
+
+/** Timing every sensor kind has (spread into its object). */
+export const sensorCommon = {
+  periodS: z.number().gt(0).default(10).describe('Seconds between two reads. Default 10.'),
+  staleAfterS: z
+    .number()
+    .gt(0)
+    .optional()
+    .describe('Seconds after which the latest reading counts as missing. Default 3 × periodS.'),
+};
+
+/** A BCM GPIO number: the Pi's main controller has 54 (58 on a Pi 4, the last 4 unused). */
+export const bcmSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(53)
+  .describe(
+    'BCM GPIO number, 0..53 (GPIO17 of pinout diagrams, not the header pin); each pin once per file. ' +
+      'Required.',
+  );
+
+/** A simulated actuator's effect on its plant. */
+export const gainSchema = z
+  .number()
+  .describe(
+    'Steady-state change of the plant at full output (°C or %RH): +20 for a heater, -15 for a cooler.',
+  );
+
+/** Safety limit shared by every actuator kind (safety-monitors.ts). */
+export const maxOnSchema = z
+  .number()
+  .gt(0)
+  .optional()
+  .describe(
+    'Longest time continuously on (above 0), seconds: reaching it switches every actuator of the ' +
+      'loop safe and latches a fault until reset (a pump running dry, a leak, a door left open). Set ' +
+      'it above the longest run the plant ever needs. Needs a safe state of off (0). Default: no limit.',
+  );
+
+/** A continuous actuator's safe output. */
+export const safeLevelSchema = z
+  .number()
+  .min(0)
+  .max(1)
+  .default(0)
+  .describe('Output (0..1) forced on faults, stale readings and shutdown. Default 0.');
+
+/** How long an MQTT actuator trusts its device's last state report. */
+export const stateStaleAfterS = z
+  .number()
+  .gt(0)
+  .default(600)
+  .describe(
+    'A state report older than this many seconds makes the state unknown, and the command is sent ' +
+      'again. Keep it above the keep-alive (300 s): the command is re-sent that often and devices ' +
+      'answer it with their state. Default 600.',
+  );
+
+/** How a relay is driven: shared by every relay kind (simulated, MQTT, GPIO). */
+export const relayFields = {
+  minOnS: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe('Shortest on time, seconds (protects compressors). Default 0.'),
+  minOffS: z.number().min(0).default(0).describe('Shortest off time, seconds. Default 0.'),
+  windowS: z
+    .number()
+    .gt(0)
+    .default(600)
+    .describe(
+      'Time-proportioning window, seconds (modulation window): a PID output of 0.3 is on 30 % of each window. Default 600.',
+    ),
+  modulation: z
+    .enum(['window', 'band'])
+    .default('window')
+    .describe(
+      'How a PID output (0..1) drives the relay. window: time-proportioning over windowS, a predictable ' +
+        'switching rate (relay wear, compressors). band: on above output 0.5 + kp·bandC, off below ' +
+        '0.5 − kp·bandC; regulates closer at a similar rate, best with PI (tdS 0). Needs a pid controller. ' +
+        'Minimum on/off times hold with both. Default window.',
+    ),
+  bandC: z
+    .number()
+    .gt(0)
+    .default(0.25)
+    .describe(
+      "modulation band only: half width of the band in the loop's unit (°C, %RH); on the PID output " +
+        'it is kp·bandC, which must stay below 0.5. Wider: fewer switches, more ripple. Default 0.25.',
+    ),
+  safeState: z
+    .enum(['off', 'on'])
+    .default('off')
+    .describe('State forced on faults, stale readings and shutdown. Default off.'),
+  maxStartsPerHour: z
+    .number()
+    .int()
+    .gt(0)
+    .optional()
+    .describe(
+      'Most switch-ons in any hour (compressor and relay wear; 6 suits most compressors): a further ' +
+        'start waits until the oldest is an hour old; switching off is always allowed. Needs safeState ' +
+        'off. Default: no cap.',
+    ),
+  maxOnS: maxOnSchema,
+};
+
+const relayObject = z.object(relayFields);
+/** A relay's fields once parsed (what the relay spec builder reads). */
+export type RelayFields = z.output<typeof relayObject>;
