@@ -22,6 +22,10 @@ export interface SensorDriver {
    */
   onValue?(listener: () => void): void;
   start?(): Promise<void>;
+  /**
+   * Releases what `start()` took (a subscription, a pin); calling it twice is harmless. What
+   * `read()` does afterwards each driver states (test/drivers/contract/sensor-contract.ts).
+   */
   stop?(): Promise<void>;
 }
 
@@ -38,5 +42,10 @@ export interface ActuatorDriver {
   observe(): Promise<ActuatorLevel>;
   write(level: number): Promise<void>;
   start?(): Promise<void>;
+  /**
+   * Releases what `start()` took; calling it twice is harmless. Writes after it reject: the
+   * daemon drives the safe state before stopping a driver, so a later write is a stale caller
+   * (test/drivers/contract/actuator-contract.ts).
+   */
   stop?(): Promise<void>;
 }

@@ -249,6 +249,30 @@ export class MqttConnection {
     if (this.connected) this.subscribeMissing();
   }
 
+  /**
+   * Removes `handler` (the function given to `subscribe`) from `topicFilter`; the filter's
+   * other handlers keep receiving. The last one gone, the filter is no longer subscribed after
+   * a reconnect and, when connected, the broker is sent an UNSUBSCRIBE. Offline, a persistent
+   * session may still deliver the filter after the next connect: no handler matches, so those
+   * messages are dropped.
+   */
+  unsubscribe(topicFilter: string, handler: MessageHandler): void {
+    const subscription = this.subscriptions.get(topicFilter);
+    const index = subscription?.handlers.indexOf(handler) ?? -1;
+    if (!subscription || index < 0) return;
+    subscription.handlers.splice(index, 1);
+    if (subscription.handlers.length > 0) return;
+    this.subscriptions.delete(topicFilter);
+    const inSession = this.sessionFilters.delete(topicFilter);
+    const client = this.client;
+    if (!inSession || !client?.connected) return;
+    client.unsubscribe(topicFilter, (error?: Error) => {
+      // Harmless: the filter has no handler, whatever the broker still sends is dropped.
+      if (error)
+        this.logger.debug({ filter: topicFilter, err: errorMessage(error) }, 'MQTT unsubscribe failed');
+    });
+  }
+
   private clientOptions(): IClientOptions {
     const { settings } = this;
     const v5 = settings.protocolVersion === 5;

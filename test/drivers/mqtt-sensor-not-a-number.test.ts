@@ -7,22 +7,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MAX_PAYLOAD_BYTES } from '../../src/drivers/mqtt/payload.js';
-import { MqttSensor } from '../../src/drivers/mqtt/sensor.js';
+import { SENSOR_TOPIC, topicSensor } from './mqtt/devices.js';
 import { FakeTransport, manualTime } from './mqtt/fake-transport.js';
 
-const TOPIC = 'tele/th1/SENSOR';
+const TOPIC = SENSOR_TOPIC;
 
 async function sensor(field?: string) {
   const transport = new FakeTransport();
   const time = manualTime();
-  const driver = new MqttSensor({
-    id: 'room',
-    transport,
-    topic: TOPIC,
-    field,
-    staleAfterMs: 180_000,
-    ...time,
-  });
+  const driver = topicSensor(transport, { field, ...time });
   await driver.start();
   let told = 0;
   driver.onValue(() => told++);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { parse } from 'yaml';
-import { type Config, configSchema } from '../../src/config/schema.js';
+import type { Config } from '../../src/config/schema.js';
 import type { Mode } from '../../src/core/types.js';
 import { parseCommand } from '../../src/mqtt/commands.js';
 import {
@@ -15,6 +14,7 @@ import {
   STATE_TEMPLATES,
 } from '../../src/mqtt/discovery.js';
 import { topicsFor } from '../../src/mqtt/topics.js';
+import { validConfig } from '../support/config.js';
 
 // ---------------------------------------------------------------------------------------
 // Home Assistant's documented keys (read from the docs, not guessed).
@@ -169,8 +169,7 @@ const options = { prefix: 'homeassistant', baseTopic: 'homeostat', version: '1.2
 
 /** A config with one thermal plant `t` and one humidity plant `h`, and the given loops. */
 function makeConfig(loops: string, nodeId = 'pi-1'): Config {
-  return configSchema.parse(
-    parse(`
+  return validConfig(`
 version: 1
 node: { id: ${nodeId}, name: Cellar }
 simulation:
@@ -191,8 +190,7 @@ actuators:
   dryer: { kind: simulated_continuous, plant: h, gain: -30 }
 loops:
 ${loops}
-`),
-  );
+`);
 }
 
 const ROOM =

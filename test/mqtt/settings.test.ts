@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { MAX_SECRET_FILE_BYTES, mqttSettings } from '../../src/commands/mqtt-setup.js';
-import { parseConfigText } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
-import { demoConfigText } from '../integration/helpers.js';
+import { demoConfigWithMqtt } from '../support/config.js';
+import { tempDir } from '../support/tmp.js';
 
 /**
  * The files the broker settings read (password, TLS) are read with a size cap, and only when
@@ -15,23 +13,13 @@ import { demoConfigText } from '../integration/helpers.js';
  * a message naming the file, never fill the memory nor block the start.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'homeostat-settings-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-function configWith(mqtt: Record<string, unknown>): Config {
-  const text = demoConfigText((doc) => {
-    for (const [key, value] of Object.entries(mqtt)) doc.setIn(['mqtt', key], value);
-  });
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  return loaded.config;
-}
+const dir = tempDir({ after }, 'homeostat-settings-');
 
 describe('mqttSettings: the password file', () => {
   test('given a small regular file, its trimmed content is the password', () => {
     const path = join(dir, 'pw-ok');
     writeFileSync(path, 's3cret\n');
-    const settings = mqttSettings(configWith({ username: 'h', passwordFile: path }), undefined, {});
+    const settings = mqttSettings(demoConfigWithMqtt({ username: 'h', passwordFile: path }), undefined, {});
     assert.equal(settings?.password, 's3cret');
   });
 
@@ -39,7 +27,7 @@ describe('mqttSettings: the password file', () => {
     const path = join(dir, 'pw-big');
     writeFileSync(path, 'x'.repeat(8 * 1024));
     assert.throws(
-      () => mqttSettings(configWith({ passwordFile: path }), undefined, {}),
+      () => mqttSettings(demoConfigWithMqtt({ passwordFile: path }), undefined, {}),
       (error: Error) =>
         error.message.includes(path) &&
         /8192 bytes/.test(error.message) &&
@@ -49,7 +37,7 @@ describe('mqttSettings: the password file', () => {
 
   test('given /dev/zero, it is refused at once as not a regular file (it used to grow to 14 GB)', () => {
     assert.throws(
-      () => mqttSettings(configWith({ passwordFile: '/dev/zero' }), undefined, {}),
+      () => mqttSettings(demoConfigWithMqtt({ passwordFile: '/dev/zero' }), undefined, {}),
       /\/dev\/zero.*not a regular file/,
     );
   });
@@ -58,25 +46,28 @@ describe('mqttSettings: the password file', () => {
     const path = join(dir, 'pw-fifo');
     execFileSync('mkfifo', [path]);
     assert.throws(
-      () => mqttSettings(configWith({ passwordFile: path }), undefined, {}),
+      () => mqttSettings(demoConfigWithMqtt({ passwordFile: path }), undefined, {}),
       /pw-fifo.*not a regular file/,
     );
   });
 
   test('given a directory, it is refused with the path', () => {
-    assert.throws(() => mqttSettings(configWith({ passwordFile: dir }), undefined, {}), /not a regular file/);
+    assert.throws(
+      () => mqttSettings(demoConfigWithMqtt({ passwordFile: dir }), undefined, {}),
+      /not a regular file/,
+    );
   });
 
   test('given a missing file, the message names it', () => {
     const path = join(dir, 'missing');
     assert.throws(
-      () => mqttSettings(configWith({ passwordFile: path }), undefined, {}),
+      () => mqttSettings(demoConfigWithMqtt({ passwordFile: path }), undefined, {}),
       /cannot read the password file .*missing/,
     );
   });
 
   test('without a password file, HOMEOSTAT_MQTT_PASSWORD is the password', () => {
-    const settings = mqttSettings(configWith({}), undefined, { HOMEOSTAT_MQTT_PASSWORD: 'from-env' });
+    const settings = mqttSettings(demoConfigWithMqtt({}), undefined, { HOMEOSTAT_MQTT_PASSWORD: 'from-env' });
     assert.equal(settings?.password, 'from-env');
   });
 });
@@ -84,7 +75,7 @@ describe('mqttSettings: the password file', () => {
 describe('mqttSettings: TLS files', () => {
   test('given /dev/zero as the CA file, it is refused as not a regular file', () => {
     assert.throws(
-      () => mqttSettings(configWith({ tls: { caFile: '/dev/zero' } }), undefined, {}),
+      () => mqttSettings(demoConfigWithMqtt({ tls: { caFile: '/dev/zero' } }), undefined, {}),
       /CA file \/dev\/zero.*not a regular file/,
     );
   });

@@ -1,9 +1,9 @@
 /** LoopRunner.shiftTimes: the armed cycle's due time follows a wall-clock step. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pino } from 'pino';
 import { LoopRunner } from '../../src/runtime/loop-runner.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
+import { silentLogger } from '../support/logger.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -19,7 +19,7 @@ function runner(clock: ManualClock) {
     },
     resyncMs: 30_000,
     backoff: { initialMs: 1_000, maxMs: 60_000 },
-    logger: pino({ level: 'silent' }),
+    logger: silentLogger,
   });
   return { loop, callsAtMs };
 }

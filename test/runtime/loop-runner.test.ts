@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pino } from 'pino';
 import { type CycleResult, LoopRunner, type LoopRunnerOptions } from '../../src/runtime/loop-runner.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
+import { LogLevel, recordingLogger } from '../support/logger.js';
 
-const ERROR = 50;
-const INFO = 30;
-
-/** A pino logger whose JSON lines land in `lines`. */
-function captureLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  return { logger, lines, atLevel: (level: number) => lines.filter((l) => l.level === level) };
-}
+const ERROR = LogLevel.error;
+const INFO = LogLevel.info;
 
 type Step = 'ok' | 'fail' | CycleResult;
 
@@ -47,7 +40,7 @@ function makeRunner(
   cycle: () => Promise<CycleResult>,
   extra: Partial<LoopRunnerOptions> = {},
 ) {
-  const log = captureLogger();
+  const log = recordingLogger({ level: 'debug' });
   const runner = new LoopRunner({
     name: 'greenhouse',
     clock,

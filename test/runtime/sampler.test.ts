@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pino } from 'pino';
 import type { Reading } from '../../src/core/types.js';
 import type { SensorDriver } from '../../src/drivers/types.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { type SampledSensor, Sampler } from '../../src/runtime/sampler.js';
+import { LogLevel, recordingLogger } from '../support/logger.js';
 
-const WARN = 40;
-const INFO = 30;
-
-function captureLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  return { logger, lines, atLevel: (level: number) => lines.filter((l) => l.level === level) };
-}
+const WARN = LogLevel.warn;
+const INFO = LogLevel.info;
 
 /** What one read does: return a value, or throw. */
 type Outcome = number | { throws: string };
@@ -57,7 +51,7 @@ class FakeSensor implements SensorDriver {
 }
 
 function makeSampler(clock: ManualClock, sensors: SampledSensor[], maxConcurrentReads?: number) {
-  const log = captureLogger();
+  const log = recordingLogger({ level: 'debug' });
   const readings: Array<[string, Reading]> = [];
   const sampler = new Sampler({
     clock,

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import {
@@ -11,6 +9,7 @@ import {
   notifySocketAddress,
   watchdogIntervalMs,
 } from '../../src/systemd/notify.js';
+import { tempDir } from '../support/tmp.js';
 
 interface ReceivingSocket {
   bind(path: string): void;
@@ -22,8 +21,7 @@ const unix = createRequire(import.meta.url)('unix-dgram') as {
   createSocket(type: 'unix_dgram'): ReceivingSocket & DatagramSocket;
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'homeostat-notify-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir({ after }, 'homeostat-notify-');
 let sockets = 0;
 
 /** A real unix datagram socket standing in for systemd's /run/systemd/notify. */

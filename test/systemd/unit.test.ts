@@ -5,23 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { defaultConfigPath } from '../../src/commands/paths.js';
 import { NOTIFY_UNAVAILABLE_EXIT_CODE } from '../../src/systemd/notify.js';
+import { type HasAfter, tempDir } from '../support/tmp.js';
 
 const unitPath = fileURLToPath(new URL('../../systemd/homeostat.service', import.meta.url));
 const unitText = readFileSync(unitPath, 'utf8');
@@ -54,21 +44,15 @@ function assignments(text: string): Map<string, string[]> {
   return keys;
 }
 
-const roots: string[] = [];
-after(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
 /**
  * `systemd-analyze verify` in a throw-away root that holds a copy of the host's units, the
  * unit under test in /etc/systemd/system and executable stubs for the commands it runs: the
  * check then means the same on any machine, whether or not node lives in /usr/bin there.
  * verify exits 0 on unknown keys and unparsable values (it only warns), so any output fails.
  */
-function verifyInRoot(text: string, executables = ['/usr/bin/node', '/usr/bin/kill']) {
+function verifyInRoot(t: HasAfter, text: string, executables = ['/usr/bin/node', '/usr/bin/kill']) {
   if (!existsSync(HOST_UNITS)) assert.fail(`${HOST_UNITS} missing: apt-get install -y systemd`);
-  const root = mkdtempSync(join(tmpdir(), 'homeostat-unit-'));
-  roots.push(root);
+  const root = tempDir(t, 'homeostat-unit-');
   mkdirSync(join(root, 'usr/lib/systemd'), { recursive: true });
   mkdirSync(join(root, 'usr/bin'), { recursive: true });
   mkdirSync(join(root, 'etc/systemd/system'), { recursive: true });
@@ -153,24 +137,24 @@ describe('systemd/homeostat.service', () => {
     assert.equal(result.status, 0, `--threshold failed:\n${result.stderr}`);
   });
 
-  test('passes systemd-analyze verify without a single warning', () => {
-    const result = verifyInRoot(unitText);
+  test('passes systemd-analyze verify without a single warning', (t) => {
+    const result = verifyInRoot(t, unitText);
     assert.equal(result.stderr + result.stdout, '');
     assert.equal(result.status, 0);
   });
 
-  test('the verify check fails on a misspelt key (it can catch mistakes)', () => {
-    const result = verifyInRoot(unitText.replace('WatchdogSec=60', 'WatchDogSec=60'));
+  test('the verify check fails on a misspelt key (it can catch mistakes)', (t) => {
+    const result = verifyInRoot(t, unitText.replace('WatchdogSec=60', 'WatchDogSec=60'));
     assert.match(result.stderr, /Unknown key 'WatchDogSec'/);
   });
 
-  test('the verify check fails on a misspelt ExecStopPost (it checks that key too)', () => {
-    const result = verifyInRoot(unitText.replace('ExecStopPost=', 'ExecStopPosts='));
+  test('the verify check fails on a misspelt ExecStopPost (it checks that key too)', (t) => {
+    const result = verifyInRoot(t, unitText.replace('ExecStopPost=', 'ExecStopPosts='));
     assert.match(result.stderr, /Unknown key 'ExecStopPosts'/);
   });
 
-  test('the verify check fails when ExecStart is not executable', () => {
-    const result = verifyInRoot(unitText, ['/usr/bin/kill']);
+  test('the verify check fails when ExecStart is not executable', (t) => {
+    const result = verifyInRoot(t, unitText, ['/usr/bin/kill']);
     assert.notEqual(result.status, 0);
     assert.match(result.stderr, /\/usr\/bin\/node is not executable/);
   });

@@ -8,7 +8,7 @@ import {
   parseNumberPayload,
   parseSwitchState,
 } from './payload.js';
-import type { MqttTransport, PublishOptions } from './transport.js';
+import type { MqttTransport, PublishOptions, TransportHandler } from './transport.js';
 
 /**
  * Commands are QoS 1 (the broker acknowledges them) and never retained: a retained `ON`
@@ -51,9 +51,12 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   protected readonly opts: MqttActuatorOptions;
   private state: DeviceState<T> | undefined;
   private subscribed = false;
-  private stopped = false;
+  /** Set by `stop()`, for good. */
+  protected stopped = false;
   /** A not-understood state has been logged; cleared by an understood one. */
   private problemLogged = false;
+  /** The handler given to the transport: the same function unsubscribes it on stop. */
+  private readonly stateHandler: TransportHandler = (_topic, payload) => this.onState(payload);
 
   constructor(opts: MqttActuatorOptions) {
     if (!(opts.stateStaleAfterMs > 0)) {
@@ -69,16 +72,24 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   async start(): Promise<void> {
     if (this.subscribed || this.stopped) return;
     this.subscribed = true;
-    this.opts.transport.subscribe(this.opts.stateTopic, 0, (_topic, payload) => this.onState(payload));
+    this.opts.transport.subscribe(this.opts.stateTopic, 0, this.stateHandler);
     this.afterStart();
   }
 
   /** Called once subscribed; for what a kind sets up on the device. */
   protected afterStart(): void {}
 
-  /** Ignores further states (the transport has no unsubscribe). */
+  /**
+   * Unsubscribes from the state topic (a driver replaced on reload leaves no handler on the
+   * shared connection) and refuses further writes: the daemon drives the safe state before it
+   * stops a driver, so a write after that is a stale caller, not a command to send. `observe()`
+   * keeps reporting the last state until it is stale. Final and idempotent.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (!this.subscribed) return;
+    this.subscribed = false;
+    this.opts.transport.unsubscribe(this.opts.stateTopic, this.stateHandler);
   }
 
   /** The last state reported, if fresh and understood; `undefined` (unknown) otherwise. */
@@ -90,10 +101,17 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     return this.toLevel(state.value);
   }
 
-  /** Publishes the absolute command for `level`; rejects when offline or not acknowledged. */
+  /** Publishes the absolute command for `level`; rejects when offline, not acknowledged or stopped. */
   async write(level: number): Promise<void> {
     const payload = this.commandPayload(level);
+    this.assertRunning();
     await this.opts.transport.publish(this.opts.commandTopic, payload, COMMAND_PUBLISH);
+  }
+
+  /** Throws once stopped (see `stop()`). */
+  protected assertRunning(): void {
+    if (this.stopped)
+      throw new Error(`actuator ${this.id}: driver stopped, not published to ${this.opts.commandTopic}`);
   }
 
   /** Called at every observe (every cycle); for what a kind keeps up on the device. */
@@ -174,6 +192,7 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
   override async write(level: number): Promise<void> {
     const deadMan = this.payloads.deadMan;
     if (level === 1 && deadMan?.kind === 'tasmota-pulsetime') {
+      this.assertRunning();
       await this.opts.transport.publish(deadMan.topic, deadMan.payload, COMMAND_PUBLISH);
       this.pulseTime = 'armed';
     }
@@ -192,7 +211,7 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
   private armPulseTime(): void {
     const deadMan = this.payloads.deadMan;
     if (deadMan?.kind !== 'tasmota-pulsetime' || this.pulseTime !== 'unarmed') return;
-    if (!this.opts.transport.connected) return;
+    if (this.stopped || !this.opts.transport.connected) return;
     this.pulseTime = 'arming';
     this.opts.transport.publish(deadMan.topic, deadMan.payload, COMMAND_PUBLISH).then(
       () => {

@@ -1,7 +1,7 @@
 import type { Reading } from '../../core/types.js';
 import type { SensorDriver } from '../types.js';
 import { MAX_PAYLOAD_BYTES, parseNumberPayload, readField } from './payload.js';
-import type { MqttTransport } from './transport.js';
+import type { MqttTransport, TransportHandler } from './transport.js';
 
 /** Options of an {@link MqttSensor}. */
 export interface MqttSensorOptions {
@@ -44,6 +44,8 @@ export class MqttSensor implements SensorDriver {
   private listener: (() => void) | undefined;
   private subscribed = false;
   private stopped = false;
+  /** The handler given to the transport: the same function unsubscribes it on stop. */
+  private readonly handler: TransportHandler = (_topic, payload) => this.onMessage(payload);
 
   constructor(opts: MqttSensorOptions) {
     if (!(opts.staleAfterMs > 0)) {
@@ -57,13 +59,20 @@ export class MqttSensor implements SensorDriver {
   async start(): Promise<void> {
     if (this.subscribed || this.stopped) return;
     this.subscribed = true;
-    this.opts.transport.subscribe(this.opts.topic, 0, (_topic, payload) => this.onMessage(payload));
+    this.opts.transport.subscribe(this.opts.topic, 0, this.handler);
   }
 
-  /** Ignores further messages (the transport has no unsubscribe). */
+  /**
+   * Unsubscribes (a driver replaced on reload leaves no handler on the shared connection) and
+   * ignores anything still in flight. `read()` keeps answering with the last value until it is
+   * stale. Final: a stopped sensor does not start again. Idempotent.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.listener = undefined;
+    if (!this.subscribed) return;
+    this.subscribed = false;
+    this.opts.transport.unsubscribe(this.opts.topic, this.handler);
   }
 
   /** The latest value (NaN or ±Infinity when the device sent no number), if fresh; throws why not (none yet, stale). */

@@ -15,11 +15,15 @@ export interface PublishOptions {
 }
 
 export interface MqttTransport {
-  /**
-   * Subscribes `handler` to `topicFilter`, now if connected and again after every reconnect.
-   * There is no unsubscribe: a stopped driver ignores its messages instead.
-   */
+  /** Subscribes `handler` to `topicFilter`, now if connected and again after every reconnect. */
   subscribe(topicFilter: string, qos: 0 | 1, handler: TransportHandler): void;
+  /**
+   * Removes `handler` (the same function given to `subscribe`) from `topicFilter`; other
+   * handlers of the filter keep receiving. Once a filter has no handler left, the broker is
+   * told to stop sending it. A stopped driver calls it, so a driver replaced on reload leaves
+   * nothing behind on the shared connection. Unknown filter or handler: nothing happens.
+   */
+  unsubscribe(topicFilter: string, handler: TransportHandler): void;
   /** Publishes now, or rejects at once when offline: nothing is queued (the core retries). */
   publish(topic: string, payload: string | Buffer, opts: PublishOptions): Promise<void>;
   /** True while a session with the broker is established. */
@@ -36,6 +40,7 @@ export function offlineTransport(reason: string): MqttTransport {
   return {
     connected: false,
     subscribe: () => {},
+    unsubscribe: () => {},
     publish: (topic) => Promise.reject(new Error(`${reason}: not published to ${topic}`)),
   };
 }

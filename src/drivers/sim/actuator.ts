@@ -30,6 +30,7 @@ abstract class SimActuator implements ActuatorDriver {
   private readonly nowMs: () => number;
   private observedOverride: ActuatorLevel | null = null;
   private writeError: Error | null = null;
+  private stopped = false;
 
   constructor(opts: SimActuatorOptions) {
     const initialLevel = opts.initialLevel ?? 0;
@@ -53,10 +54,28 @@ abstract class SimActuator implements ActuatorDriver {
     return this.observedOverride === null ? this.level : this.observedOverride;
   }
 
-  /** Sets the plant input at `nowMs()`. Rejects with RangeError for a level this kind does not accept. */
+  /** Takes writes again after a `stop()` (a daemon restarted on the same drivers). */
+  async start(): Promise<void> {
+    this.stopped = false;
+  }
+
+  /**
+   * Refuses further writes, as a real driver does once it let go of its device. The plant
+   * input stays at its level: the simulated world keeps running, and a driver replacing this
+   * one on reload takes the input over. Idempotent.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+  }
+
+  /**
+   * Sets the plant input at `nowMs()`. Rejects with RangeError for a level this kind does not
+   * accept, and with an Error once stopped.
+   */
   async write(level: number): Promise<void> {
     this.writes.push(level);
     this.validate(level, this.id);
+    if (this.stopped) throw new Error(`actuator ${this.id}: driver stopped`);
     if (this.writeError !== null) throw this.writeError;
     this.plant.setInput(this.id, level, this.nowMs());
     this.onApplied(this.level, level);

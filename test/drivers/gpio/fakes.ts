@@ -1,6 +1,3 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type {
   GpioPort,
   GpioPortFactory,
@@ -8,6 +5,7 @@ import type {
   PinDirection,
   PinLevel,
 } from '../../../src/drivers/gpio/port.js';
+import { makeTempDir, writeTree } from '../../support/tmp.js';
 
 /** A fake pin: records what was asked of it, and lets a test set its level and raise edges. */
 export class FakePort implements GpioPort {
@@ -67,23 +65,20 @@ export function fakeFactory(levelOf?: (sysfsNumber: number) => PinLevel) {
   return { factory, ports };
 }
 
-const tempRoots: string[] = [];
+const removeAtExit: (() => void)[] = [];
 process.on('exit', () => {
-  for (const root of tempRoots) rmSync(root, { recursive: true, force: true });
+  for (const remove of removeAtExit) remove();
 });
 
 /**
  * Writes `files` (relative path → content) under a new temporary directory and returns it;
- * the directory is removed when the test process exits.
+ * the directory is removed when the test process exits (for fixtures made outside a test;
+ * inside one, `tempTree(t, files)` of test/support/tmp.ts removes it after the test).
  */
 export function tempTree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'homeostat-sys-'));
-  tempRoots.push(root);
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), content);
-  }
-  return root;
+  const { dir, remove } = makeTempDir('homeostat-sys-');
+  removeAtExit.push(remove);
+  return writeTree(dir, files);
 }
 
 /** sysfs files of one gpiochip, as the kernel writes them (with a trailing newline). */

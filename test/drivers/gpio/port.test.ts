@@ -5,8 +5,7 @@ import '../../../src/drivers/gpio/input.js';
 import { GPIO_PERMISSION_FIX, gpioOpenError } from '../../../src/drivers/gpio/port.js';
 import '../../../src/drivers/gpio/pulse-rate.js';
 import '../../../src/drivers/gpio/relay.js';
-
-const errnoError = (code: string) => Object.assign(new Error(`${code}: from fs`), { code });
+import { errnoError } from '../../support/assert.js';
 
 describe('GPIO port', () => {
   test('loading the GPIO drivers does not load onoff (a native addon): only the real factory does', () => {

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import pino from 'pino';
+import type pino from 'pino';
 import { LOOP_POLICY } from '../../../src/config/to-loop-spec.js';
 import { type CommandMemory, decideCommand } from '../../../src/core/command.js';
-import { MqttLevel, MqttSwitch } from '../../../src/drivers/mqtt/actuator.js';
+import { MqttLevel } from '../../../src/drivers/mqtt/actuator.js';
 import { type DeadMan, deadManFor, switchPreset } from '../../../src/drivers/mqtt/payload.js';
 import type { PublishOptions } from '../../../src/drivers/mqtt/transport.js';
+import { nextTurn } from '../../support/assert.js';
+import { recordingLogger } from '../../support/logger.js';
+import { tasmotaDimmer, tasmotaSwitch, ZIGBEE_PLUG, zigbeeSwitch } from './devices.js';
 import { FakeTransport, manualTime } from './fake-transport.js';
 
 const NO_RETAIN_QOS1 = { qos: 1, retain: false };
@@ -14,14 +17,7 @@ const NO_RETAIN_QOS1 = { qos: 1, retain: false };
 async function tasmotaPlug(opts: { logger?: pino.Logger } = {}) {
   const transport = new FakeTransport();
   const time = manualTime();
-  const plug = new MqttSwitch({
-    id: 'heater',
-    transport,
-    ...switchPreset('tasmota', 'plug'),
-    stateStaleAfterMs: 600_000,
-    ...time,
-    ...opts,
-  });
+  const plug = tasmotaSwitch(transport, { ...time, ...opts });
   await plug.start();
   return { plug, transport, time, state: (payload: string) => transport.deliver('stat/plug/POWER', payload) };
 }
@@ -30,17 +26,7 @@ async function tasmotaPlug(opts: { logger?: pino.Logger } = {}) {
 async function dimmer(levelScale = 100, commandField?: string) {
   const transport = new FakeTransport();
   const time = manualTime();
-  const driver = new MqttLevel({
-    id: 'fan',
-    transport,
-    commandTopic: 'cmnd/dim/Dimmer',
-    stateTopic: 'stat/dim/RESULT',
-    stateField: 'Dimmer',
-    commandField,
-    levelScale,
-    stateStaleAfterMs: 600_000,
-    ...time,
-  });
+  const driver = tasmotaDimmer(transport, { commandField, levelScale, ...time });
   await driver.start();
   const report = (dimmerValue: unknown) =>
     transport.deliver('stat/dim/RESULT', JSON.stringify({ POWER: 'ON', Dimmer: dimmerValue }));
@@ -69,13 +55,7 @@ describe('MqttSwitch', () => {
 
   test('zigbee2mqtt: write publishes {"state":"ON"} on <device>/set and reads the state field of <device>', async () => {
     const transport = new FakeTransport();
-    const plug = new MqttSwitch({
-      id: 'heater',
-      transport,
-      ...switchPreset('zigbee2mqtt', 'zigbee2mqtt/heater_plug'),
-      stateStaleAfterMs: 600_000,
-      ...manualTime(),
-    });
+    const plug = zigbeeSwitch(transport);
     await plug.start();
     await plug.write(1);
     await plug.write(0);
@@ -114,8 +94,7 @@ describe('MqttSwitch', () => {
   });
 
   test('a state it does not understand makes the state unknown, logged once per streak', async () => {
-    const lines: { msg: string }[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const { logger, lines } = recordingLogger({ level: 'warn' });
     const { plug, state } = await tasmotaPlug({ logger });
     state('ON');
     state('BLINK');
@@ -251,16 +230,22 @@ describe("MqttSwitch with a dead man's switch (deadManS)", () => {
 
   function tasmotaWithDeadMan(transport = new FlakyTransport()) {
     const time = manualTime();
-    const plug = new MqttSwitch({
-      id: 'heater',
-      transport,
-      ...switchPreset('tasmota', 'plug'),
-      deadMan: deadMan('tasmota', 'plug', 600),
-      stateStaleAfterMs: 600_000,
-      ...time,
-    });
+    const plug = tasmotaSwitch(transport, { deadMan: deadMan('tasmota', 'plug', 600), ...time });
     return { plug, transport, time };
   }
+
+  test('tasmota: once stopped, an observe does not arm PulseTime and a write(1) sends nothing', async () => {
+    const { plug, transport } = tasmotaWithDeadMan();
+    transport.failPublishes = true;
+    await plug.start();
+    await nextTurn();
+    await plug.stop();
+    transport.failPublishes = false;
+    await plug.observe();
+    await nextTurn();
+    await assert.rejects(plug.write(1), /heater: driver stopped/);
+    assert.deepEqual(transport.published, []);
+  });
 
   test('tasmota: started while connected, PulseTime1 700 (600 s) is sent once, before any command', async () => {
     const { plug, transport } = tasmotaWithDeadMan();
@@ -299,47 +284,31 @@ describe("MqttSwitch with a dead man's switch (deadManS)", () => {
   });
 
   test('tasmota: a PulseTime lost at start is logged once per streak and sent again at every cycle until it goes through', async () => {
-    const lines: { msg: string }[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const { logger, lines } = recordingLogger({ level: 'warn' });
     const transport = new FlakyTransport();
-    const plug = new MqttSwitch({
-      id: 'heater',
-      transport,
-      ...switchPreset('tasmota', 'plug'),
-      deadMan: deadMan('tasmota', 'plug', 600),
-      stateStaleAfterMs: 600_000,
-      ...manualTime(),
-      logger,
-    });
+    const plug = tasmotaSwitch(transport, { deadMan: deadMan('tasmota', 'plug', 600), logger });
     transport.failPublishes = true;
     await plug.start();
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     assert.match(
       lines[0]?.msg ?? '',
       /heater: could not arm PulseTime on cmnd\/plug\/PulseTime1 \(does the broker.s ACL allow it\?\); retrying/,
     );
     for (let cycle = 0; cycle < 3; cycle++) {
       await plug.observe();
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     assert.equal(lines.length, 1, 'one warning for the whole streak');
     transport.failPublishes = false;
     await plug.observe();
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     await plug.observe();
     assert.deepEqual(transport.published, [PULSE]);
   });
 
   test('zigbee2mqtt: every ON carries on_time, OFF is plain; nothing else is sent', async () => {
     const transport = new FakeTransport();
-    const plug = new MqttSwitch({
-      id: 'heater',
-      transport,
-      ...switchPreset('zigbee2mqtt', 'zigbee2mqtt/heater_plug'),
-      deadMan: deadMan('zigbee2mqtt', 'zigbee2mqtt/heater_plug', 600),
-      stateStaleAfterMs: 600_000,
-      ...manualTime(),
-    });
+    const plug = zigbeeSwitch(transport, { deadMan: deadMan('zigbee2mqtt', ZIGBEE_PLUG, 600) });
     await plug.start();
     await plug.observe();
     await plug.write(1);
@@ -413,14 +382,7 @@ describe('deadManS against the keep-alive: a healthy homeostat always re-arms in
         model.command(topic, payload.toString());
       },
     });
-    const plug = new MqttSwitch({
-      id: 'heater',
-      transport: device,
-      ...switchPreset('tasmota', 'plug'),
-      deadMan: deadMan('tasmota', 'plug', 600),
-      stateStaleAfterMs: 600_000,
-      nowMs: time.nowMs,
-    });
+    const plug = tasmotaSwitch(device, { deadMan: deadMan('tasmota', 'plug', 600), nowMs: time.nowMs });
     await plug.start();
     const timing = { keepAliveMs: LOOP_POLICY.keepAliveMs, retryInitialMs: LOOP_POLICY.retryInitialMs };
     // The loop runs at the wake-up the core asks for, late by 0–55 s (a slow sensor, a busy Pi).

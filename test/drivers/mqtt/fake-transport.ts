@@ -15,12 +15,29 @@ export interface RecordedPublish {
 export class FakeTransport implements MqttTransport {
   connected = true;
   readonly published: RecordedPublish[] = [];
+  /** The subscriptions in force, one per `subscribe` call not undone by `unsubscribe`. */
   readonly subscriptions: { filter: string; qos: 0 | 1 }[] = [];
+  /** Every `unsubscribe` that removed a handler, in order. */
+  readonly unsubscribed: string[] = [];
+  /** Parallel to `subscriptions`. */
   private readonly handlers: { filter: string; handler: TransportHandler }[] = [];
 
   subscribe(filter: string, qos: 0 | 1, handler: TransportHandler): void {
     this.subscriptions.push({ filter, qos });
     this.handlers.push({ filter, handler });
+  }
+
+  unsubscribe(filter: string, handler: TransportHandler): void {
+    const index = this.handlers.findIndex((entry) => entry.filter === filter && entry.handler === handler);
+    if (index < 0) return;
+    this.handlers.splice(index, 1);
+    this.subscriptions.splice(index, 1);
+    this.unsubscribed.push(filter);
+  }
+
+  /** How many handlers are subscribed to exactly `filter`. */
+  handlerCount(filter: string): number {
+    return this.handlers.filter((entry) => entry.filter === filter).length;
   }
 
   async publish(topic: string, payload: string | Buffer, opts: PublishOptions): Promise<void> {
@@ -31,7 +48,8 @@ export class FakeTransport implements MqttTransport {
   /** Delivers a message to every handler subscribed to exactly `topic`. */
   deliver(topic: string, payload: string | Buffer, opts: { retain?: boolean } = {}): void {
     const buffer = typeof payload === 'string' ? Buffer.from(payload) : payload;
-    for (const { filter, handler } of this.handlers) {
+    // A copy: a handler may unsubscribe while it is being delivered to.
+    for (const { filter, handler } of [...this.handlers]) {
       if (filter === topic) handler(topic, buffer, { retain: opts.retain ?? false });
     }
   }

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MqttSensor } from '../../../src/drivers/mqtt/sensor.js';
+import { SENSOR_TOPIC, topicSensor } from './devices.js';
 import { FakeTransport, manualTime } from './fake-transport.js';
 
-const TOPIC = 'tele/th1/SENSOR';
+const TOPIC = SENSOR_TOPIC;
 
 /** A started sensor (Tasmota's AM2301 unless told) on a fake transport, stale after 180 s, and a clock moved by hand. */
 async function sensor({ field }: { field?: string } = { field: 'AM2301.Temperature' }) {
   const transport = new FakeTransport();
   const time = manualTime();
-  const driver = new MqttSensor({
-    id: 'room',
-    transport,
-    topic: TOPIC,
-    field,
-    staleAfterMs: 180_000,
-    ...time,
-  });
+  const driver = topicSensor(transport, { field, ...time });
   await driver.start();
   const tasmota = (temperature: unknown) =>
     transport.deliver(TOPIC, JSON.stringify({ AM2301: { Temperature: temperature, Humidity: 40 } }));

@@ -145,3 +145,24 @@ describe('SimContinuous', () => {
     assert.ok(Math.abs(w.plant.valueAt(START_MS + 10_000_000) - 27) < 1e-9);
   });
 });
+
+describe('simulated actuators: lifecycle', () => {
+  test('given a stopped relay, writes are refused and the plant input keeps its level', async () => {
+    const w = world();
+    const relay = new SimRelay({ id: 'heater', plant: w.plant, gain: 10, nowMs: w.nowMs });
+    await relay.write(1);
+    await relay.stop();
+    await assert.rejects(relay.write(0), /heater: driver stopped/);
+    assert.equal(w.plant.inputLevel('heater'), 1);
+    assert.equal(await relay.observe(), 1);
+  });
+
+  test('given a stopped relay, when started again (a daemon restarted on the same drivers), then it takes writes', async () => {
+    const w = world();
+    const relay = new SimRelay({ id: 'heater', plant: w.plant, gain: 10, nowMs: w.nowMs });
+    await relay.stop();
+    await relay.start();
+    await relay.write(1);
+    assert.equal(w.plant.inputLevel('heater'), 1);
+  });
+});

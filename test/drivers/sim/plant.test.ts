@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FopdtPlant, type PlantParams } from '../../../src/drivers/sim/plant.js';
+import { assertClose } from '../../support/assert.js';
 
 const START_MS = 1_700_000_000_000;
 const S = 1000;
@@ -10,10 +11,6 @@ function plantWithHeater(params: Partial<PlantParams>, gain: number): FopdtPlant
   const plant = new FopdtPlant({ ambient: 20, timeConstantS: 600, ...params }, START_MS);
   plant.addInput('heater', gain);
   return plant;
-}
-
-function assertClose(actual: number, expected: number, tolerance: number, what: string): void {
-  assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: expected ${expected}, got ${actual}`);
 }
 
 describe('FopdtPlant step response', () => {
