@@ -1,26 +1,15 @@
-import mqtt, { type IClientOptions, type IConnackPacket, type IPublishPacket, type MqttClient } from 'mqtt';
+import mqtt, { type IConnackPacket, type IPublishPacket, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import { redactUrl } from '../redact.js';
+import { connackRefusal, errorMessage, refusalHint, withTimeout } from './connection-errors.js';
+import { clientOptionsFor, type MqttSettings } from './connection-settings.js';
 import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff, reconnectDelayMs } from './reconnect.js';
+import { levelsMatch } from './topic-filter.js';
 
-/** How to reach the broker, and who we are there. */
-export interface MqttSettings {
-  /** `mqtt://host:port` or `mqtts://host:port` (TLS). */
-  url: string;
-  /** Stable client id: the broker keeps our session (subscriptions, queued QoS 1) under it. */
-  clientId: string;
-  username?: string;
-  password?: string;
-  /** 5 (MQTT 5, default in the config) or 4 (MQTT 3.1.1, for old brokers). */
-  protocolVersion: 4 | 5;
-  /** TLS: PEM CA certificate(s) to trust instead of the system store. */
-  ca?: string | Buffer;
-  /** TLS client certificate and key (PEM), for brokers that require one. */
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  /** Topic prefix of this node, e.g. `homeostat/demo`; availability is `<baseTopic>/availability`. */
-  baseTopic: string;
-}
+export type { MqttSettings } from './connection-settings.js';
+export { MAX_INCOMING_PACKET_BYTES, RECEIVE_MAXIMUM } from './connection-settings.js';
+
+export { topicMatchesFilter } from './topic-filter.js';
 
 /** Tuning of {@link MqttConnection}; defaults suit a daemon, tests pass small values. */
 export interface MqttConnectionOptions {
@@ -46,31 +35,6 @@ interface Subscription {
   /** The filter split into levels once (every received message is matched against it). */
   levels: string[];
 }
-
-/** MQTT keepalive, s: a dead connection is noticed within 1.5× this. */
-const KEEPALIVE_S = 30;
-/** How long the broker keeps our session (subscriptions, queued QoS 1) after a disconnect, s. */
-const SESSION_EXPIRY_S = 3_600;
-/** A broker that accepts TCP but never answers CONNECT is given up after this, ms. */
-const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * Largest packet the broker may send us (MQTT 5 CONNECT `maximumPacketSize`), bytes. The
- * broker drops anything larger for this client (MQTT 5 §3.1.2.11.4), so one huge publish on a
- * topic we subscribe to cannot make us buffer it. The largest legitimate message is an MQTT
- * sensor's or plug's state, which the drivers accept up to 16 KiB (MAX_PAYLOAD_BYTES in
- * drivers/mqtt/payload.ts); commands are at most 1 KiB. 64 KiB leaves room for the topic and
- * properties and still lets a payload a little over 16 KiB reach the driver, which then says
- * why it refuses it instead of the message vanishing. MQTT 3.1.1 has no such property: bound
- * it on the broker (Mosquitto `message_size_limit`).
- */
-export const MAX_INCOMING_PACKET_BYTES = 65_536;
-/**
- * QoS 1 messages the broker may have in flight to us at once (MQTT 5 CONNECT `receiveMaximum`;
- * MQTT.js leaves the protocol's 65,535). A command flood then arrives in small reads the event
- * loop handles in a few ms each, while the broker holds the rest (Mosquitto queues up to
- * `max_queued_messages` per client, 1000 by default, and drops beyond).
- */
-export const RECEIVE_MAXIMUM = 64;
 
 /**
  * The daemon's one MQTT connection. Connects in the background and keeps reconnecting with
@@ -138,7 +102,7 @@ export class MqttConnection {
   start(): void {
     if (this.stopped) throw new Error('MqttConnection: start() after stop()');
     if (this.client) return;
-    const client = mqtt.connect(this.settings.url, this.clientOptions());
+    const client = mqtt.connect(this.settings.url, clientOptionsFor(this.settings, this.availabilityTopic));
     this.client = client;
     client.on('connect', (connack) => this.handleConnect(connack));
     client.on('close', () => this.handleClose());
@@ -273,38 +237,6 @@ export class MqttConnection {
     });
   }
 
-  private clientOptions(): IClientOptions {
-    const { settings } = this;
-    const v5 = settings.protocolVersion === 5;
-    return {
-      clientId: settings.clientId,
-      protocolVersion: settings.protocolVersion,
-      ...(settings.username !== undefined ? { username: settings.username } : {}),
-      ...(settings.password !== undefined ? { password: settings.password } : {}),
-      ...(settings.ca !== undefined ? { ca: settings.ca } : {}),
-      ...(settings.cert !== undefined ? { cert: settings.cert } : {}),
-      ...(settings.key !== undefined ? { key: settings.key } : {}),
-      // Keep the session across short outages so QoS 1 commands sent meanwhile still arrive.
-      // MQTT 5 ends a session at disconnect unless sessionExpiryInterval > 0; 3.1.1 keeps it.
-      clean: false,
-      ...(v5
-        ? {
-            properties: {
-              sessionExpiryInterval: SESSION_EXPIRY_S,
-              maximumPacketSize: MAX_INCOMING_PACKET_BYTES,
-              receiveMaximum: RECEIVE_MAXIMUM,
-            },
-          }
-        : {}),
-      keepalive: KEEPALIVE_S,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      reconnectPeriod: 0, // we schedule reconnects ourselves (see the class comment)
-      resubscribe: false, // and resubscribe ourselves (MQTT.js only tracks it with reconnectPeriod > 0)
-      queueQoSZero: false, // the default queues QoS 0 offline without bound
-      will: { topic: this.availabilityTopic, payload: Buffer.from('offline'), qos: 1, retain: true },
-    };
-  }
-
   private handleConnect(connack: IConnackPacket): void {
     const client = this.client;
     if (!client) return;
@@ -410,62 +342,4 @@ export class MqttConnection {
       }
     }
   }
-}
-
-/**
- * Whether `topic` matches the subscription `filter` (MQTT 5 §4.7): `+` is one level, a final
- * `#` any number including none (`a/#` matches `a`); wildcards at the first level do not match
- * `$`-topics (`$SYS/…`). Shared subscriptions (`$share/…`) are not supported.
- */
-export function topicMatchesFilter(filter: string, topic: string): boolean {
-  return levelsMatch(filter.split('/'), topic.split('/'));
-}
-
-/** topicMatchesFilter on levels already split (the receive path splits each topic once). */
-function levelsMatch(filterLevels: readonly string[], topicLevels: readonly string[]): boolean {
-  const first = filterLevels[0];
-  if (topicLevels[0]?.startsWith('$') && (first === '+' || first === '#')) return false;
-  for (let i = 0; i < filterLevels.length; i++) {
-    const level = filterLevels[i];
-    if (level === '#') return true;
-    if (i >= topicLevels.length) return false;
-    if (level !== '+' && level !== topicLevels[i]) return false;
-  }
-  return filterLevels.length === topicLevels.length;
-}
-
-/** The reason of a refused CONNACK ("Not authorized"), or undefined for other errors. */
-function connackRefusal(error: Error): string | undefined {
-  const match = /^Connection refused: (.+)$/.exec(error.message);
-  return match ? match[1] : undefined;
-}
-
-/** What a person can do about a refused connection. */
-function refusalHint(error: Error | undefined): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  // 4/5 (MQTT 3.1.1) and 134/135 (MQTT 5): bad user name or password, not authorized.
-  if (code === 4 || code === 5 || code === 134 || code === 135) {
-    return "check mqtt.username, the password in mqtt.passwordFile (or HOMEOSTAT_MQTT_PASSWORD) and the broker's ACL; retrying in the background";
-  }
-  return 'retrying in the background';
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what = 'timed out'): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} within ${timeoutMs} ms`)), timeoutMs);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }
