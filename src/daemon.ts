@@ -20,6 +20,7 @@ import {
   type Drivers,
   driverKey,
 } from './drivers/build.js';
+import type { LoopControl } from './mqtt/bridge.js';
 import { backoffDelayMs } from './runtime/backoff.js';
 import { type Clock, shiftDriverTimes, type TimerHandle } from './runtime/clock.js';
 import { LoopCycle } from './runtime/loop-cycle.js';
@@ -39,15 +40,14 @@ export interface DaemonOptions {
   resyncMs?: number;
   /** One status line per loop this often (clock time), ms; 0 disables. Default 300 000. */
   statusEveryMs?: number;
-  /** Called with every loop status (MQTT subscribes here in a later issue). */
-  onStatus?: (status: LoopStatus) => void;
   /**
-   * Where desired state, memory and history live. Without it (tests) desired state comes from
-   * the config alone (generation 1) and nothing survives a restart.
+   * Where desired state, memory and history live: the store supervisor in production, an
+   * in-memory SQLite store in unit tests (test/support/store.ts). Desired state is read from it
+   * every cycle.
    */
-  store?: DaemonStore;
-  /** The config file's text: its hash decides the generation. Required with `store`. */
-  configText?: string;
+  store: DaemonStore;
+  /** The config file's text: its hash decides the generation. */
+  configText: string;
   /** Batched state is written this often, ms. Default storage.memoryFlushS of the config. */
   flushEveryMs?: number;
   /**
@@ -55,8 +55,18 @@ export interface DaemonOptions {
    * watchdog gate). A loop must succeed at least every 3 × `resyncMs`.
    */
   liveness?: LoopLiveness;
+}
+
+/**
+ * What the daemon tells whoever subscribed (the MQTT bridge, tests that record statuses).
+ * Subscribers are added after construction: the bridge is built on the running daemon (its
+ * control port), so neither needs a lazy reference to the other.
+ */
+export interface DaemonEvents {
+  /** Every loop status, after each cycle. */
+  status?(status: LoopStatus): void;
   /** After a reload applied a config (MQTT reconciles discovery and clears removed loops). */
-  onConfigApplied?: (config: Config, removedLoops: string[]) => void;
+  configApplied?(config: Config, removedLoops: string[]): void;
 }
 
 interface RunningLoop {
@@ -77,25 +87,27 @@ export type ReloadOutcome =
 const RELOAD_RETRY = { initialMs: 1_000, maxMs: 30_000 };
 
 /**
- * Composition root: builds drivers, the sampler and one runner per loop; starts them in
- * order and stops them in reverse, ending with every actuator at its safe state. A reload
- * applies a new config without touching the loops it does not change.
+ * The loops of one node: the sampler and one runner per loop over the node's drivers and
+ * store; starts them in order and stops them in reverse, ending with every actuator at its safe
+ * state. A reload applies a new config without touching the loops it does not change. Built by
+ * the node (src/node.ts), which owns the store, the MQTT bridge and the watchdog gate around it.
  */
-export class Daemon {
+export class Daemon implements LoopControl {
   readonly drivers: Drivers;
   private config: Config;
   private readonly sampler: Sampler;
   private readonly loops = new Map<string, RunningLoop>();
   /** Loops whose latched fault was reset: their next cycle's memory is written at once. */
   private readonly resetPendingWrite = new Set<string>();
-  private readonly recorder: CycleRecorder | undefined;
+  private readonly recorder: CycleRecorder;
+  private readonly subscribers = new Set<DaemonEvents>();
   private flushTimer: TimerHandle | undefined;
   private pruneTimer: TimerHandle | undefined;
   private statusTimer: TimerHandle | undefined;
   private started = false;
   private stopped = false;
   /** The running config's text (written into a fresh database on recovery). */
-  private configText: string | undefined;
+  private configText: string;
   /** Reloads run one at a time, in order (a retry included). */
   private reloadChain: Promise<unknown> = Promise.resolve();
   /** Number of the newest reload asked for: a retry of an older one is dropped. */
@@ -110,7 +122,7 @@ export class Daemon {
     this.config = config;
     this.configText = opts.configText;
     this.drivers = opts.drivers ?? buildDrivers(config, () => clock.nowMs());
-    this.recorder = opts.store ? new CycleRecorder(opts.store) : undefined;
+    this.recorder = new CycleRecorder(opts.store);
     this.superviseStore();
     this.sampler = new Sampler({
       clock,
@@ -119,6 +131,12 @@ export class Daemon {
       onReading: (sensorId) => this.triggerLoopsOf(sensorId, 'reading'),
     });
     this.listenToPushSensors();
+  }
+
+  /** Adds an event sink; returns what removes it (a bridge that could not start). */
+  subscribe(sink: DaemonEvents): () => void {
+    this.subscribers.add(sink);
+    return () => this.subscribers.delete(sink);
   }
 
   async start(): Promise<void> {
@@ -211,9 +229,9 @@ export class Daemon {
     const removed = Object.keys(before.loops).filter((id) => !next.loops[id]);
     const changed = Object.keys(next.loops).filter((id) => before.loops[id] && !unchanged(id));
 
-    let generation: number | undefined;
+    let stored: { generation: number; changed: boolean };
     try {
-      generation = this.storeConfig(next, loaded.text);
+      stored = this.storeConfig(next, loaded.text);
     } catch (error) {
       return this.reloadFailed(loaded, seq, failures, error, nowMs);
     }
@@ -239,12 +257,13 @@ export class Daemon {
     for (const loop of this.loops.values()) loop.cycle.setConfigValidity(true, 'config applied', nowMs);
     // Setpoint/mode edits reach unchanged loops through the store; wake them so they act now.
     for (const loop of this.loops.values()) loop.runner.trigger('config');
-    if (added.length + changed.length + removed.length === 0 && generation === undefined) {
+    if (added.length + changed.length + removed.length === 0 && !stored.changed) {
       return { result: 'unchanged' };
     }
-    this.opts.onConfigApplied?.(next, removed);
+    for (const sink of this.subscribers) sink.configApplied?.(next, removed);
+    const { generation } = stored;
     this.opts.logger.info({ added, changed, removed, generation }, 'reload: config applied');
-    return { result: 'applied', generation: generation ?? 1, added, changed, removed };
+    return { result: 'applied', generation, added, changed, removed };
   }
 
   /** The database refused a reload: say so on every loop and retry it with backoff. */
@@ -274,7 +293,6 @@ export class Daemon {
   /** Writes batched state; a storage failure is logged, never stops regulation. */
   flush(): void {
     const store = this.opts.store;
-    if (!store) return;
     try {
       store.state.flush();
       if (this.flushFailures > 0 && !store.health) {
@@ -307,7 +325,7 @@ export class Daemon {
     if (!loop?.cycle.resetFault(requestedAtMs)) return false;
     this.resetPendingWrite.add(loopId);
     try {
-      this.opts.store?.desired.recordEvent({
+      this.opts.store.desired.recordEvent({
         loop: loopId,
         kind: 'fault-reset',
         source,
@@ -339,14 +357,12 @@ export class Daemon {
   }
 
   /**
-   * With a store: writes `config` (text `text`) as desired state (same text, same generation).
-   * Returns the generation when the config changed. Throws when the database cannot take it,
-   * having changed nothing.
+   * Writes `config` (text `text`) as desired state (same text, same generation). Returns the
+   * generation in force and whether the config changed. Throws when the database cannot take
+   * it, having changed nothing.
    */
-  private storeConfig(config: Config, text: string | undefined): number | undefined {
+  private storeConfig(config: Config, text: string): { generation: number; changed: boolean } {
     const { store, logger } = this.opts;
-    if (!store) return undefined;
-    if (text === undefined) throw new Error('Daemon: configText is required with a store');
     const applied = applyConfig(store, config, text);
     logger.info(
       { generation: applied.generation, changed: applied.changed },
@@ -354,7 +370,7 @@ export class Daemon {
         ? `config applied as generation ${applied.generation}`
         : `config unchanged: generation ${applied.generation}`,
     );
-    return applied.changed ? applied.generation : undefined;
+    return { generation: applied.generation, changed: applied.changed };
   }
 
   /**
@@ -367,7 +383,7 @@ export class Daemon {
     try {
       this.storeConfig(this.config, this.configText);
     } catch (error) {
-      if (!store?.fallBackToStandIn || classifyStorageError(error) === undefined) throw error;
+      if (!store.fallBackToStandIn || classifyStorageError(error) === undefined) throw error;
       store.fallBackToStandIn(error);
     }
     await this.finalizeRemovals();
@@ -380,7 +396,6 @@ export class Daemon {
    */
   private async finalizeRemovals(previous?: Config): Promise<void> {
     const { store, logger, clock } = this.opts;
-    if (!store) return;
     let pending: string[];
     try {
       pending = store.desired.pendingRemovals();
@@ -393,9 +408,9 @@ export class Daemon {
   }
 
   /**
-   * Loops removed from the file that are still running (no store, or one that could not say
-   * which removals are pending): stopped, with their actuators safe. The store's finalizer
-   * records the removal when it can.
+   * Loops removed from the file that are still running (the store could not say which removals
+   * are pending): stopped, with their actuators safe. The store's finalizer records the removal
+   * when it can.
    */
   private async stopRemovedLoops(removed: string[]): Promise<void> {
     for (const id of removed) {
@@ -533,20 +548,19 @@ export class Daemon {
     const { clock, logger, store } = this.opts;
     const loopLogger = logger.child({ loop: id });
     // Level-based: desired state is read from the store every cycle, so a change committed by
-    // any writer (MQTT, a reload) is picked up by the next cycle; without a store, the file.
+    // any writer (MQTT, a reload) is picked up by the next cycle.
     const desired = (): LoopDesired => {
-      const row = store?.desired.desired(id);
-      if (row) return { generation: row.generation, setpoint: row.setpoint, mode: row.mode };
-      const loop = this.config.loops[id]!;
-      return { generation: 1, setpoint: loop.setpoint, mode: loop.mode };
+      const row = store.desired.desired(id);
+      if (!row) throw new Error(`loop ${id}: no desired state in the store`);
+      return { generation: row.generation, setpoint: row.setpoint, mode: row.mode };
     };
     const cycle = new LoopCycle({
       spec: toLoopSpec(this.config, id),
       desired,
-      ...(store ? storedLoopState(store, id, loopLogger) : {}),
+      ...storedLoopState(store, id, loopLogger),
       onCycle: (completed) => {
         try {
-          this.recorder?.record(completed);
+          this.recorder.record(completed);
         } catch (error) {
           // Buffering history must never fail a cycle that has acted.
           loopLogger.error({ err: error }, 'could not record the cycle');
@@ -570,7 +584,9 @@ export class Daemon {
       actuators: this.drivers.actuators,
       clock,
       logger: loopLogger,
-      onStatus: (status) => this.opts.onStatus?.(status),
+      onStatus: (status) => {
+        for (const sink of this.subscribers) sink.status?.(status);
+      },
     });
     const resyncMs = this.opts.resyncMs ?? 30_000;
     const runner = new LoopRunner({
@@ -585,7 +601,7 @@ export class Daemon {
     // Three missed resyncs before the watchdog gives up on the loop: a failure streak backs off
     // to 60 s at most, so one streak of retries does not restart the daemon, a hung cycle does.
     this.opts.liveness?.addLoop(id, 3 * resyncMs);
-    const health = store?.health?.();
+    const health = store.health?.();
     if (health) cycle.setStorageHealth(health, clock.nowMs());
     this.loops.set(id, { id, cycle, runner });
   }
@@ -596,12 +612,8 @@ export class Daemon {
    */
   private superviseStore(): void {
     const store = this.opts.store;
-    if (!store) return;
     store.attach?.({
-      applyConfig: (target) => {
-        if (this.configText !== undefined)
-          applyConfig({ ...store, desired: target }, this.config, this.configText);
-      },
+      applyConfig: (target) => applyConfig({ ...store, desired: target }, this.config, this.configText),
       loops: () =>
         [...this.loops.values()].map((loop) => ({
           loop: loop.id,
@@ -640,7 +652,6 @@ export class Daemon {
   }
 
   private scheduleFlushes(): void {
-    if (!this.opts.store) return;
     const everyMs = this.opts.flushEveryMs ?? this.config.storage.memoryFlushS * 1000;
     const tick = () => {
       this.flush();
@@ -652,14 +663,14 @@ export class Daemon {
   /** History retention now and every hour; a failure is logged and retried next hour. */
   private schedulePruning(): void {
     const store = this.opts.store;
-    if (!store?.prune) return;
+    if (!store.prune) return;
     const tick = () => {
       try {
         // Called on the store (a method of the supervisor, not a free function).
         store.prune?.(this.opts.clock.nowMs());
       } catch (error) {
         // A supervised store logs storage failures once per streak itself.
-        const log = this.opts.store?.health ? 'debug' : 'error';
+        const log = store.health ? 'debug' : 'error';
         this.opts.logger[log]({ err: error }, 'history retention failed; will retry in an hour');
       }
       this.pruneTimer = this.opts.clock.setTimer(tick, 3_600_000);

@@ -21,6 +21,7 @@ import { ManualClock } from '../src/runtime/manual-clock.js';
 import { RealClock } from '../src/runtime/real-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
+import { inMemoryStore } from './support/store.js';
 
 const silent = pino({ level: 'silent' });
 const START_MS = Date.UTC(2026, 0, 1, 6);
@@ -106,8 +107,9 @@ async function simulatedWorld(): Promise<World> {
     logger: silent,
     drivers,
     statusEveryMs: 0,
-    onStatus: (status) => statuses.push({ monoMs, status }),
+    ...inMemoryStore(clock),
   });
+  daemon.subscribe({ status: (status) => statuses.push({ monoMs, status }) });
   const sensor = drivers.sensors.get('t') as SimSensor;
   // The reading is held where the test puts it (a probe out of the water): only the relays move.
   sensor.injectFault({ kind: 'spike', value: 12 });
@@ -159,8 +161,9 @@ async function realDriverWorld(timers: MockTimers): Promise<World> {
     logger: silent,
     drivers,
     statusEveryMs: 0,
-    onStatus: (status) => statuses.push({ monoMs, status }),
+    ...inMemoryStore(clock),
   });
+  daemon.subscribe({ status: (status) => statuses.push({ monoMs, status }) });
   const settle = async () => {
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   };
@@ -308,7 +311,14 @@ describe('a step forward does not delay what triggers a cycle', () => {
       ),
     );
     const drivers = buildDrivers(config, () => clock.nowMs(), { mqtt: transport });
-    const daemon = new Daemon({ config, clock, logger: silent, drivers, statusEveryMs: 0 });
+    const daemon = new Daemon({
+      config,
+      clock,
+      logger: silent,
+      drivers,
+      statusEveryMs: 0,
+      ...inMemoryStore(clock),
+    });
     await daemon.start();
     for (let t = 0; t < 18; t++) {
       transport.deliver('th/t', '12');

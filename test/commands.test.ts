@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { eventsCommand, parseDurationMs, planCommand, statusCommand } from '../src/commands/inspect.js';
-import { startStoreDaemon } from './helpers/store-daemon.js';
+import { startStoreDaemon } from './support/node.js';
 
 const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-commands-'));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Daemon } from '../src/daemon.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
-import { startStoreDaemon } from './helpers/store-daemon.js';
+import { startStoreDaemon } from './support/node.js';
 
 // The room heater barely heats (a heating element fell off), and the room loop watches it.
 const TEXT = fs

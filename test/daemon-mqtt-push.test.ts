@@ -11,6 +11,7 @@ import { Daemon } from '../src/daemon.js';
 import { buildDrivers } from '../src/drivers/build.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
+import { inMemoryStore } from './support/store.js';
 
 const CONFIG = `
 version: 1
@@ -38,6 +39,7 @@ async function start() {
     logger: pino({ level: 'silent' }),
     drivers,
     statusEveryMs: 0,
+    ...inMemoryStore(clock, CONFIG),
   });
   await daemon.start();
   await clock.advance(1_000);

@@ -17,6 +17,7 @@ import type { SimSensor } from '../src/drivers/sim/sensor.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
+import { inMemoryStore } from './support/store.js';
 
 const silent = pino({ level: 'silent' });
 const START_MS = Date.UTC(2026, 0, 1);
@@ -57,7 +58,14 @@ async function heaterLevel(drivers: Drivers): Promise<number | undefined> {
 }
 
 async function start(config: Config, drivers: Drivers, clock: ManualClock) {
-  const daemon = new Daemon({ config, clock, logger: silent, drivers, statusEveryMs: 0 });
+  const daemon = new Daemon({
+    config,
+    clock,
+    logger: silent,
+    drivers,
+    statusEveryMs: 0,
+    ...inMemoryStore(clock),
+  });
   await daemon.start();
   await clock.advance(60_000);
   assert.equal(await heaterLevel(drivers), 1, 'given a cold room, the heater runs');
@@ -103,7 +111,14 @@ describe('a non-finite reading sends the loop safe at once', () => {
       const transport = new FakeTransport();
       const config = parse(configText(sensor));
       const drivers = buildDrivers(config, () => clock.nowMs(), { mqtt: transport });
-      const daemon = new Daemon({ config, clock, logger: silent, drivers, statusEveryMs: 0 });
+      const daemon = new Daemon({
+        config,
+        clock,
+        logger: silent,
+        drivers,
+        statusEveryMs: 0,
+        ...inMemoryStore(clock),
+      });
       await daemon.start();
       transport.deliver('th/t', good);
       await clock.advance(90_000); // past minOffS from the safe start

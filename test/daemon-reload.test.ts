@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { loadConfigFile, parseConfigText } from '../src/config/load.js';
 import type { Daemon } from '../src/daemon.js';
 import type { SimContinuous } from '../src/drivers/sim/actuator.js';
-import { startStoreDaemon } from './helpers/store-daemon.js';
+import { startStoreDaemon } from './support/node.js';
 
 const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
 

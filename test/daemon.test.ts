@@ -7,6 +7,7 @@ import { Daemon } from '../src/daemon.js';
 import { buildDrivers } from '../src/drivers/build.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
+import { inMemoryStore } from './support/store.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -21,7 +22,14 @@ async function runDemo(minutes: number, onStep?: (daemon: Daemon, atMs: number) 
   const config = demoConfig();
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const drivers = buildDrivers(config, () => clock.nowMs());
-  const daemon = new Daemon({ config, clock, logger: silent, drivers, statusEveryMs: 0 });
+  const daemon = new Daemon({
+    config,
+    clock,
+    logger: silent,
+    drivers,
+    statusEveryMs: 0,
+    ...inMemoryStore(clock),
+  });
   await daemon.start();
   const stepMs = 5_000;
   for (let t = 0; t < minutes * 60_000; t += stepMs) {

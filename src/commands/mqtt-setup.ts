@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { type Config, usesMqtt } from '../config/schema.js';
-import type { Daemon } from '../daemon.js';
-import { MqttBridge } from '../mqtt/bridge.js';
-import { MqttConnection, type MqttSettings } from '../mqtt/client.js';
+import { type LoopControl, MqttBridge } from '../mqtt/bridge.js';
+import { MqttConnection, type MqttConnectionOptions, type MqttSettings } from '../mqtt/client.js';
 import { topicsFor } from '../mqtt/topics.js';
 import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
@@ -84,11 +83,15 @@ function readCappedFile(file: string, what: string, maxBytes: number): Buffer {
 }
 
 /**
- * The node's one MQTT connection (not started): `homeostat run` builds it before the drivers,
- * which share it with the bridge, and the bridge starts it.
+ * The node's one MQTT connection (not started): the node builds it before the drivers, which
+ * share it with the bridge, and the bridge starts it.
  */
-export function createMqttConnection(settings: MqttSettings, logger: Logger): MqttConnection {
-  return new MqttConnection(settings, logger.child({ component: 'mqtt' }));
+export function createMqttConnection(
+  settings: MqttSettings,
+  logger: Logger,
+  options?: MqttConnectionOptions,
+): MqttConnection {
+  return new MqttConnection(settings, logger.child({ component: 'mqtt' }), options);
 }
 
 /** Whether any sensor or actuator of the config talks to the broker. */
@@ -121,27 +124,27 @@ export function waitForConnection(
 
 /**
  * Builds the MQTT bridge for a daemon (not started). `connection`: the node's shared one (the
- * MQTT drivers use it too); without it, a connection is made from `settings`.
+ * MQTT drivers use it too); without it, a connection is made from `settings` (with
+ * `connectionOptions`: tests shorten the reconnect delays). `control`: the daemon, which the
+ * bridge reads and drives; the bridge hears of statuses through the daemon's event sink.
  */
 export function createMqttBridge(opts: {
   settings: MqttSettings;
   connection?: MqttConnection;
-  config: Config;
-  daemon: () => Daemon;
+  connectionOptions?: MqttConnectionOptions;
+  control: LoopControl;
   desired: DesiredStore;
   clock: Clock;
   logger: Logger;
 }): MqttBridge {
-  const { settings, config } = opts;
+  const { settings, control } = opts;
+  const config = control.currentConfig();
   const logger = opts.logger.child({ component: 'mqtt' });
   return new MqttBridge({
-    connection: opts.connection ?? new MqttConnection(settings, logger),
+    connection: opts.connection ?? new MqttConnection(settings, logger, opts.connectionOptions),
     topics: topicsFor(config.mqtt?.baseTopic ?? 'homeostat', config.node.id),
-    config: () => opts.daemon().currentConfig(),
+    control,
     desired: opts.desired,
-    statuses: () => opts.daemon().statuses(),
-    triggerLoop: (loop, reason) => opts.daemon().triggerLoop(loop, reason),
-    resetFault: (loop, requestedAtMs) => opts.daemon().resetFault(loop, 'mqtt', requestedAtMs),
     clock: opts.clock,
     logger,
     version: homeostatVersion(),

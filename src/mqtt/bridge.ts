@@ -17,16 +17,10 @@ export interface MqttBridgeOptions {
   connection: Pick<MqttConnection, 'start' | 'stop' | 'onConnect' | 'publish' | 'subscribe' | 'connected'> &
     Partial<Pick<MqttConnection, 'throttleReceive'>>;
   topics: Topics;
-  /** The config in force (it changes on reload). */
-  config: () => Config;
+  /** The daemon, as far as the bridge reads and drives it. */
+  control: LoopControl;
   /** Where accepted commands are stored (committed before the result is published). */
   desired: DesiredStore;
-  /** Every loop's latest status, for republishing after a (re)connect. */
-  statuses: () => LoopStatus[];
-  /** Asks a loop for a cycle now (a command changed its desired state). */
-  triggerLoop: (loop: string, reason: string) => void;
-  /** Resets a loop's fault latched at or before `requestedAtMs`; true when one was cleared. */
-  resetFault?: (loop: string, requestedAtMs: number) => boolean;
   clock: Clock;
   logger: Logger;
   /** homeostat's version, for Home Assistant's device and origin blocks. */
@@ -42,6 +36,25 @@ export interface MqttBridgeOptions {
   maxQueuedCommands?: number;
   /** How the command queue yields between slices; default setImmediate. Tests pass `fn => fn()`. */
   schedule?: (fn: () => void) => void;
+}
+
+/**
+ * What the bridge asks of the daemon (the Daemon implements it; unit tests pass a fake). The
+ * daemon tells the bridge its statuses and applied configs through its event sink: neither
+ * holds a lazy reference to the other.
+ */
+export interface LoopControl {
+  /** The config in force (it changes on reload). */
+  currentConfig(): Config;
+  /** Every loop's latest status, for republishing after a (re)connect. */
+  statuses(): LoopStatus[];
+  /** Asks a loop for a cycle now (a command changed its desired state); unknown loops are ignored. */
+  triggerLoop(loop: string, reason: string): void;
+  /**
+   * Resets a loop's fault latched at or before `requestedAtMs` (clock time the reset was
+   * received), recorded as coming from `source`; true when one was cleared.
+   */
+  resetFault(loop: string, source: string, requestedAtMs: number): boolean;
 }
 
 /** A received command waiting in the queue. */
@@ -111,7 +124,17 @@ export class MqttBridge {
     this.rejections = new RejectedCommandLog({
       clock: opts.clock,
       record: (event) => {
-        this.storage.attempt('write', 'record a rejected command', () => opts.desired.recordEvent(event));
+        // A recorded event is no proof that the file takes writes again (the store supervisor
+        // defers one it cannot write to its next flush): a failure joins the streak of failed
+        // writes, a success does not end it (on a full disk it would log the failure again each
+        // rejection window).
+        try {
+          opts.desired.recordEvent(event);
+        } catch (error) {
+          this.storage.attempt('write', 'record a rejected command', () => {
+            throw error;
+          });
+        }
       },
     });
     this.changes = new ChangeLimiter(opts.changeLimit ?? DEFAULT_CHANGE_LIMIT);
@@ -147,7 +170,7 @@ export class MqttBridge {
         }),
       );
     }
-    const prefix = this.opts.config().mqtt?.discovery.prefix ?? 'homeassistant';
+    const prefix = this.opts.control.currentConfig().mqtt?.discovery.prefix ?? 'homeassistant';
     connection.subscribe(homeAssistantStatusTopic(prefix), 1, (_topic, payload) => {
       // Home Assistant's birth message: it lost its state, republish everything.
       if (payload.length <= 64 && payload.toString('utf8').trim() === 'online') this.onBirth();
@@ -187,7 +210,7 @@ export class MqttBridge {
    * of its finalizer).
    */
   configChanged(_removedLoops: string[]): void {
-    this.changes.retain(Object.keys(this.opts.config().loops));
+    this.changes.retain(Object.keys(this.opts.control.currentConfig().loops));
     this.reconcilePublished();
   }
 
@@ -216,7 +239,7 @@ export class MqttBridge {
     this.opts.logger.info(`MQTT: ${why}: publishing discovery and every loop's state`);
     this.discovery = undefined;
     this.reconcilePublished();
-    for (const status of this.opts.statuses()) this.publishStatus(status, true);
+    for (const status of this.opts.control.statuses()) this.publishStatus(status, true);
   }
 
   /**
@@ -227,7 +250,7 @@ export class MqttBridge {
    */
   private reconcilePublished(): void {
     if (!this.opts.connection.connected) return;
-    const config = this.opts.config();
+    const config = this.opts.control.currentConfig();
     // What this process published (or is publishing) wins over the database, which is only
     // written once the publishes went through: two reconciles in quick succession see each other.
     const record = this.published ?? this.loadRecord();
@@ -319,7 +342,7 @@ export class MqttBridge {
     const nowMs = this.opts.clock.nowMs();
     if (payload.byteLength === 0 && this.isOwnClearing(topic, nowMs)) return;
     const atIso = new Date(nowMs).toISOString();
-    const config = this.opts.config();
+    const config = this.opts.control.currentConfig();
     const loopConfig = Object.hasOwn(config.loops, loop) ? config.loops[loop] : undefined;
     const reply = { loop, kind, known: loopConfig !== undefined, atIso };
 
@@ -344,18 +367,18 @@ export class MqttBridge {
     const { setpoint, mode, faultReset } = outcome.change;
     if (faultReset) {
       try {
-        this.opts.resetFault?.(loop, receivedAtMs);
+        this.opts.control.resetFault(loop, 'mqtt', receivedAtMs);
       } catch (error) {
         // The daemon records the reset as an event: a full disk may fail it after the latch was
         // cleared in memory. A cycle settles it either way; the sender is told. Rare: only a
         // reset that clears a latch writes.
         this.opts.logger.error({ err: errorMessage(error), loop }, 'fault reset not confirmed');
-        this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+        this.opts.control.triggerLoop(loop, `mqtt ${kindName(kind)}`);
         this.refuse(reply, { accepted: false, reason: `fault reset not confirmed: ${errorMessage(error)}` });
         return;
       }
       this.publishResult(loop, outcome, atIso, this.currentGeneration(loop));
-      this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+      this.opts.control.triggerLoop(loop, `mqtt ${kindName(kind)}`);
       return;
     }
     const change: CommandChange = {
@@ -400,7 +423,7 @@ export class MqttBridge {
       return;
     }
     this.publishResult(loop, outcome, atIso, stored.value.generation);
-    if (stored.value.changed) this.opts.triggerLoop(loop, `mqtt ${kindName(kind)}`);
+    if (stored.value.changed) this.opts.control.triggerLoop(loop, `mqtt ${kindName(kind)}`);
   }
 
   /**
@@ -413,7 +436,7 @@ export class MqttBridge {
     const command = this.opts.topics.parseCommandTopic(topic);
     if (!command) return;
     // Unknown loop ids share one counter (reported as an event only): the map stays bounded.
-    const key = Object.hasOwn(this.opts.config().loops, command.loop) ? command.loop : '';
+    const key = Object.hasOwn(this.opts.control.currentConfig().loops, command.loop) ? command.loop : '';
     this.busyCounts.set(key, (this.busyCounts.get(key) ?? 0) + 1);
     this.busyTimer ??= this.opts.clock.setTimer(() => this.reportBusy(), BUSY_REPORT_MS);
   }
@@ -501,7 +524,7 @@ export class MqttBridge {
   private scheduleHeartbeat(): void {
     const everyMs = this.opts.heartbeatMs ?? 60_000;
     const tick = () => {
-      for (const status of this.opts.statuses()) this.publishStatus(status);
+      for (const status of this.opts.control.statuses()) this.publishStatus(status);
       this.heartbeatTimer = this.opts.clock.setTimer(tick, everyMs);
     };
     this.heartbeatTimer = this.opts.clock.setTimer(tick, everyMs);

@@ -4,8 +4,8 @@
  * phase after each, `--qos 0` to flood at QoS 0, `--json` for JSON only).
  *
  * Starts a private Mosquitto (test/integration/mosquitto.ts) and the daemon in-process on the
- * demo config (simulated plants, real clock, a real SQLite file in a temp dir, the MqttBridge
- * built by createMqttBridge as `homeostat run` builds it), waits until it publishes, then sends
+ * demo config, as `homeostat run` builds it (src/node.ts: simulated plants, real clock, the
+ * store supervisor on a real SQLite file in a temp dir, the MqttBridge), waits until it publishes, then sends
  * N commands (default 20,000) as fast as four `mosquitto_pub -l -q 1` processes can (the load
  * is generated outside this process, so the figures are the daemon's), a quarter each of: a
  * setpoint outside the limits, a setpoint that is not a number, a valid setpoint alternating
@@ -34,17 +34,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import mqtt from 'mqtt';
 import pino from 'pino';
-import { createMqttBridge, mqttSettings } from '../../src/commands/mqtt-setup.js';
-import { parseConfigText } from '../../src/config/load.js';
-import { Daemon } from '../../src/daemon.js';
-import type { MqttBridge } from '../../src/mqtt/bridge.js';
-import { MqttConnection } from '../../src/mqtt/client.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
-import { openStore } from '../../src/store/database.js';
-import { DesiredStore } from '../../src/store/desired-store.js';
-import { StateStore } from '../../src/store/state-store.js';
 import { demoConfigText, makeTempDir, sleep } from '../integration/helpers.js';
 import { startMosquitto } from '../integration/mosquitto.js';
+import { buildTestNode } from '../support/node.js';
 
 const BASE = 'homeostat/demo';
 const IDLE_BEFORE_MS = 5_000;
@@ -142,29 +135,14 @@ async function main(): Promise<number> {
   const cleanups: Array<() => unknown> = [() => remove(), () => broker.dispose()];
   try {
     const text = demoConfigText((doc) => doc.setIn(['mqtt', 'url'], broker.url));
-    const loaded = parseConfigText(text);
-    if (!loaded.ok) throw new Error(`demo config invalid: ${loaded.errors.join('; ')}`);
-    const config = loaded.config;
     const clock = new RealClock();
     const logger = pino({ level: 'warn' }, pino.destination(2));
     const dbPath = join(dir, 'state.db');
-    const opened = openStore({ path: dbPath, logger, nowMs: () => clock.nowMs() });
-    const desired = new DesiredStore(opened.db, () => clock.nowMs());
-    let bridge: MqttBridge | undefined;
-    const daemon: Daemon = new Daemon({
-      config,
-      configText: text,
-      clock,
-      logger,
-      store: { desired, state: new StateStore(opened.db) },
-      statusEveryMs: 0,
-      onStatus: (status) => bridge?.publishStatus(status),
-      onConfigApplied: (_config, removed) => bridge?.configChanged(removed),
-    });
-    const settings = mqttSettings(config, undefined, {});
-    if (!settings) throw new Error('the demo config names no broker');
+    // The node as `homeostat run` builds it, on the test's broker; started below.
+    const node = buildTestNode(text, dbPath, { clock, logger, mqtt: {} });
+    const { connection, daemon } = node;
+    if (!connection) throw new Error('the demo config names no broker');
     // Counts what reaches the bridge's command handlers (what the broker did not drop).
-    const connection = new MqttConnection(settings, logger);
     let delivered = 0;
     const subscribe = connection.subscribe.bind(connection);
     connection.subscribe = (filter, qos, handler) =>
@@ -190,23 +168,10 @@ async function main(): Promise<number> {
       }
       return publish(topic, payload, opts);
     };
-    const started = createMqttBridge({
-      settings,
-      connection,
-      config,
-      daemon: () => daemon,
-      desired,
-      clock,
-      logger,
-    });
-    bridge = started;
-    cleanups.push(() => opened.db.close());
-    cleanups.push(async () => {
-      await daemon.stop();
-      await started.stop();
-    });
-    await daemon.start();
-    started.start();
+    cleanups.push(() => node.stop('bench'));
+    await node.start();
+    const started = node.bridge;
+    if (!started) throw new Error('the MQTT bridge did not start');
 
     // Results are counted by mosquitto_sub, one line each.
     const { hostname, port } = new URL(broker.url);
@@ -299,7 +264,8 @@ async function main(): Promise<number> {
       rssPeak = process.memoryUsage.rss();
       longestGapMs = 0;
     };
-    const eventRows = () => (opened.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
+    const eventRows = () =>
+      (node.store.database.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
 
     const rounds = Number(args.rounds);
     if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer`);

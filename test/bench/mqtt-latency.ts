@@ -4,8 +4,8 @@
  * Nagle's algorithm on in the test client).
  *
  * Starts a private Mosquitto (test/integration/mosquitto.ts) and the daemon in-process on the
- * demo config (simulated plants, real clock, a real SQLite file in a temp dir, the MqttBridge
- * built by createMqttBridge as `homeostat run` builds it), then sends N setpoint commands to
+ * demo config, as `homeostat run` builds it (src/node.ts: simulated plants, real clock, the
+ * store supervisor on a real SQLite file in a temp dir, the MqttBridge), then sends N setpoint commands to
  * the room loop, alternating 21 and 22 so each one is a change, one at a time (QoS 1), and
  * measures with process.hrtime, from just before the publish:
  * - command → result: the `<loop>/result` with accepted:true and the new setpoint arrives
@@ -28,16 +28,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import mqtt from 'mqtt';
 import pino from 'pino';
-import { createMqttBridge, mqttSettings } from '../../src/commands/mqtt-setup.js';
-import { parseConfigText } from '../../src/config/load.js';
-import { Daemon } from '../../src/daemon.js';
-import type { MqttBridge } from '../../src/mqtt/bridge.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
-import { openStore } from '../../src/store/database.js';
-import { DesiredStore } from '../../src/store/desired-store.js';
-import { StateStore } from '../../src/store/state-store.js';
 import { demoConfigText, makeTempDir } from '../integration/helpers.js';
 import { startMosquitto } from '../integration/mosquitto.js';
+import { startTestNode } from '../support/node.js';
 
 const LOOP = 'room';
 const BASE = 'homeostat/demo';
@@ -87,36 +81,13 @@ async function main(): Promise<number> {
   const cleanups: Array<() => unknown> = [() => remove(), () => broker.dispose()];
   try {
     const text = demoConfigText((doc) => doc.setIn(['mqtt', 'url'], broker.url));
-    const loaded = parseConfigText(text);
-    if (!loaded.ok) throw new Error(`demo config invalid: ${loaded.errors.join('; ')}`);
-    const config = loaded.config;
     const clock = new RealClock();
     // Warnings and errors only, to stderr: the figures are the output.
     const logger = pino({ level: 'warn' }, pino.destination(2));
-    const opened = openStore({ path: join(dir, 'state.db'), logger, nowMs: () => clock.nowMs() });
-    const desired = new DesiredStore(opened.db, () => clock.nowMs());
-    let bridge: MqttBridge | undefined;
-    const daemon: Daemon = new Daemon({
-      config,
-      configText: text,
-      clock,
-      logger,
-      store: { desired, state: new StateStore(opened.db) },
-      statusEveryMs: 0,
-      onStatus: (status) => bridge?.publishStatus(status),
-      onConfigApplied: (_config, removed) => bridge?.configChanged(removed),
-    });
-    const settings = mqttSettings(config, undefined, {});
-    if (!settings) throw new Error('the demo config names no broker');
-    const started = createMqttBridge({ settings, config, daemon: () => daemon, desired, clock, logger });
-    bridge = started;
-    cleanups.push(() => opened.db.close());
-    cleanups.push(async () => {
-      await daemon.stop();
-      await started.stop();
-    });
-    await daemon.start();
-    started.start();
+    // The node as `homeostat run` builds it, on the test's broker.
+    const { node } = await startTestNode(text, join(dir, 'state.db'), { clock, logger, mqtt: {} });
+    cleanups.push(() => node.stop('bench'));
+    if (!node.bridge) throw new Error('the demo config names no broker');
 
     const client = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
     cleanups.push(() => client.endAsync(true));

@@ -102,7 +102,9 @@ async function measure(mode: 'no lock' | 'busy_timeout 5000' | 'now'): Promise<R
     store,
     statusEveryMs: 0,
     flushEveryMs: 1_000,
-    onStatus: () => {
+  });
+  daemon.subscribe({
+    status: () => {
       cycles++;
     },
   });

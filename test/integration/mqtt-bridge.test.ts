@@ -8,19 +8,15 @@ import type Database from 'better-sqlite3';
 import mqtt, { type MqttClient } from 'mqtt';
 import pino from 'pino';
 import type YAML from 'yaml';
-import { createMqttBridge, mqttSettings } from '../../src/commands/mqtt-setup.js';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { Daemon } from '../../src/daemon.js';
-import { MqttBridge } from '../../src/mqtt/bridge.js';
-import { MqttConnection, type MqttConnectionOptions } from '../../src/mqtt/client.js';
+import type { Daemon } from '../../src/daemon.js';
+import type { MqttBridge } from '../../src/mqtt/bridge.js';
+import type { MqttConnectionOptions } from '../../src/mqtt/client.js';
 import { reasonKind } from '../../src/mqtt/rejection-log.js';
-import { topicsFor } from '../../src/mqtt/topics.js';
 import { ScaledClock } from '../../src/runtime/scaled-clock.js';
-import { openStore } from '../../src/store/database.js';
-import { DesiredStore } from '../../src/store/desired-store.js';
-import { StateStore } from '../../src/store/state-store.js';
-import { homeostatVersion } from '../../src/version.js';
+import type { DesiredStore } from '../../src/store/desired-store.js';
+import { startTestNode } from '../support/node.js';
 import {
   demoConfigText,
   makeTempDir,
@@ -34,8 +30,8 @@ import { type Broker, type BrokerOptions, startMosquitto } from './mosquitto.js'
 
 /**
  * The daemon's MQTT side against a real Mosquitto (one per test, on a free port): an in-process
- * Daemon on the demo's simulated plants with a real SQLite file and a ScaledClock (60×), its
- * MqttBridge built by createMqttBridge as `homeostat run` builds it, and a separate MQTT.js
+ * node (src/node.ts, as `homeostat run` builds it: daemon, store supervisor on a real SQLite
+ * file, MQTT bridge) on the demo's simulated plants with a ScaledClock (60×), and a separate MQTT.js
  * client playing Home Assistant. Checks the MQTT contract of ARCHITECTURE.md: availability,
  * device discovery, retained states, commands (stored before their result, idempotent,
  * hostile ones rejected without a trace in the desired state), broker restarts, Home
@@ -161,7 +157,7 @@ interface Stack {
 interface StackOptions {
   /** Edits the demo config (mqtt.url is already the test broker's). */
   edit?: (doc: YAML.Document) => void;
-  /** Build the bridge directly with fast reconnects instead of through createMqttBridge. */
+  /** The node's MQTT connection reconnects within a tenth of a second (FAST). */
   fastReconnect?: boolean;
   /** Reuse this directory's database (a restart); default a fresh temp dir. */
   dir?: string;
@@ -182,54 +178,23 @@ async function startStack(t: TestContext, broker: Broker, opts: StackOptions = {
   const clock = new ScaledClock(SPEED);
   const { logger, records, text: logText } = recordingLogger();
   const dbPath = join(dir, 'state.db');
-  const opened = openStore({ path: dbPath, logger, nowMs: () => clock.nowMs() });
-  const desired = new DesiredStore(opened.db, () => clock.nowMs());
-  const store = { desired, state: new StateStore(opened.db) };
-
-  let bridge: MqttBridge | undefined;
-  const daemon: Daemon = new Daemon({
-    config,
-    configText: text,
+  // The node as `homeostat run` builds it; with fastReconnect, its connection reconnects faster.
+  const { node, daemon } = await startTestNode(text, dbPath, {
     clock,
     logger,
-    store,
-    statusEveryMs: 0,
-    onStatus: (status) => bridge?.publishStatus(status),
-    onConfigApplied: (_config, removed) => bridge?.configChanged(removed),
+    mqtt: opts.fastReconnect ? { connection: FAST } : {},
   });
-  // No HOMEOSTAT_MQTT_PASSWORD from the environment running the tests.
-  const settings = mqttSettings(config, undefined, {});
-  assert.ok(settings, 'the demo config names a broker');
-  if (opts.fastReconnect) {
-    // What createMqttBridge builds, with a faster reconnect.
-    const mqttLogger = logger.child({ component: 'mqtt' });
-    bridge = new MqttBridge({
-      connection: new MqttConnection(settings, mqttLogger, FAST),
-      topics: topicsFor(config.mqtt?.baseTopic ?? 'homeostat', config.node.id),
-      config: () => daemon.currentConfig(),
-      desired,
-      statuses: () => daemon.statuses(),
-      triggerLoop: (loop, reason) => daemon.triggerLoop(loop, reason),
-      clock,
-      logger: mqttLogger,
-      version: homeostatVersion(),
-      heartbeatMs: (config.mqtt?.heartbeatS ?? 60) * 1000,
-    });
-  } else {
-    bridge = createMqttBridge({ settings, config, daemon: () => daemon, desired, clock, logger });
-  }
-  const started = bridge;
-  await daemon.start();
-  started.start();
+  // The demo config names a broker (here, the test's).
+  const started = node.bridge;
+  assert.ok(started, 'the demo config names a broker');
+  const desired = node.store.desired;
   const readDb = openReadOnly(dbPath);
 
   let stopped: Promise<void> | undefined;
   const stop = () => {
     stopped ??= (async () => {
-      await daemon.stop();
-      await started.stop();
+      await node.stop('test');
       readDb.close();
-      opened.db.close();
     })();
     return stopped;
   };

@@ -1,7 +1,7 @@
 /**
- * MQTT drivers against a real Mosquitto (one per test, on a free port): an in-process Daemon
- * on the real clock whose heater is a Tasmota plug behind the broker, sharing the daemon's one
- * MqttConnection as `homeostat run` does. The plug is a separate MQTT.js client that answers
+ * MQTT drivers against a real Mosquitto (one per test, on a free port): an in-process node
+ * (src/node.ts, as `homeostat run` builds it) on the real clock whose heater is a Tasmota plug
+ * behind the broker, sharing the node's one MqttConnection. The plug is a separate MQTT.js client that answers
  * `cmnd/plug/POWER` with `stat/plug/POWER` at once, two seconds late, or never, and can be
  * switched by hand. The room's sensor is simulated (a cold room: the heater is always wanted),
  * or an MQTT topic another client publishes on.
@@ -15,17 +15,10 @@ import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import pino from 'pino';
-import { waitForConnection } from '../../src/commands/mqtt-setup.js';
 import { safeCommand } from '../../src/commands/safe.js';
-import { parseConfigText } from '../../src/config/load.js';
 import type { LoopStatus } from '../../src/core/status.js';
-import { Daemon } from '../../src/daemon.js';
-import { buildDrivers } from '../../src/drivers/build.js';
-import { MqttConnection } from '../../src/mqtt/client.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
-import { openStore } from '../../src/store/database.js';
-import { DesiredStore } from '../../src/store/desired-store.js';
-import { StateStore } from '../../src/store/state-store.js';
+import { startTestNode } from '../support/node.js';
 import { CliProcess, makeTempDir, sleep, waitUntil } from './helpers.js';
 import { type Broker, startMosquitto } from './mosquitto.js';
 
@@ -135,41 +128,27 @@ loops:
     controller: { type: hysteresis }
     retryInitialS: ${opts.retryInitialS}
 `;
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
   const logLines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
-  const clock = new RealClock();
-  const connection = new MqttConnection(
-    { url: broker.url, clientId: clientId('homeostat-it'), protocolVersion: 5, baseTopic: 'homeostat/it' },
-    logger,
-    { reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 }, publishTimeoutMs: 2_000, stopTimeoutMs: 2_000 },
-  );
   const temp = makeTempDir('homeostat-mqtt-drivers-');
-  const opened = openStore({ path: join(temp.dir, 'state.db'), logger, nowMs: () => clock.nowMs() });
-  const store = {
-    desired: new DesiredStore(opened.db, () => clock.nowMs()),
-    state: new StateStore(opened.db),
-  };
-  const drivers = buildDrivers(loaded.config, () => clock.nowMs(), { mqtt: connection, logger });
-  const daemon = new Daemon({
-    config: loaded.config,
-    configText: text,
-    clock,
+  // The node as `homeostat run` builds it (its drivers share the node's one connection; with
+  // MQTT drivers, regulation starts once it is connected), reconnecting faster.
+  const { node, daemon, store } = await startTestNode(text, join(temp.dir, 'state.db'), {
+    clock: new RealClock(),
     logger,
-    drivers,
-    store,
-    statusEveryMs: 0,
+    mqtt: {
+      connection: {
+        reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 },
+        publishTimeoutMs: 2_000,
+        stopTimeoutMs: 2_000,
+      },
+    },
   });
-  connection.start();
-  assert.ok(await waitForConnection(connection, 5_000), 'the daemon connects to the broker');
-  await daemon.start();
   t.after(async () => {
-    await daemon.stop();
-    await connection.stop();
-    opened.db.close();
+    await node.stop('test');
     temp.remove();
   });
+  assert.ok(node.connection?.connected, 'the daemon connects to the broker');
   const room = (): LoopStatus | undefined => daemon.statuses().find((s) => s.loop === 'room');
   const condition = (type: string) => room()?.conditions.find((c) => c.type === type);
   return { daemon, store, room, condition, log: () => logLines.join('') };
@@ -242,7 +221,7 @@ describe('MQTT drivers in a running daemon', () => {
     });
     assert.ok(
       plug.commands.every((c) => c.payload === 'ON'),
-      'the same absolute command',
+      `the same absolute command: ${JSON.stringify(plug.commands)}`,
     );
     const confirmed = node.condition('ActuatorConfirmed');
     assert.equal(confirmed?.status, 'False');

@@ -10,17 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import mqtt from 'mqtt';
-import pino from 'pino';
-import { createMqttBridge, mqttSettings } from '../../src/commands/mqtt-setup.js';
 import type { Daemon } from '../../src/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
-import { startStoreDaemon } from '../helpers/store-daemon.js';
+import { startStoreDaemon, startTestNode } from '../support/node.js';
 import { waitUntil } from './helpers.js';
 import { startMosquitto } from './mosquitto.js';
 
 const BASE = 'homeostat/demo';
 const RESET = `${BASE}/room/fault/reset`;
-const silent = pino({ level: 'silent' });
 
 /** The demo, with a room heater that barely heats and an effect watch on the room loop. */
 function latchingConfig(brokerUrl: string): string {
@@ -68,24 +65,9 @@ test('given a latched fault and a fault/reset left retained on the broker, when 
   await ha.publishAsync(RESET, 'reset', { qos: 1, retain: true });
 
   // When the daemon starts again with its bridge …
-  const second = await startStoreDaemon(text, dbPath, clock);
-  const loaded = second.daemon.currentConfig();
-  const settings = mqttSettings(loaded, undefined, {});
-  assert.ok(settings);
-  const bridge = createMqttBridge({
-    settings,
-    config: loaded,
-    daemon: () => second.daemon,
-    desired: second.store.desired,
-    clock,
-    logger: silent,
-  });
-  bridge.start();
-  t.after(async () => {
-    await second.daemon.stop();
-    await bridge.stop();
-    second.db.close();
-  });
+  const second = await startTestNode(text, dbPath, { clock, mqtt: {} });
+  t.after(() => second.stop());
+  assert.ok(second.node.bridge, 'the config names a broker: the node runs its bridge');
 
   // … then the replayed reset is refused, with the reason, and nothing is reset.
   await waitUntil(() => results.length > 0, { what: 'the result of the replayed reset' });

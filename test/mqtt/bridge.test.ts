@@ -135,14 +135,16 @@ function harness(opts: { queued?: boolean } = {}) {
   const bridge = new MqttBridge({
     connection,
     topics: topicsFor('homeostat', 'demo'),
-    config: () => config,
-    desired: store,
-    statuses: () => [],
-    triggerLoop: (loop) => triggers.push(loop),
-    resetFault: (loop, atMs) => {
-      resets.push({ loop, atMs });
-      return true;
+    control: {
+      currentConfig: () => config,
+      statuses: () => [],
+      triggerLoop: (loop) => void triggers.push(loop),
+      resetFault: (loop, _source, atMs) => {
+        resets.push({ loop, atMs });
+        return true;
+      },
     },
+    desired: store,
     clock,
     logger,
     version: 'test',

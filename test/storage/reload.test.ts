@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Daemon } from '../../src/daemon.js';
-import { startStoreDaemon } from '../helpers/store-daemon.js';
+import { startStoreDaemon } from '../support/node.js';
 import { holdWriteLock } from './support.js';
 
 const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');

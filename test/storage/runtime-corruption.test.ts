@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import type { LoopStatus } from '../../src/core/status.js';
 import type { Daemon } from '../../src/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
-import { startStoreDaemon } from '../helpers/store-daemon.js';
+import { startStoreDaemon } from '../support/node.js';
 
 const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
 

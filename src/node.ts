@@ -1,0 +1,298 @@
+import type { Logger } from 'pino';
+import {
+  configUsesMqtt,
+  createMqttBridge,
+  createMqttConnection,
+  mqttSettings,
+  waitForConnection,
+} from './commands/mqtt-setup.js';
+import { loadConfigFileOffThread } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { Daemon } from './daemon.js';
+import { buildDrivers, type Drivers, speedProblem } from './drivers/build.js';
+import type { GpioPortFactory } from './drivers/gpio/port.js';
+import { offlineTransport } from './drivers/mqtt/transport.js';
+import type { MqttBridge } from './mqtt/bridge.js';
+import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt/client.js';
+import { redactUrl } from './redact.js';
+import type { Clock } from './runtime/clock.js';
+import { ConfigWatcher } from './runtime/config-watcher.js';
+import { StoreSupervisor } from './store/supervisor.js';
+import { createNotifier, type Notifier } from './systemd/notify.js';
+import { monotonicClock, systemdStatusLine, WatchdogGate } from './systemd/watchdog.js';
+
+/**
+ * With MQTT sensors or actuators, regulation starts once the broker is connected or after
+ * this long, ms: their first cycle would otherwise fail its writes. Never longer: the other
+ * loops must not wait for a broker that is down.
+ */
+export const MQTT_START_WAIT_MS = 5_000;
+
+export interface NodeOptions {
+  /** The config file: reloads read it again, and it is watched for edits. */
+  configPath: string;
+  /** Its content as loaded and validated at start (the text decides the generation). */
+  loaded: { config: Config; text: string };
+  /** The database file (`--db` or storage.path, already chosen). */
+  dbPath: string;
+  /** Real, scaled (`--speed`) or, in tests, manual. */
+  clock: Clock;
+  logger: Logger;
+  /** systemd's notify socket; default a disabled one (tests, or not under systemd). */
+  notifier?: Notifier;
+  /** `--mqtt-url`: wins over the config's mqtt.url. */
+  mqttUrl?: string | undefined;
+  /** Where an MQTT password comes from without a passwordFile; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** The MQTT connection's timings (tests shorten the reconnect delays). */
+  mqttConnection?: MqttConnectionOptions;
+  /** Clock speed (`--speed`): refused unless every driver is simulated. Default 1. */
+  speed?: number;
+  /** One status line per loop this often (clock time), ms; 0 disables. Default 60 s × speed (≤ 5). */
+  statusEveryMs?: number;
+  /** GPIO pin access; tests pass a fake. Default onoff on /sys/class/gpio. */
+  gpioPortFactory?: GpioPortFactory;
+  /** Watch the config file and reload on edits; default true (tests reload by hand). */
+  watchConfig?: boolean;
+  /** Times the systemd watchdog gate; default monotonic (immune to wall-clock steps). */
+  gateClock?: Clock;
+}
+
+/** A node that cannot be built as configured (the message says what to fix). */
+export class NodeSetupError extends Error {}
+
+/**
+ * Composition root of one homeostat node: the clock, the store, the drivers, the MQTT
+ * connection and bridge, the systemd watchdog gate, the daemon and the config watcher. Built
+ * the same way by `homeostat run` and by the tests (test/support/node.ts), so what is tested
+ * is what runs. The constructor assigns; `start()` acquires; `stop()` releases in reverse.
+ */
+export class Node {
+  readonly clock: Clock;
+  readonly config: Config;
+  readonly store: StoreSupervisor;
+  readonly drivers: Drivers;
+  readonly daemon: Daemon;
+  readonly gate: WatchdogGate;
+  /** The node's one connection, shared by the MQTT drivers and the bridge. */
+  readonly connection: MqttConnection | undefined;
+  private bridgeInUse: MqttBridge | undefined;
+  private unsubscribeBridge: (() => void) | undefined;
+  private readonly settings: MqttSettings | undefined;
+  private readonly watcher: ConfigWatcher | undefined;
+  private readonly notifier: Notifier;
+  private readonly logger: Logger;
+  /** The start, then every reload, chained: see `start()`. */
+  private pending: Promise<unknown> | undefined;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+
+  /** Throws NodeSetupError when `speed` is not 1 and a driver is real. */
+  constructor(private readonly opts: NodeOptions) {
+    const { clock, logger, loaded } = opts;
+    this.clock = clock;
+    this.logger = logger;
+    this.config = loaded.config;
+    this.notifier = opts.notifier ?? createNotifier({});
+    const speed = opts.speed ?? 1;
+    // MQTT is optional and never blocks regulation: a bad password file disables it, loudly.
+    // One connection per node, made before the drivers: MQTT sensors and actuators share it
+    // with the bridge (which starts it).
+    let mqttProblem: string | undefined;
+    try {
+      this.settings = mqttSettings(this.config, opts.mqttUrl, opts.env);
+    } catch (error) {
+      mqttProblem = (error as Error).message;
+      logger.error(`${mqttProblem}; regulating without MQTT`);
+    }
+    this.connection = this.settings
+      ? createMqttConnection(this.settings, logger, opts.mqttConnection)
+      : undefined;
+    this.drivers = buildDrivers(this.config, () => clock.nowMs(), {
+      mqtt:
+        this.connection ??
+        offlineTransport(mqttProblem ? `MQTT disabled (${mqttProblem})` : 'no MQTT broker configured'),
+      logger: logger.child({ component: 'drivers' }),
+      gpio: { portFactory: opts.gpioPortFactory },
+    });
+    const problem = speed !== 1 ? speedProblem(this.drivers) : undefined;
+    if (problem) throw new NodeSetupError(problem);
+    const rawMqttUrl = opts.mqttUrl ?? this.config.mqtt?.url;
+    const mqttUrl = rawMqttUrl === undefined ? undefined : redactUrl(rawMqttUrl);
+    logger.info(
+      { config: opts.configPath, mqttUrl, speed },
+      `starting homeostat (node ${this.config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
+    );
+    this.store = this.openStore();
+    this.gate = this.watchdogGate();
+    this.daemon = new Daemon({
+      liveness: this.gate,
+      config: this.config,
+      configText: loaded.text,
+      clock,
+      logger,
+      drivers: this.drivers,
+      store: this.store,
+      statusEveryMs: opts.statusEveryMs ?? 60_000 * Math.max(1, Math.min(speed, 5)),
+    });
+    this.bridgeInUse = this.buildBridge();
+    this.watcher =
+      opts.watchConfig === false
+        ? undefined
+        : new ConfigWatcher(opts.configPath, () => void this.reload('config file changed'), logger);
+  }
+
+  /** The MQTT bridge while it runs (none without a broker, or when it could not start). */
+  get bridge(): MqttBridge | undefined {
+    return this.bridgeInUse;
+  }
+
+  /**
+   * Starts regulating: the broker first when the config has MQTT drivers (a bounded wait),
+   * then the daemon, then the watchdog gate, then the bridge if it did not start first, then
+   * the config watcher. Resolves once started; rejects when the daemon could not start (stop
+   * the node then). Call once.
+   */
+  start(): Promise<void> {
+    if (this.pending) throw new Error('Node: start() called twice');
+    // Without MQTT drivers the bridge starts after the daemon, as the status it publishes exists
+    // by then. With them, it starts first and regulation waits (boundedly) for the broker.
+    const brokerFirst = configUsesMqtt(this.config) && this.bridgeInUse !== undefined;
+    const starting = (brokerFirst ? this.connectBroker() : Promise.resolve())
+      .then(() => this.daemon.start())
+      .then(() => {
+        this.started = true;
+        this.gate.start();
+        if (!brokerFirst) this.startBridge();
+      });
+    // Hot reload: SIGHUP or an edit of the file. Reloads never overlap and never run before the
+    // start finished (`pending` chains them); a stop waits for both. A reload that fails never
+    // breaks the chain (later edits still apply); one the database refused is retried by the
+    // daemon with backoff.
+    this.pending = starting;
+    return starting.then(() => {
+      if (!this.stopping) this.watcher?.start();
+    });
+  }
+
+  /** Reloads the config file (`reason` is logged): queued after the start and earlier reloads. */
+  reload(reason: string): Promise<void> {
+    const reloaded = (this.pending ?? Promise.resolve())
+      .then(async () => {
+        if (!this.started) return;
+        this.logger.info(`${reason}: reloading ${this.opts.configPath}`);
+        // Off the event loop: a file at the size cap takes long to parse (config/load.ts).
+        await this.daemon.reload(await loadConfigFileOffThread(this.opts.configPath));
+      })
+      .catch((error) => this.logger.error({ err: error }, 'reload failed'));
+    this.pending = reloaded;
+    return reloaded;
+  }
+
+  /**
+   * Drives every actuator to its safe state and releases everything, in reverse: waits for the
+   * start and the reloads in progress, stops the daemon, then the bridge, and closes the store
+   * last. Rejects when the stop failed (the notifier is closed either way). Safe to call twice.
+   */
+  stop(signal: string): Promise<void> {
+    this.stopping ??= this.stopNow(signal);
+    return this.stopping;
+  }
+
+  private async stopNow(signal: string): Promise<void> {
+    const { notifier } = this;
+    this.gate.stop();
+    // A last ping: the watchdog cannot fire during the stop (TimeoutStopSec=30 < WatchdogSec=60).
+    notifier.watchdog();
+    notifier.stopping();
+    notifier.status(`${signal}: driving actuators to their safe state`);
+    this.watcher?.stop();
+    try {
+      await (this.pending ?? Promise.resolve()).catch(() => undefined);
+      await this.daemon.stop(signal);
+      await this.bridgeInUse?.stop();
+      this.store.close();
+    } finally {
+      notifier.close();
+    }
+  }
+
+  /**
+   * Never stops the start: a file that cannot be opened (full disk, unwritable directory) is
+   * replaced by an in-memory stand-in and retried; see StoreSupervisor.
+   */
+  private openStore(): StoreSupervisor {
+    const { dbPath, logger } = this.opts;
+    const store = new StoreSupervisor({
+      path: dbPath,
+      clock: this.clock,
+      logger: logger.child({ component: 'store' }),
+      retention: this.config.storage,
+    });
+    logger.info(
+      { db: dbPath },
+      `state in ${dbPath}${store.onStandIn ? ' (not open yet: regulating from memory)' : ''}`,
+    );
+    return store;
+  }
+
+  /** READY=1 once every loop has cycled; WATCHDOG=1 only while every loop keeps cycling. */
+  private watchdogGate(): WatchdogGate {
+    const { notifier, logger } = this;
+    return new WatchdogGate({
+      clock: this.opts.gateClock ?? monotonicClock,
+      notifier,
+      pingEveryMs: notifier.watchdogIntervalMs,
+      summary: () =>
+        systemdStatusLine(
+          this.daemon.statuses(),
+          (loop) => this.daemon.currentConfig().loops[loop]?.unit ?? '',
+        ),
+      onWithheld: (silent) =>
+        logger.error(
+          { silent },
+          `watchdog ping withheld: no successful cycle from ${silent.map((l) => l.name).join(', ')}; systemd will restart homeostat`,
+        ),
+    });
+  }
+
+  /** The bridge on the daemon's control port, subscribed to its statuses and applied configs. */
+  private buildBridge(): MqttBridge | undefined {
+    const { settings, connection } = this;
+    if (!settings || !connection) return undefined;
+    const bridge = createMqttBridge({
+      settings,
+      connection,
+      control: this.daemon,
+      desired: this.store.desired,
+      clock: this.clock,
+      logger: this.logger,
+    });
+    this.unsubscribeBridge = this.daemon.subscribe({
+      status: (status) => bridge.publishStatus(status),
+      configApplied: (_config, removed) => bridge.configChanged(removed),
+    });
+    return bridge;
+  }
+
+  private startBridge(): void {
+    try {
+      this.bridgeInUse?.start();
+    } catch (error) {
+      this.logger.error({ err: error }, 'MQTT could not start; regulating without it');
+      this.unsubscribeBridge?.();
+      this.bridgeInUse = undefined;
+    }
+  }
+
+  /** Starts the bridge and waits (boundedly) for the broker before regulation starts. */
+  private async connectBroker(): Promise<void> {
+    this.startBridge();
+    if (!this.bridgeInUse || !this.connection) return;
+    if (!(await waitForConnection(this.connection, MQTT_START_WAIT_MS))) {
+      this.logger.warn(
+        `MQTT broker not connected within ${MQTT_START_WAIT_MS / 1000} s; regulating anyway (MQTT devices unknown until it is)`,
+      );
+    }
+  }
+}
