@@ -7,6 +7,7 @@ import type { LoopMemory } from './core/loop-state.js';
 import type { LoopStatus } from './core/status.js';
 import { buildDrivers, type Drivers } from './drivers/build.js';
 import { redactConfigText } from './redact.js';
+import { driveSafe, type SafeTarget } from './runtime/drive-safe.js';
 import type { CompletedCycle } from './runtime/loop-cycle.js';
 import type { DesiredStore } from './store/desired-store.js';
 import type { StorageHealth } from './store/health.js';
@@ -96,31 +97,33 @@ export async function finalizeRemovedLoops(
     }
     const spec = toLoopSpec(oldConfig, loop);
     let oldDrivers: Drivers | undefined;
+    const targets: SafeTarget[] = [];
     for (const actuator of [spec.raise, spec.lower]) {
       if (!actuator) continue;
       let driver = current.actuators.get(actuator.id);
-      try {
-        if (!driver) {
+      if (!driver) {
+        // Gone from the running config: the last config that had it says how to reach it.
+        try {
           oldDrivers ??= buildDrivers(oldConfig, nowMs, { mqtt: current.mqtt });
           driver = oldDrivers.actuators.get(actuator.id);
           await driver?.start?.();
+        } catch (error) {
+          logger.error({ err: error, loop, actuator: actuator.id }, `finalizer: ${actuator.id}: no driver`);
+          driver = undefined; // reported by driveSafe as not confirmed safe
         }
-        await driver?.write(actuator.safeLevel);
-        logger.info({ loop, actuator: actuator.id }, `${actuator.id} → safe state (loop ${loop} removed)`);
-      } catch (error) {
-        logger.error(
-          { err: error, loop, actuator: actuator.id },
-          `finalizer: ${actuator.id} not confirmed safe`,
-        );
       }
+      targets.push({ id: actuator.id, safeLevel: actuator.safeLevel, driver });
     }
-    for (const driver of oldDrivers?.actuators.values() ?? []) await driver.stop?.();
-    store.desired.recordEvent({
+    // All at once, one log line per actuator, one 'loop-removed-safe' event (runtime/drive-safe.ts).
+    await driveSafe(targets, {
+      reason: `loop ${loop} removed`,
+      logger,
       loop,
-      kind: 'loop-removed-safe',
-      source: 'file',
-      message: `loop ${loop} removed: actuators driven to their safe state`,
+      recordEvent: (event) => store.desired.recordEvent(event),
+      eventKind: 'loop-removed-safe',
+      eventSource: 'file',
     });
+    for (const driver of oldDrivers?.actuators.values() ?? []) await driver.stop?.();
     markFinalized(store, loop, logger);
   }
 }

@@ -4,7 +4,6 @@ import { loopSectionHash } from './config/plan.js';
 import type { Config } from './config/schema.js';
 import { safeLevelOf, toLoopSpec } from './config/to-loop-spec.js';
 import type { LatchedFault } from './core/effect-watch.js';
-import type { LoopDesired } from './core/reconcile.js';
 import type { LoopStatus } from './core/status.js';
 import {
   applyConfig,
@@ -21,9 +20,11 @@ import {
   driverKey,
 } from './drivers/build.js';
 import type { LoopControl } from './mqtt/bridge.js';
+import { type FaultResetOutcome, NOTHING_LATCHED_REASON } from './mqtt/commands.js';
 import { backoffDelayMs } from './runtime/backoff.js';
 import { type Clock, shiftDriverTimes, type TimerHandle } from './runtime/clock.js';
-import { LoopCycle } from './runtime/loop-cycle.js';
+import { driveSafe, type SafeStateEvent } from './runtime/drive-safe.js';
+import { type CycleDesired, LoopCycle } from './runtime/loop-cycle.js';
 import { LoopRunner } from './runtime/loop-runner.js';
 import { Sampler } from './runtime/sampler.js';
 import { formatStatusLine } from './status-line.js';
@@ -97,8 +98,6 @@ export class Daemon implements LoopControl {
   private config: Config;
   private readonly sampler: Sampler;
   private readonly loops = new Map<string, RunningLoop>();
-  /** Loops whose latched fault was reset: their next cycle's memory is written at once. */
-  private readonly resetPendingWrite = new Set<string>();
   private readonly recorder: CycleRecorder;
   private readonly subscribers = new Set<DaemonEvents>();
   private flushTimer: TimerHandle | undefined;
@@ -174,7 +173,14 @@ export class Daemon implements LoopControl {
     await Promise.allSettled(loops.map((loop) => loop.runner.stop()));
     await this.sampler.stop().catch((error) => this.opts.logger.error({ err: error }, 'sampler stop failed'));
     // Every loop at once: a device that hangs (a plug waiting for its broker) delays no other.
-    await Promise.all(loops.map((loop) => loop.cycle.driveSafe(reason)));
+    await Promise.all(
+      loops.map((loop) =>
+        loop.cycle.driveSafe(reason, {
+          recordEvent: (event) => this.recordSafeEvent(event),
+          eventSource: reason,
+        }),
+      ),
+    );
     this.flush();
     for (const driver of [...this.drivers.actuators.values(), ...this.drivers.sensors.values()].reverse()) {
       await driver
@@ -316,30 +322,51 @@ export class Daemon implements LoopControl {
   }
 
   /**
-   * Resets a loop's latched fault (MQTT fault/reset, the Home Assistant button): recorded,
-   * written at once, and the loop regulates again at its next cycle. Only a fault latched at or
-   * before `requestedAtMs` (clock time the reset was received) is cleared. False when none was.
+   * A person's fault reset (MQTT fault/reset, the Home Assistant button), as desired state:
+   * committed to the store with the next generation and its 'fault-reset' event before it is
+   * answered, so a crash right after cannot bring the latch back; the loop applies it at its
+   * next cycle (and again after a crash), to a fault latched at or before `requestedAtMs`
+   * (clock time the reset was received). Refused, changing nothing, when no such fault is
+   * latched or the database cannot take it: the sender is told why.
    */
-  resetFault(loopId: string, source: string, requestedAtMs: number): boolean {
+  requestFaultReset(
+    loopId: string,
+    source: string,
+    requestedAtMs: number,
+    requestId?: string,
+  ): FaultResetOutcome {
     const loop = this.loops.get(loopId);
-    if (!loop?.cycle.resetFault(requestedAtMs)) return false;
-    this.resetPendingWrite.add(loopId);
+    if (!loop) return { accepted: false, reason: `unknown loop "${loopId}"` };
+    const current = loop.cycle.status?.generation;
+    const unchanged = current === undefined ? {} : { generation: current };
+    const fault = loop.cycle.latchedFaultAt(requestedAtMs);
+    if (!fault) return { accepted: false, reason: NOTHING_LATCHED_REASON, ...unchanged };
+    let generation: number;
     try {
-      this.opts.store.desired.recordEvent({
-        loop: loopId,
-        kind: 'fault-reset',
+      ({ generation } = this.opts.store.desired.resetFault(loopId, {
+        requestedAtMs,
         source,
-        message: 'latched fault reset',
-      });
+        fault: fault.reason,
+        ...(requestId === undefined ? {} : { requestId }),
+      }));
     } catch (error) {
-      // The reset is in memory and reaches the file with the next flush of the loop's memory.
-      this.opts.logger.warn(
-        { err: error, loop: loopId },
-        'fault reset done; its event could not be recorded',
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      this.opts.logger.warn({ err: error, loop: loopId }, `fault reset not stored: ${message}`);
+      return { accepted: false, reason: `not stored: ${message}`, ...unchanged };
     }
     loop.runner.trigger('fault reset');
-    return true;
+    return { accepted: true, generation };
+  }
+
+  /** @deprecated Use requestFaultReset, which says why a reset is refused. True when accepted. */
+  resetFault(loopId: string, source: string, requestedAtMs: number): boolean {
+    return this.requestFaultReset(loopId, source, requestedAtMs).accepted;
+  }
+
+  /** The one event of a drive to the safe state (runtime/drive-safe.ts). */
+  private recordSafeEvent(event: SafeStateEvent): void {
+    // A supervised store defers an event it cannot write now; driveSafe logs one that throws.
+    this.opts.store.desired.recordEvent(event);
   }
 
   /** Asks a loop for a cycle now (a command changed its desired state); unknown loops are ignored. */
@@ -417,7 +444,11 @@ export class Daemon implements LoopControl {
       const loop = this.loops.get(id);
       if (!loop) continue;
       await this.removeLoop(id);
-      await loop.cycle.driveSafe(`loop ${id} removed`);
+      await loop.cycle.driveSafe(`loop ${id} removed`, {
+        recordEvent: (event) => this.recordSafeEvent(event),
+        eventKind: 'loop-removed-safe',
+        eventSource: 'file',
+      });
     }
   }
 
@@ -436,38 +467,40 @@ export class Daemon implements LoopControl {
    */
   private async replaceChangedDrivers(before: Config, next: Config): Promise<void> {
     const nowMs = () => this.opts.clock.nowMs();
-    // Actuators no loop drives any more (deleted, or a loop now uses another one) would stay
-    // where they were — a heater on: driven to their safe state first.
+    const { logger } = this.opts;
     const stillDriven = drivenActuators(next);
-    for (const id of drivenActuators(before)) {
-      const old = before.actuators[id];
-      const driver = this.drivers.actuators.get(id);
-      if (stillDriven.has(id) || !old || !driver) continue;
-      await driver
-        .write(safeLevelOf(old))
-        .then(() =>
-          this.opts.logger.info({ actuator: id }, `${id} → safe state (no loop drives it any more)`),
-        )
-        .catch((error) =>
-          this.opts.logger.error({ err: error, actuator: id }, `${id}: not confirmed safe on reload`),
-        );
-    }
-    for (const [id, section] of Object.entries(next.actuators)) {
-      const old = before.actuators[id];
-      if (old && driverKey(old) === driverKey(section) && this.drivers.actuators.has(id)) continue;
+    const hasOldDriver = (id: string) => before.actuators[id] !== undefined && this.drivers.actuators.has(id);
+    const target = (id: string) => ({
+      id,
+      safeLevel: safeLevelOf(before.actuators[id]!),
+      driver: this.drivers.actuators.get(id),
+    });
+    // Actuators no loop drives any more (deleted, or a loop now uses another one) would stay
+    // where they were — a heater on; those whose driver is replaced are left safe by the old
+    // driver. Both first and all at once: a device that cannot be reached delays no other and
+    // does not abort the reload (a new driver is commanded by its loop's next cycle).
+    const orphaned = [...drivenActuators(before)].filter((id) => !stillDriven.has(id) && hasOldDriver(id));
+    const replaced = Object.entries(next.actuators)
+      .filter(([id, section]) => {
+        const old = before.actuators[id];
+        return !(old && driverKey(old) === driverKey(section) && this.drivers.actuators.has(id));
+      })
+      .map(([id]) => id);
+    const event = { recordEvent: (e: SafeStateEvent) => this.recordSafeEvent(e), eventSource: 'file' };
+    await Promise.all([
+      driveSafe(orphaned.map(target), { reason: 'no loop drives it any more', logger, ...event }),
+      driveSafe(replaced.filter((id) => hasOldDriver(id) && !orphaned.includes(id)).map(target), {
+        reason: 'driver replaced on reload',
+        logger,
+        ...event,
+      }),
+    ]);
+    for (const id of replaced) {
       const previous = this.drivers.actuators.get(id);
-      if (previous && old) {
-        // A device that cannot be reached must not abort the reload half-way: log it, go on
-        // (the new driver is commanded by its loop's next cycle, retried until confirmed).
+      if (previous && before.actuators[id]) {
         await previous
-          .write(safeLevelOf(old))
-          .then(() => previous.stop?.())
-          .catch((error) =>
-            this.opts.logger.error(
-              { err: error, actuator: id },
-              `${id}: old driver not confirmed safe on reload`,
-            ),
-          );
+          .stop?.()
+          .catch((error) => logger.error({ err: error, actuator: id }, `${id}: old driver did not stop`));
       }
       try {
         const driver = createActuatorDriver(next, id, this.drivers, nowMs);
@@ -476,7 +509,7 @@ export class Daemon implements LoopControl {
       } catch (error) {
         // Its loop's writes fail ("no driver") and are reported; the other actuators regulate.
         this.drivers.actuators.delete(id);
-        this.opts.logger.error({ err: error, actuator: id }, `${id}: driver could not start on reload`);
+        logger.error({ err: error, actuator: id }, `${id}: driver could not start on reload`);
       }
     }
     for (const id of Object.keys(before.actuators)) {
@@ -549,10 +582,11 @@ export class Daemon implements LoopControl {
     const loopLogger = logger.child({ loop: id });
     // Level-based: desired state is read from the store every cycle, so a change committed by
     // any writer (MQTT, a reload) is picked up by the next cycle.
-    const desired = (): LoopDesired => {
+    const desired = (): CycleDesired => {
       const row = store.desired.desired(id);
       if (!row) throw new Error(`loop ${id}: no desired state in the store`);
-      return { generation: row.generation, setpoint: row.setpoint, mode: row.mode };
+      const { generation, setpoint, mode, faultReset } = row;
+      return { generation, setpoint, mode, ...(faultReset === undefined ? {} : { faultReset }) };
     };
     const cycle = new LoopCycle({
       spec: toLoopSpec(this.config, id),
@@ -565,10 +599,9 @@ export class Daemon implements LoopControl {
           // Buffering history must never fail a cycle that has acted.
           loopLogger.error({ err: error }, 'could not record the cycle');
         }
-        // A fault latched in this cycle, or the first cycle after its reset, is rare, critical
-        // state: written at once, not batched (a crash must neither lose nor revive a latch).
-        const resetNow = this.resetPendingWrite.delete(id);
-        if (resetNow || completed.memory.latchedFault?.atMs === completed.nowMs) this.flush();
+        // A fault latched in this cycle is rare, critical state: written at once, not batched
+        // (a crash must not lose it). A reset needs no such write: it is desired state.
+        if (completed.memory.latchedFault?.atMs === completed.nowMs) this.flush();
       },
       interlockReadings: () =>
         Object.fromEntries(
@@ -579,7 +612,7 @@ export class Daemon implements LoopControl {
         ),
       latestReading: () => {
         const sensor = this.config.loops[id]?.sensor;
-        return sensor === undefined ? undefined : this.sampler.latest(sensor);
+        return sensor === undefined ? undefined : this.sampler.latestForLoop(sensor);
       },
       actuators: this.drivers.actuators,
       clock,

@@ -26,6 +26,27 @@ export type CommandOutcome =
   | { accepted: true; change: CommandChange; requestId?: string }
   | { accepted: false; reason: string; requestId?: string };
 
+/**
+ * What the daemon answers a fault reset (Daemon.requestFaultReset), published on
+ * `<loop>/result` like any command: accepted once the reset is committed as desired state,
+ * with the generation it got; refused, changing nothing, with a reason a person can act on.
+ */
+export type FaultResetOutcome =
+  | { accepted: true; generation?: number }
+  | { accepted: false; reason: string; generation?: number };
+
+/** The reason of a reset refused because no fault is latched (or only one latched after it). */
+export const NOTHING_LATCHED_REASON = 'nothing to reset: no fault is latched on this loop';
+
+/**
+ * A daemon's answer to a fault reset as an outcome. The deprecated boolean answer (true: a
+ * latch was cleared) is still taken: false is "nothing latched", true carries no generation.
+ */
+export function faultResetOutcome(answer: boolean | FaultResetOutcome): FaultResetOutcome {
+  if (typeof answer !== 'boolean') return answer;
+  return answer ? { accepted: true } : { accepted: false, reason: NOTHING_LATCHED_REASON };
+}
+
 /** What a command is validated against. */
 export interface CommandTarget {
   /** Setpoint limits, loop unit (inclusive). */

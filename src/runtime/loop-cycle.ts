@@ -2,6 +2,12 @@ import type { Logger } from 'pino';
 import { shiftLoopMemory } from '../core/clock-step.js';
 import type { ActuatorCommand } from '../core/command.js';
 import type { LatchedFault } from '../core/effect-watch.js';
+import {
+  applyStoredFaultReset,
+  type FaultResetMark,
+  resettableFault,
+  type StoredFaultReset,
+} from '../core/fault-reset.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
 import { resetLatchedFault, resumeLoopMemory } from '../core/loop-state.js';
@@ -10,12 +16,19 @@ import { type LoopStatus, markCycleFailed } from '../core/status.js';
 import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
 import type { Clock } from './clock.js';
+import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
 import type { CycleResult } from './loop-runner.js';
+
+/**
+ * Desired state as a cycle reads it: reconcile's, plus the last fault reset stored for the loop
+ * (see core/fault-reset.ts). Absent: never reset.
+ */
+export type CycleDesired = LoopDesired & { faultReset?: StoredFaultReset };
 
 export interface LoopCycleOptions {
   spec: LoopSpec;
-  /** Desired state, read fresh every cycle (config now; the store and MQTT later). */
-  desired: () => LoopDesired;
+  /** Desired state, read fresh every cycle (the store, or the config without one). */
+  desired: () => CycleDesired;
   /** Latest good reading of the loop's sensor (from the sampler). */
   latestReading: () => Reading | undefined;
   /** Latest readings of the loop's interlock sensors, by sensor id. */
@@ -48,19 +61,23 @@ export interface CompletedCycle {
  * The runner decides when it runs; this decides nothing about time except reading the clock.
  */
 export class LoopCycle {
-  private memory: LoopMemory;
+  /** With the generation of the last stored fault reset it applied (core/fault-reset.ts). */
+  private memory: LoopMemory & FaultResetMark;
   private spec: LoopSpec;
   private configValidity: Condition | undefined;
   /** `StorageHealthy`, set by the daemon when it has a supervised store; absent otherwise. */
   private storageHealth: Condition | undefined;
   /** The desired state of the last cycle: used when reading it fails (see run). */
-  private lastDesired: LoopDesired | undefined;
+  private lastDesired: CycleDesired | undefined;
   private resumed = false;
   private lastStatus: LoopStatus | undefined;
   private observedGeneration = 0;
   /** Wall-clock steps not yet applied to memory, ms (see shiftTimes). */
   private pendingShiftMs = 0;
-  /** A fault reset received while a cycle was running: applied to that cycle's result too. */
+  /**
+   * Deprecated in-memory reset (`resetFault`, for a daemon without a store) received while a
+   * cycle was running: applied to that cycle's result too.
+   */
   private pendingResetAtMs: number | undefined;
   /** Actuator writes are failing (logged once per streak). */
   private writesFailing = false;
@@ -103,6 +120,10 @@ export class LoopCycle {
       const lateShiftMs = this.takeShift();
       this.memory = shiftLoopMemory(this.memory, lateShiftMs);
       nowMs += lateShiftMs;
+      // A reset stored as desired state clears the latch before reconcile sees it, in the
+      // cycle that first reads it and again after a crash brought an older memory back.
+      this.memory = applyStoredFaultReset(this.memory, desired.faultReset);
+      const { faultResetGeneration } = this.memory;
       const reading = this.opts.latestReading();
       const interlocks = this.opts.interlockReadings?.();
       let result: ReturnType<typeof reconcile>;
@@ -124,7 +145,11 @@ export class LoopCycle {
       // scheduled in this cycle must not be lost. An unconfirmed command is retried on its own
       // schedule (command memory, backing off per actuator), so one unreachable plug neither
       // fails the loop nor delays its other actuators (a GPIO heater's pulse end, a safe state).
-      this.memory = this.applyPendingReset(result.memory);
+      // The reset this memory applied is named in it whatever reconcile keeps: stored with it,
+      // so a restart from this memory does not apply that reset again to a newer latch.
+      this.memory = this.applyPendingReset(
+        faultResetGeneration === undefined ? result.memory : { ...result.memory, faultResetGeneration },
+      );
       this.reportWriteFailures(writeFailures);
       if (writeFailures.length > 0) {
         this.publish(
@@ -158,27 +183,20 @@ export class LoopCycle {
   }
 
   /**
-   * Drives every actuator of the loop to its safe level, all at once: a slow or unreachable
-   * device (an MQTT plug waiting for its broker) never delays another (a GPIO heater).
+   * Drives every actuator of the loop to its safe level, all at once (see runtime/drive-safe.ts:
+   * a slow or unreachable device never delays another). Never throws. `event`: record the
+   * call's one event (the daemon passes its store's event log).
    */
-  async driveSafe(reason: string): Promise<void> {
-    await Promise.all(
-      loopActuators(this.spec).map(async ({ actuator }) => {
-        const driver = this.opts.actuators.get(actuator.id);
-        try {
-          await driver?.write(actuator.safeLevel);
-          this.opts.logger.info(
-            { actuator: actuator.id, to: actuator.safeLevel },
-            `${actuator.id} → safe state (${reason})`,
-          );
-        } catch (error) {
-          this.opts.logger.error(
-            { err: error, actuator: actuator.id },
-            `${actuator.id}: could not reach safe state`,
-          );
-        }
-      }),
-    );
+  async driveSafe(
+    reason: string,
+    event?: Pick<DriveSafeOptions, 'recordEvent' | 'eventKind' | 'eventSource'>,
+  ): Promise<SafeOutcome> {
+    const targets = loopActuators(this.spec).map(({ actuator }) => ({
+      id: actuator.id,
+      safeLevel: actuator.safeLevel,
+      driver: this.opts.actuators.get(actuator.id),
+    }));
+    return driveSafe(targets, { reason, logger: this.opts.logger, loop: this.spec.id, ...event });
   }
 
   private async observeActuators(): Promise<Record<string, ActuatorLevel>> {
@@ -269,6 +287,19 @@ export class LoopCycle {
   }
 
   /**
+   * The latched fault a reset asked for at `requestedAtMs` would clear; undefined when none is
+   * latched (or only one latched after it). The daemon answers "nothing to reset" from it
+   * before storing a reset.
+   */
+  latchedFaultAt(requestedAtMs: number): LatchedFault | undefined {
+    return resettableFault(this.memory, requestedAtMs);
+  }
+
+  /**
+   * @deprecated A daemon with a store commits the reset as desired state (`faultResetAtMs`,
+   * see DesiredStore.resetFault) and the cycle applies it; this in-memory reset is lost by a
+   * crash before the next memory flush. Kept for a daemon without a store.
+   *
    * Clears a fault latched at or before `requestedAtMs` (a person's reset); true when it did.
    * A cycle running now computed its result from the memory before the reset: the reset is
    * applied to that result as well, so it is not undone when the cycle commits.
@@ -291,7 +322,7 @@ export class LoopCycle {
     return true;
   }
 
-  private applyPendingReset(memory: LoopMemory): LoopMemory {
+  private applyPendingReset(memory: LoopMemory & FaultResetMark): LoopMemory & FaultResetMark {
     const requestedAtMs = this.pendingResetAtMs;
     this.pendingResetAtMs = undefined;
     return requestedAtMs === undefined ? memory : resetLatchedFault(memory, requestedAtMs);
@@ -310,7 +341,7 @@ export class LoopCycle {
    * cycle's desired state is used (the error is logged at debug: the store reports it); only a
    * loop that never had one fails the cycle (inside run's error handling: Reconciled=False).
    */
-  private readDesired(): LoopDesired {
+  private readDesired(): CycleDesired {
     try {
       this.lastDesired = this.opts.desired();
     } catch (error) {

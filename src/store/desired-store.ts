@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { StoredFaultReset } from '../core/fault-reset.js';
 import type { Mode } from '../core/types.js';
 import { refusedChange } from './health.js';
 import { observed, type StoreObserver } from './observer.js';
@@ -41,6 +42,12 @@ export interface LoopDesiredRow {
   generation: number;
   /** When that change was stored, ms since epoch. */
   updatedAtMs: number;
+  /**
+   * The last fault reset asked for (absent: never): the clock time it was received and the
+   * generation it got. The loop applies it once, to a fault latched at or before that time
+   * (core/fault-reset.ts).
+   */
+  faultReset?: StoredFaultReset;
 }
 
 /** One line of the event log; `data` is any JSON value. */
@@ -93,6 +100,9 @@ export interface DesiredRecord {
   generation: number;
   updated_at_ms: number;
   removed_at_ms: number | null;
+  /** Schema version 4; NULL when never reset. */
+  fault_reset_at_ms: number | null;
+  fault_reset_generation: number | null;
 }
 
 interface EventRecord {
@@ -123,9 +133,9 @@ function prepareStatements(db: Database.Database) {
     ),
     upsert: db.prepare<[DesiredRecord]>(
       `INSERT OR REPLACE INTO loop_desired (loop, setpoint, setpoint_source, file_setpoint, mode, mode_source,
-         file_mode, section_hash, generation, updated_at_ms, removed_at_ms)
+         file_mode, section_hash, generation, updated_at_ms, removed_at_ms, fault_reset_at_ms, fault_reset_generation)
        VALUES (@loop, @setpoint, @setpoint_source, @file_setpoint, @mode, @mode_source,
-         @file_mode, @section_hash, @generation, @updated_at_ms, @removed_at_ms)`,
+         @file_mode, @section_hash, @generation, @updated_at_ms, @removed_at_ms, @fault_reset_at_ms, @fault_reset_generation)`,
     ),
     markRemoved: db.prepare<[number, string]>('UPDATE loop_desired SET removed_at_ms = ? WHERE loop = ?'),
     deleteRemoved: db.prepare<[string]>(
@@ -232,6 +242,9 @@ export class DesiredStore {
                 generation,
                 updated_at_ms: now,
                 removed_at_ms: null,
+                // A loop (re-)added starts without a reset: a latch of its earlier life is gone.
+                fault_reset_at_ms: null,
+                fault_reset_generation: null,
               });
               result.addedLoops.push(loop);
               this.event(now, loop, 'loop-added', 'file', `loop ${loop} added (generation ${generation})`, {
@@ -355,6 +368,58 @@ export class DesiredStore {
   }
 
   /**
+   * A person's fault reset (MQTT fault/reset, the Home Assistant button), stored as desired
+   * state: the clock time it was received (`requestedAtMs`) with the next generation, and a
+   * 'fault-reset' event, in one transaction committed before returning, so a crash right after
+   * cannot bring the latch back while the event log says it was reset. The loop applies it once
+   * (core/fault-reset.ts). Whether anything is latched is the caller's to check (the daemon).
+   * Throws for an unknown or removed loop, and when the database refuses the write.
+   */
+  resetFault(
+    loop: string,
+    reset: { requestedAtMs: number; source: string; requestId?: string; fault?: string },
+  ): { generation: number } {
+    const { requestedAtMs, source, requestId, fault } = reset;
+    if (!Number.isFinite(requestedAtMs))
+      throw new Error(`loop "${loop}": fault reset time must be a finite number, got ${requestedAtMs}`);
+    let committed: DesiredRecord | undefined;
+    let generation: number;
+    try {
+      generation = this.observe('resetFault', () =>
+        this.db
+          .transaction(() => {
+            const row = this.stmt.anyRow.get(loop);
+            if (row === undefined) throw new Error(`unknown loop "${loop}"`);
+            if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
+            const now = this.nowMs();
+            const next = this.nextGeneration();
+            committed = {
+              ...row,
+              generation: next,
+              updated_at_ms: now,
+              fault_reset_at_ms: requestedAtMs,
+              fault_reset_generation: next,
+            };
+            this.stmt.upsert.run(committed);
+            const what = fault === undefined ? 'latched fault' : `latched fault ${fault}`;
+            this.event(now, loop, 'fault-reset', source, `${what} reset (${source})`, {
+              generation: next,
+              requestedAtMs,
+              ...(fault === undefined ? {} : { fault }),
+              ...(requestId === undefined ? {} : { requestId }),
+            });
+            return next;
+          })
+          .immediate(),
+      );
+    } catch (error) {
+      throw refusedChange(error, this.db.name);
+    }
+    if (committed) this.live.set(loop, toDesiredRow(committed));
+    return { generation };
+  }
+
+  /**
    * Writes the runtime changes kept in memory into this store's file (a fresh one after a
    * damaged file was moved aside, or the real file opened after running on a stand-in). Apply
    * the config first: values from the file come from there. A setpoint or mode whose source is
@@ -380,7 +445,14 @@ export class DesiredStore {
               next.mode = want.mode;
               next.mode_source = want.modeSource;
             }
-            if (next.setpoint === row.setpoint && next.mode === row.mode) continue;
+            // The reset in memory is the latest. It keeps its generation: a loop's memory names
+            // the reset it applied by it, so no loop applies it twice.
+            const resetChanged = want.faultReset !== undefined && !sameReset(want.faultReset, row);
+            if (resetChanged && want.faultReset) {
+              next.fault_reset_at_ms = want.faultReset.atMs;
+              next.fault_reset_generation = want.faultReset.generation;
+            }
+            if (next.setpoint === row.setpoint && next.mode === row.mode && !resetChanged) continue;
             next.generation = this.nextGeneration();
             next.updated_at_ms = this.nowMs();
             this.stmt.upsert.run(next);
@@ -442,7 +514,8 @@ export class DesiredStore {
           !live ||
           live.setpoint !== row.setpoint ||
           live.mode !== row.mode ||
-          live.generation !== row.generation
+          live.generation !== row.generation ||
+          !sameReset(live.faultReset, row)
         );
       })
       .map((row) => row.loop);
@@ -654,7 +727,16 @@ function toDesiredRow(row: DesiredRecord): LoopDesiredRow {
     modeSource: row.mode_source as ChangeSource,
     generation: row.generation,
     updatedAtMs: row.updated_at_ms,
+    ...(row.fault_reset_at_ms === null || row.fault_reset_generation === null
+      ? {}
+      : { faultReset: { atMs: row.fault_reset_at_ms, generation: row.fault_reset_generation } }),
   };
+}
+
+/** Whether `row` stores the reset `reset` (both absent counts as the same). */
+function sameReset(reset: StoredFaultReset | undefined, row: DesiredRecord): boolean {
+  if (reset === undefined) return row.fault_reset_generation === null;
+  return row.fault_reset_at_ms === reset.atMs && row.fault_reset_generation === reset.generation;
 }
 
 function assertFiniteSetpoint(loop: string, setpoint: number): void {

@@ -155,6 +155,20 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 4,
+    description: 'fault reset as desired state (loop_desired.fault_reset_at_ms, fault_reset_generation)',
+    up: (db) => {
+      db.exec(`
+        -- The last fault reset a person asked for (NULL: never): the clock time it was
+        -- received and the generation it got. Committed like a setpoint, so a crash before the
+        -- loop's memory is flushed cannot bring a reset latch back: the loop applies each reset
+        -- once (by generation), to a latch latched at or before that time.
+        ALTER TABLE loop_desired ADD COLUMN fault_reset_at_ms INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN fault_reset_generation INTEGER;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes and understands. */
