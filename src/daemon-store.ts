@@ -8,7 +8,7 @@ import type { LoopStatus } from './core/status.js';
 import { buildDrivers, type Drivers } from './drivers/build.js';
 import { redactConfigText } from './redact.js';
 import { driveSafe, type SafeTarget } from './runtime/drive-safe.js';
-import type { CompletedCycle } from './runtime/loop-cycle.js';
+import type { CompletedCycle } from './runtime/loop-reconciler.js';
 import type { DesiredStore } from './store/desired-store.js';
 import type { StorageHealth } from './store/health.js';
 import type { StateStore } from './store/state-store.js';

@@ -24,7 +24,7 @@ import { type FaultResetOutcome, NOTHING_LATCHED_REASON } from './mqtt/commands.
 import { backoffDelayMs } from './runtime/backoff.js';
 import { type Clock, shiftDriverTimes, type TimerHandle } from './runtime/clock.js';
 import { driveSafe, type SafeStateEvent } from './runtime/drive-safe.js';
-import { type CycleDesired, LoopCycle } from './runtime/loop-cycle.js';
+import { type CycleDesired, LoopReconciler } from './runtime/loop-reconciler.js';
 import { LoopRunner } from './runtime/loop-runner.js';
 import { Sampler } from './runtime/sampler.js';
 import { formatStatusLine } from './status-line.js';
@@ -72,7 +72,7 @@ export interface DaemonEvents {
 
 interface RunningLoop {
   id: string;
-  cycle: LoopCycle;
+  cycle: LoopReconciler;
   runner: LoopRunner;
 }
 
@@ -588,7 +588,7 @@ export class Daemon implements LoopControl {
       const { generation, setpoint, mode, faultReset } = row;
       return { generation, setpoint, mode, ...(faultReset === undefined ? {} : { faultReset }) };
     };
-    const cycle = new LoopCycle({
+    const cycle = new LoopReconciler({
       spec: toLoopSpec(this.config, id),
       desired,
       ...storedLoopState(store, id, loopLogger),

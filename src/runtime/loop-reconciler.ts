@@ -25,7 +25,7 @@ import type { CycleResult } from './loop-runner.js';
  */
 export type CycleDesired = LoopDesired & { faultReset?: StoredFaultReset };
 
-export interface LoopCycleOptions {
+export interface LoopReconcilerOptions {
   spec: LoopSpec;
   /** Desired state, read fresh every cycle (the store, or the config without one). */
   desired: () => CycleDesired;
@@ -57,10 +57,11 @@ export interface CompletedCycle {
 }
 
 /**
- * One loop's cycle: observe everything fresh → reconcile (pure) → act on the differences.
+ * Reconciles one loop, one cycle at a time: observe everything fresh → reconcile (pure) → act
+ * on the differences.
  * The runner decides when it runs; this decides nothing about time except reading the clock.
  */
-export class LoopCycle {
+export class LoopReconciler {
   /** With the generation of the last stored fault reset it applied (core/fault-reset.ts). */
   private memory: LoopMemory & FaultResetMark;
   private spec: LoopSpec;
@@ -82,7 +83,7 @@ export class LoopCycle {
   /** Actuator writes are failing (logged once per streak). */
   private writesFailing = false;
 
-  constructor(private readonly opts: LoopCycleOptions) {
+  constructor(private readonly opts: LoopReconcilerOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
     this.spec = opts.spec;
     this.lastStatus = opts.status;

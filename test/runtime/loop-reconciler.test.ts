@@ -1,5 +1,5 @@
 /**
- * LoopCycle's fault paths: a write that fails, a fault reset during a cycle, a defect in
+ * LoopReconciler's fault paths: a write that fails, a fault reset during a cycle, a defect in
  * reconcile. Fake actuators record what they were asked; the clock is moved by hand.
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import type { LoopSpec } from '../../src/core/loop-spec.js';
 import { initialLoopMemory, type LoopMemory } from '../../src/core/loop-state.js';
 import type { Mode } from '../../src/core/types.js';
 import type { ActuatorDriver } from '../../src/drivers/types.js';
-import { LoopCycle } from '../../src/runtime/loop-cycle.js';
+import { LoopReconciler } from '../../src/runtime/loop-reconciler.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { at, min, relay, s, splitRangeLoop, T0 } from '../core/fixtures.js';
 
@@ -41,7 +41,7 @@ function cycleFor(
   drivers: FakeRelay[],
   mode: () => Mode = () => 'heat_cool',
 ) {
-  return new LoopCycle({
+  return new LoopReconciler({
     spec,
     desired: () => ({ generation: 1, setpoint: 20, mode: mode() }),
     latestReading: () => ({ value: value(), atMs: clock.nowMs() }),
@@ -51,7 +51,7 @@ function cycleFor(
   });
 }
 
-describe('LoopCycle: given an actuator that cannot be written', () => {
+describe('LoopReconciler: given an actuator that cannot be written', () => {
   test('when the cooler is unreachable, then the heater is still commanded every cycle and the cycle does not throw', async () => {
     const clock = new ManualClock(T0);
     const heater = new FakeRelay('heater');
@@ -101,7 +101,7 @@ describe('LoopCycle: given an actuator that cannot be written', () => {
   });
 });
 
-describe('LoopCycle: given a device that hangs on a write', () => {
+describe('LoopReconciler: given a device that hangs on a write', () => {
   test('when the loop is switched off, then the fan goes off at once, not after the hanging heater-plug write', async () => {
     const clock = new ManualClock(T0);
     // The raise actuator (commanded first) is a plug; the lower one a GPIO fan.
@@ -141,7 +141,7 @@ describe('LoopCycle: given a device that hangs on a write', () => {
   });
 });
 
-describe('LoopCycle: given a fault reset while a cycle is writing', () => {
+describe('LoopReconciler: given a fault reset while a cycle is writing', () => {
   test('when the cycle commits, then the reset is not undone', async () => {
     const clock = new ManualClock(T0);
     const heater = new FakeRelay('heater');
@@ -179,7 +179,7 @@ describe('LoopCycle: given a fault reset while a cycle is writing', () => {
   });
 });
 
-describe('LoopCycle: given a defect in reconcile', () => {
+describe('LoopReconciler: given a defect in reconcile', () => {
   test('when reconcile throws, then every actuator is driven safe and the cycle fails', async () => {
     const clock = new ManualClock(T0);
     const heater = new FakeRelay('heater');
@@ -199,7 +199,7 @@ describe('LoopCycle: given a defect in reconcile', () => {
   });
 });
 
-describe('LoopCycle: given a fault reset stored as desired state', () => {
+describe('LoopReconciler: given a fault reset stored as desired state', () => {
   type Reset = { atMs: number; generation: number } | undefined;
   const spec = () =>
     splitRangeLoop({ lower: relay('compressor'), changeoverMs: 0, deadband: 0, cutoff: { max: 30 } });
@@ -213,7 +213,7 @@ describe('LoopCycle: given a fault reset stored as desired state', () => {
   ) {
     const heater = new FakeRelay('heater');
     const compressor = new FakeRelay('compressor');
-    const cycle = new LoopCycle({
+    const cycle = new LoopReconciler({
       spec: spec(),
       desired: () => ({
         generation: desired.generation,
