@@ -358,11 +358,6 @@ export class Daemon implements LoopControl {
     return { accepted: true, generation };
   }
 
-  /** @deprecated Use requestFaultReset, which says why a reset is refused. True when accepted. */
-  resetFault(loopId: string, source: string, requestedAtMs: number): boolean {
-    return this.requestFaultReset(loopId, source, requestedAtMs).accepted;
-  }
-
   /** The one event of a drive to the safe state (runtime/drive-safe.ts). */
   private recordSafeEvent(event: SafeStateEvent): void {
     // A supervised store defers an event it cannot write now; driveSafe logs one that throws.

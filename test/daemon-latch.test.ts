@@ -4,11 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import type { Daemon } from '../src/daemon.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
+import { holdWriteLock, tempDbPath } from './storage/support.js';
 import { startStoreDaemon } from './support/node.js';
 
 // The room heater barely heats (a heating element fell off), and the room loop watches it.
@@ -25,8 +24,8 @@ const start = (dbPath: string, clock: ManualClock) => startStoreDaemon(TEXT, dbP
 const room = (daemon: Daemon) => daemon.statuses().find((s) => s.loop === 'room')!;
 const heater = async (daemon: Daemon) => daemon.drivers.actuators.get('room_heater')!.observe();
 
-test('given an ineffective heater, it latches, stays off across a restart, and heats again after a reset', async () => {
-  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-latch-')), 'state.db');
+test('given an ineffective heater, it latches, stays off across a restart, and heats again after a reset', async (t) => {
+  const dbPath = tempDbPath(t, 'homeostat-latch-');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let run = await start(dbPath, clock);
   await clock.advance(5 * 60_000);
@@ -51,20 +50,24 @@ test('given an ineffective heater, it latches, stays off across a restart, and h
   );
 
   // When a person resets it, the loop heats again and the reset is recorded.
-  assert.equal(run.daemon.resetFault('room', 'test', clock.nowMs()), true);
+  assert.equal(run.daemon.requestFaultReset('room', 'test', clock.nowMs()).accepted, true);
   await clock.advance(2 * 60_000);
   assert.equal(await heater(run.daemon), 1, 'heating again');
   assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status, 'False');
   assert.ok(
     run.store.desired.events({ loop: 'room' }).some((e) => e.kind === 'fault-reset' && e.source === 'test'),
   );
-  assert.equal(run.daemon.resetFault('room', 'test', clock.nowMs()), false, 'nothing latched any more');
+  assert.equal(
+    run.daemon.requestFaultReset('room', 'test', clock.nowMs()).accepted,
+    false,
+    'nothing latched any more',
+  );
   await run.daemon.stop();
   run.db.close();
 });
 
-test('given a reset latch, when the daemon dies right after its next cycle (no stop, no batched flush), then after a restart the latch stays cleared', async () => {
-  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-latch-')), 'state.db');
+test('given a reset latch, when the daemon dies right after its next cycle (no stop, no batched flush), then after a restart the latch stays cleared', async (t) => {
+  const dbPath = tempDbPath(t, 'homeostat-latch-');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let run = await start(dbPath, clock);
   await clock.advance(15 * 60_000);
@@ -72,7 +75,7 @@ test('given a reset latch, when the daemon dies right after its next cycle (no s
 
   // A person resets it; the loop's next cycle runs; then the process is killed: no stop(), so
   // nothing batched is flushed (memory.flush is 600 s in the demo).
-  assert.equal(run.daemon.resetFault('room', 'test', clock.nowMs()), true);
+  assert.equal(run.daemon.requestFaultReset('room', 'test', clock.nowMs()).accepted, true);
   await clock.advance(1_000);
   assert.equal(await heater(run.daemon), 1, 'heating again after the reset');
   run.db.close();
@@ -89,8 +92,8 @@ test('given a reset latch, when the daemon dies right after its next cycle (no s
   run.db.close();
 });
 
-test('given the supervised store, when an hour passes, then history retention runs (old events are deleted)', async () => {
-  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-prune-')), 'state.db');
+test('given the supervised store, when an hour passes, then history retention runs (old events are deleted)', async (t) => {
+  const dbPath = tempDbPath(t, 'homeostat-prune-');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   // Events are kept 10 minutes in this config.
   const text = TEXT.replace(/^node:/m, 'storage:\n  eventRetentionS: 600\nnode:');
@@ -119,9 +122,8 @@ test('given the supervised store, when an hour passes, then history retention ru
   run.db.close();
 });
 
-test('given a latched fault on file, when the daemon restarts while another process holds the write lock (it starts on the in-memory stand-in), then the latch holds and is still in the file once the lock is gone', async () => {
-  const { holdWriteLock } = await import('./storage/support.js');
-  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-latch-')), 'state.db');
+test('given a latched fault on file, when the daemon restarts while another process holds the write lock (it starts on the in-memory stand-in), then the latch holds and is still in the file once the lock is gone', async (t) => {
+  const dbPath = tempDbPath(t, 'homeostat-latch-');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let run = await start(dbPath, clock);
   await clock.advance(15 * 60_000);

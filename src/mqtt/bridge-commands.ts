@@ -3,7 +3,7 @@ import type { DesiredStore } from '../store/desired-store.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
 import { ChangeLimiter, DEFAULT_CHANGE_LIMIT } from './change-limiter.js';
-import { type CommandChange, type CommandOutcome, parseCommand } from './commands.js';
+import { type CommandChange, type CommandOutcome, type FaultResetOutcome, parseCommand } from './commands.js';
 import { DEFAULT_REJECTION_WINDOW_MS, RejectedCommandLog } from './rejection-log.js';
 import type { StorageGuard } from './storage-guard.js';
 import type { CommandKind } from './topics.js';
@@ -136,21 +136,26 @@ export class CommandHandler {
     else this.applyChange(reply, outcome, nowMs);
   }
 
-  /** A valid fault reset: asked of the daemon, then answered, then the loop runs a cycle. */
+  /**
+   * A valid fault reset: committed by the daemon as desired state (with its event and
+   * generation) before it is answered; refused with why, changing nothing, when nothing is
+   * latched or the database did not take it. Then the loop runs a cycle, which applies it.
+   */
   private resetFault(reply: Reply, outcome: Accepted, receivedAtMs: number): void {
     const { loop, kind, atIso } = reply;
+    let reset: FaultResetOutcome;
     try {
-      this.opts.control.resetFault(loop, 'mqtt', receivedAtMs);
+      reset = this.opts.control.requestFaultReset(loop, 'mqtt', receivedAtMs);
     } catch (error) {
-      // The daemon records the reset as an event: a full disk may fail it after the latch was
-      // cleared in memory. A cycle settles it either way; the sender is told. Rare: only a
-      // reset that clears a latch writes.
+      // Every command gets a result, whatever happens behind it.
       this.opts.logger.error({ err: errorMessage(error), loop }, 'fault reset not confirmed');
-      this.opts.control.triggerLoop(loop, `mqtt ${kindName(kind)}`);
-      this.refuse(reply, { accepted: false, reason: `fault reset not confirmed: ${errorMessage(error)}` });
+      reset = { accepted: false, reason: `fault reset not confirmed: ${errorMessage(error)}` };
+    }
+    if (!reset.accepted) {
+      this.refuse(reply, { accepted: false, reason: reset.reason });
       return;
     }
-    this.deps.output.publishResult(loop, outcome, atIso, this.currentGeneration(loop));
+    this.deps.output.publishResult(loop, outcome, atIso, reset.generation ?? this.currentGeneration(loop));
     this.opts.control.triggerLoop(loop, `mqtt ${kindName(kind)}`);
   }
 

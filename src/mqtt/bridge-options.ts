@@ -5,6 +5,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
 import type { ChangeLimit } from './change-limiter.js';
 import type { MqttConnection } from './client.js';
+import type { FaultResetOutcome } from './commands.js';
 import type { Topics } from './topics.js';
 
 /** The part of the MQTT connection the bridge uses (tests pass a fake). */
@@ -51,8 +52,9 @@ export interface LoopControl {
   /** Asks a loop for a cycle now (a command changed its desired state); unknown loops are ignored. */
   triggerLoop(loop: string, reason: string): void;
   /**
-   * Resets a loop's fault latched at or before `requestedAtMs` (clock time the reset was
-   * received), recorded as coming from `source`; true when one was cleared.
+   * Resets the loop's fault latched at or before `requestedAtMs` (clock time the reset was
+   * received), recorded as coming from `source`: accepted once committed as desired state (with
+   * its generation), or refused with why (nothing latched, not stored).
    */
-  resetFault(loop: string, source: string, requestedAtMs: number): boolean;
+  requestFaultReset(loop: string, source: string, requestedAtMs: number): FaultResetOutcome;
 }

@@ -38,15 +38,6 @@ export type FaultResetOutcome =
 /** The reason of a reset refused because no fault is latched (or only one latched after it). */
 export const NOTHING_LATCHED_REASON = 'nothing to reset: no fault is latched on this loop';
 
-/**
- * A daemon's answer to a fault reset as an outcome. The deprecated boolean answer (true: a
- * latch was cleared) is still taken: false is "nothing latched", true carries no generation.
- */
-export function faultResetOutcome(answer: boolean | FaultResetOutcome): FaultResetOutcome {
-  if (typeof answer !== 'boolean') return answer;
-  return answer ? { accepted: true } : { accepted: false, reason: NOTHING_LATCHED_REASON };
-}
-
 /** What a command is validated against. */
 export interface CommandTarget {
   /** Setpoint limits, loop unit (inclusive). */

@@ -48,7 +48,7 @@ test('given a latched fault, when it is reset and the process dies at once (no c
 
   // A person resets it, and the process is killed before anything else happens: the manual
   // clock does not move, so no cycle runs and nothing batched is flushed.
-  assert.equal(run.daemon.resetFault('room', 'test', clock.nowMs()), true);
+  assert.equal(run.daemon.requestFaultReset('room', 'test', clock.nowMs()).accepted, true);
   run.db.close();
 
   const restarted = new ManualClock(clock.nowMs() + 5_000);
@@ -66,7 +66,11 @@ test('given a latched fault, when it is reset and the process dies at once (no c
     1,
     'the event log says reset once, and the loop agrees',
   );
-  assert.equal(run.daemon.resetFault('room', 'test', restarted.nowMs()), false, 'nothing latched any more');
+  assert.equal(
+    run.daemon.requestFaultReset('room', 'test', restarted.nowMs()).accepted,
+    false,
+    'nothing latched any more',
+  );
   await run.daemon.stop();
   run.db.close();
 });

@@ -139,9 +139,9 @@ function harness(opts: { queued?: boolean } = {}) {
       currentConfig: () => config,
       statuses: () => [],
       triggerLoop: (loop) => void triggers.push(loop),
-      resetFault: (loop, _source, atMs) => {
+      requestFaultReset: (loop, _source, atMs) => {
         resets.push({ loop, atMs });
-        return true;
+        return { accepted: true };
       },
     },
     desired: store,
