@@ -33,10 +33,6 @@ const canWriteFs: CanWrite = (path) =>
 /** How long the broker check waits for a CONNACK, ms. */
 export const BROKER_TIMEOUT_MS = 5_000;
 
-function sysfsRootOf(config: Config): string {
-  return config.gpio?.sysfsRoot ?? '/sys';
-}
-
 /** Every section with a GPIO pin (its kind says which field), with its path in the file. */
 function pinsOf(config: Config): { path: string; bcm: number }[] {
   const pins: { path: string; bcm: number }[] = [];
@@ -66,10 +62,9 @@ export function checkConfig(configPath: string): { result: CheckResult; config?:
     };
   }
   const loops = Object.keys(loaded.config.loops).length;
-  return {
-    result: { name: 'config', status: 'ok', detail: `${configPath} is valid (${loops} loop(s))` },
-    config: loaded.config,
-  };
+  // Deprecated keys still work: listed under the ok line, never a failure.
+  const detail = [`${configPath} is valid (${loops} loop(s))`, ...loaded.warnings].join('\n');
+  return { result: { name: 'config', status: 'ok', detail }, config: loaded.config };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -87,8 +82,8 @@ const GPIO_GROUP_FIX =
 export async function checkGpio(config: Config, deps: { canWrite?: CanWrite } = {}): Promise<CheckResult[]> {
   const pins = pinsOf(config);
   if (pins.length === 0) return [{ name: 'GPIO', status: 'skip', detail: 'no GPIO pins in this config' }];
-  const block: { base?: number | undefined; chipLabel?: string | undefined } = config.gpio ?? {};
-  const root = sysfsRootOf(config);
+  const block = config.gpio;
+  const root = block.sysfsRoot;
   const gpioDir = join(root, 'class/gpio');
   const results: CheckResult[] = [];
 
@@ -170,7 +165,7 @@ async function runKindCheck(
     .filter(([, section]) => section.kind === kind)
     .map(([id, section]) => ({ id, section }));
   if (items.length === 0) return doctor.whenAbsent ? [doctor.whenAbsent] : [];
-  return doctor.check(items, { sysfsRoot: sysfsRootOf(config), nowMs: deps.nowMs ?? Date.now });
+  return doctor.check(items, { sysfsRoot: config.gpio.sysfsRoot, nowMs: deps.nowMs ?? Date.now });
 }
 
 /** Every kind's check that applies to this config, in registry order. */

@@ -122,6 +122,8 @@ export function planCommand(opts: { configPath: string; dbPath: string }, write:
     for (const line of next.errors) write(line);
     return 1;
   }
+  // A key under its old name: said once, before the plan (the plan itself is unaffected).
+  for (const line of next.warnings) write(line);
   let currentText: string | undefined;
   try {
     currentText = withDb(opts.dbPath, (db) => new DesiredStore(db, Date.now).latestConfig()?.text);

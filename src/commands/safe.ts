@@ -28,7 +28,7 @@ import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadConfigFile, readConfigText } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { type Config, DEFAULT_SYSFS_ROOT } from '../config/schema.js';
 import { type GpioChipOverride, resolveGpio } from '../drivers/gpio/chip.js';
 import { readSysfsText } from '../drivers/gpio/sysfs-read.js';
 
@@ -240,8 +240,8 @@ export function planFromConfig(config: Config): SafePlan {
   }
   return {
     relays,
-    sysfsRoot: config.gpio?.sysfsRoot ?? '/sys',
-    chip: { chipLabel: config.gpio?.chipLabel, base: config.gpio?.base },
+    sysfsRoot: config.gpio.sysfsRoot,
+    chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
     mqtt,
   };
 }
@@ -283,7 +283,8 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
   }
   return {
     relays,
-    sysfsRoot: typeof gpio.sysfsRoot === 'string' && gpio.sysfsRoot !== '' ? gpio.sysfsRoot : '/sys',
+    sysfsRoot:
+      typeof gpio.sysfsRoot === 'string' && gpio.sysfsRoot !== '' ? gpio.sysfsRoot : DEFAULT_SYSFS_ROOT,
     chip: {
       chipLabel: typeof gpio.chipLabel === 'string' ? gpio.chipLabel : undefined,
       base: Number.isInteger(gpio.base) ? (gpio.base as number) : undefined,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import { loadConfigFile } from '../config/load.js';
+import { mqttOf } from '../config/schema.js';
 import { topicsFor } from '../mqtt/topics.js';
 import { redactUrl } from '../redact.js';
 import { mqttSettings } from './mqtt-setup.js';
@@ -32,7 +33,7 @@ export async function setCommand(opts: SetOptions, write: (line: string) => void
     write(`homeostat set: no broker configured in ${opts.configPath} (add an mqtt block or --mqtt-url)`);
     return 1;
   }
-  const topics = topicsFor(config.mqtt?.baseTopic ?? 'homeostat', config.node.id);
+  const topics = topicsFor(mqttOf(config).baseTopic, config.node.id);
   const requestId = randomUUID().slice(0, 12);
   const command = {
     ...(opts.setpoint === undefined ? {} : { setpoint: opts.setpoint }),

@@ -1,16 +1,23 @@
 /**
  * Reading a config file: YAML text → checked `Config`, or one `path: message` line per
  * problem (the `homeostat validate` contract). Nothing here throws: every failure, from a
- * missing file to a wrong-sign gain, comes back as `{ ok: false, errors }`.
+ * missing file to a wrong-sign gain, comes back as `{ ok: false, errors }`. A valid file may
+ * still carry `warnings`, one `path: message (deprecated)` line each (a key under its old name):
+ * printed by `validate`, logged by `run`, never a reason to refuse the file.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { LineCounter, parseDocument } from 'yaml';
-import type { z } from 'zod';
+import { globalRegistry, type z } from 'zod';
+import { renamedKeyWarnings } from './schema/renamed.js';
 import { type Config, configSchema } from './schema.js';
 
-export type ConfigResult = { ok: true; config: Config; text: string } | { ok: false; errors: string[] };
-export type ValidationResult = { ok: true; config: Config } | { ok: false; errors: string[] };
+export type ConfigResult =
+  | { ok: true; config: Config; text: string; warnings: string[] }
+  | { ok: false; errors: string[] };
+export type ValidationResult =
+  | { ok: true; config: Config; warnings: string[] }
+  | { ok: false; errors: string[] };
 
 /** Label for issues on the whole document (an empty path). */
 const ROOT = '(root)';
@@ -48,7 +55,7 @@ export function parseConfigText(text: string, sourceName?: string): ConfigResult
     };
   }
   const result = validateConfig(data);
-  return result.ok ? { ok: true, config: result.config, text } : result;
+  return result.ok ? { ok: true, config: result.config, text, warnings: result.warnings } : result;
 }
 
 /**
@@ -161,9 +168,11 @@ function fileKind(stats: Stats): string {
 /** Validates an already-decoded value (e.g. from tests or a JSON source). */
 export function validateConfig(data: unknown): ValidationResult {
   const result = configSchema.safeParse(data, { error: configErrorMap });
-  return result.success
-    ? { ok: true, config: result.data }
-    : { ok: false, errors: formatZodIssues(result.error.issues) };
+  if (!result.success) return { ok: false, errors: formatZodIssues(result.error.issues) };
+  const warnings = renamedKeyWarnings(data).map(
+    ({ path, message }) => `${formatPath(path)}: ${message} (deprecated)`,
+  );
+  return { ok: true, config: result.data, warnings };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -226,8 +235,9 @@ export const configErrorMap: z.core.$ZodErrorMap = (iss) => {
         ? `must be ${describeValue(iss.values[0])} (got ${describeValue(iss.input)})`
         : `must be one of ${iss.values.map(describeValue).join(', ')} (got ${describeValue(iss.input)})`;
     case 'unrecognized_keys': {
-      const shape = (iss.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def?.shape;
-      return shape ? `unknown key; allowed: ${Object.keys(shape).join(', ')}` : 'unknown key';
+      const shape = (iss.inst as { _zod?: { def?: { shape?: Record<string, z.ZodType> } } } | undefined)?._zod
+        ?.def?.shape;
+      return shape ? `unknown key; allowed: ${currentKeys(shape).join(', ')}` : 'unknown key';
     }
     case 'invalid_union': {
       const { discriminator, options } = iss as { discriminator?: string; options?: unknown[] };
@@ -273,6 +283,14 @@ function describeValue(value: unknown): string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The keys of an object schema, without the deprecated ones (still read, never suggested). */
+function currentKeys(shape: Record<string, z.ZodType>): string[] {
+  return Object.keys(shape).filter((key) => {
+    const field = shape[key];
+    return field === undefined || globalRegistry.get(field)?.deprecated !== true;
+  });
 }
 
 function parseAllowed(message: string): string[] {

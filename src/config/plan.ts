@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, isRecord } from '../kinds/canonical-json.js';
 import { formatPath } from './load.js';
+import { withOldKeyNames } from './schema/renamed.js';
 import type { Config } from './schema.js';
 
 export type PlanChange =
@@ -21,7 +22,7 @@ export type PlanChange =
   | { op: 'change'; path: string; before: unknown; after: unknown };
 
 /** Top-level sections in the order a plan lists them; any other key follows, sorted. */
-const SECTION_ORDER = ['loops', 'sensors', 'actuators', 'simulation', 'node', 'mqtt', 'storage'];
+const SECTION_ORDER = ['loops', 'sensors', 'actuators', 'simulation', 'node', 'mqtt', 'gpio', 'storage'];
 
 /** Collections of things with ids; adding or removing one prints its noun, not its fields. */
 const COLLECTIONS: ReadonlyArray<{ prefix: string; noun: string }> = [
@@ -33,7 +34,7 @@ const COLLECTIONS: ReadonlyArray<{ prefix: string; noun: string }> = [
 
 /**
  * What "nothing applied yet" is compared as: empty collections, so every loop, sensor,
- * actuator and plant is its own add line, while node, storage (and mqtt) are one line each.
+ * actuator and plant is its own add line, while node, gpio, storage (and mqtt) are one line each.
  * The version is the file format, not desired state: no line for it.
  */
 const NOTHING_APPLIED: Record<string, unknown> = {
@@ -83,6 +84,9 @@ export function summarizePlan(changes: PlanChange[]): string {
  * section and the sections of its sensor and its raise/lower actuators. A changed actuator
  * `minOnS` thus changes the hash of the loop that uses it, and of no other loop. Simulated
  * plants are left out: they model the world, they are not the loop's desired state.
+ * Renamed keys are hashed under their old names and units (`band` as `bandC`, `debounceS` as
+ * `debounceMs`): the hash of an unchanged loop stays the one stored before the rename, so an
+ * upgrade bumps no generation.
  * Throws on an unknown loop id (a caller bug: ids come from the same config).
  */
 export function loopSectionHash(config: Config, loopId: string): string {
@@ -90,9 +94,11 @@ export function loopSectionHash(config: Config, loopId: string): string {
   if (loop === undefined) throw new Error(`loopSectionHash: unknown loop "${loopId}"`);
   const section = {
     loop,
-    sensor: own(config.sensors, loop.sensor),
-    raise: loop.raise === undefined ? undefined : own(config.actuators, loop.raise),
-    lower: loop.lower === undefined ? undefined : own(config.actuators, loop.lower),
+    sensor: withOldKeyNames('sensors', own(config.sensors, loop.sensor)),
+    raise:
+      loop.raise === undefined ? undefined : withOldKeyNames('actuators', own(config.actuators, loop.raise)),
+    lower:
+      loop.lower === undefined ? undefined : withOldKeyNames('actuators', own(config.actuators, loop.lower)),
   };
   return createHash('sha256').update(canonicalJson(section)).digest('hex');
 }

@@ -13,7 +13,11 @@
  * 2. checks: a section's own rules (a loop's limits and mode, an MQTT relay's payloads), then
  *    the rules across sections (schema/references.ts);
  * 3. resolution of the defaults that depend on other fields (schema/resolve.ts), so consumers
- *    never re-derive them.
+ *    never re-derive them: every field of `Config` that has a default is set (the `gpio` and
+ *    `storage` blocks always; `mqtt` when written, its absence meaning "no MQTT").
+ *
+ * Renamed keys (`bandC` → `band`, `debounceMs` → `debounceS`) are still read under their old
+ * names, with a warning from the loader (schema/renamed.ts, kinds/renamed-keys.ts).
  *
  * Durations are seconds with an `S` suffix. A loop's values (setpoint, limits, deadband,
  * tolerances) are in the loop's unit: °C for temperature, %RH for humidity.
@@ -34,8 +38,9 @@ export {
 export { ID_PATTERN, LOOP_ID_PATTERN, NODE_ID_PATTERN, type Range } from './schema/common.js';
 export type { ControllerConfig, HysteresisConfig, PidConfig } from './schema/controllers.js';
 export { type Config, configInputSchema, configSchema, type LoopConfig } from './schema/file.js';
-export type { GpioConfig } from './schema/gpio.js';
+export { DEFAULT_SYSFS_ROOT, type GpioConfig } from './schema/gpio.js';
 export { allowedModes, defaultMode } from './schema/modes.js';
 export type { MqttConfig } from './schema/mqtt.js';
+export { mqttOf } from './schema/resolve.js';
 export type { DisturbanceConfig, PlantConfig, SimulationConfig } from './schema/simulation.js';
-export type { StorageConfig } from './schema/storage.js';
+export { STORAGE_DEFAULTS, type StorageConfig } from './schema/storage.js';

@@ -13,7 +13,8 @@ import type { DriverContext } from './types.js';
 
 /** The parts of a validated config that drivers are built from. */
 export interface HardwareConfig {
-  gpio?: { sysfsRoot: string; chipLabel?: string | undefined; base?: number | undefined } | undefined;
+  /** Resolved: sysfsRoot always set (/sys unless written). */
+  gpio: { sysfsRoot: string; chipLabel?: string | undefined; base?: number | undefined };
   simulation: { seed: number; plants: Record<string, PlantParams & { noise: number; quantization: number }> };
   sensors: Record<string, SensorConfig>;
   actuators: Record<string, ActuatorConfig>;
@@ -94,9 +95,9 @@ function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: 
     nowMs,
     transport: () => drivers.mqtt ?? offlineTransport('MQTT not configured'),
     gpio: () => ({
-      sysfsRoot: config.gpio?.sysfsRoot ?? '/sys',
+      sysfsRoot: config.gpio.sysfsRoot,
       portFactory: drivers.gpioPortFactory ?? onoffPortFactory,
-      chip: { chipLabel: config.gpio?.chipLabel, base: config.gpio?.base },
+      chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
     }),
     plant: (plantId) => plantOf(config, plantId, drivers, nowMs),
     simulation: config.simulation,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { FIELD_PATH_PATTERN, plainTopicProblem } from '../drivers/mqtt/payload.js';
+import { BAND_RENAMED } from './renamed-keys.js';
 
 /** A reference to another section of the file (a plant, a sensor, an actuator). */
 export const ref = (what: string) => z.string().min(1).describe(`Id of a ${what} defined in this file.`);
@@ -78,6 +79,9 @@ export const stateStaleAfterS = z
       'answer it with their state. Default 600.',
   );
 
+/** Half width of a relay's modulation band, in the loop's unit, when the file gives none. */
+export const DEFAULT_BAND = 0.25;
+
 /** How a relay is driven: shared by every relay kind (simulated, MQTT, GPIO). */
 export const relayFields = {
   minOnS: z
@@ -98,18 +102,28 @@ export const relayFields = {
     .default('window')
     .describe(
       'How a PID output (0..1) drives the relay. window: time-proportioning over windowS, a predictable ' +
-        'switching rate (relay wear, compressors). band: on above output 0.5 + kp·bandC, off below ' +
-        '0.5 − kp·bandC; regulates closer at a similar rate, best with PI (tdS 0). Needs a pid controller. ' +
+        'switching rate (relay wear, compressors). band: on above output 0.5 + kp·band, off below ' +
+        '0.5 − kp·band; regulates closer at a similar rate, best with PI (tdS 0). Needs a pid controller. ' +
         'Minimum on/off times hold with both. Default window.',
+    ),
+  // Optional here, defaulted by resolveRelayBand: a default would hide whether `band` was written
+  // beside its deprecated name. The JSON schema still shows the default (meta).
+  band: z
+    .number()
+    .gt(0)
+    .optional()
+    .meta({ default: DEFAULT_BAND })
+    .describe(
+      "modulation band only: half width of the band in the loop's unit (°C, %RH, or a generic loop's " +
+        'own); on the PID output it is kp·band, which must stay below 0.5. Wider: fewer switches, ' +
+        `more ripple. Default ${DEFAULT_BAND}.`,
     ),
   bandC: z
     .number()
     .gt(0)
-    .default(0.25)
-    .describe(
-      "modulation band only: half width of the band in the loop's unit (°C, %RH); on the PID output " +
-        'it is kp·bandC, which must stay below 0.5. Wider: fewer switches, more ripple. Default 0.25.',
-    ),
+    .optional()
+    .meta({ deprecated: true })
+    .describe('Deprecated name of band (same value, read with a warning); give only one of them.'),
   safeState: z
     .enum(['off', 'on'])
     .default('off')
@@ -128,5 +142,24 @@ export const relayFields = {
 };
 
 const relayObject = z.object(relayFields);
-/** A relay's fields once parsed (what the relay spec builder reads). */
-export type RelayFields = z.output<typeof relayObject>;
+/** A relay's fields as parsed: `band` or its deprecated name `bandC`, either may be absent. */
+export type RawRelayFields = z.output<typeof relayObject>;
+/** A relay section with its band resolved: `band` always set, `bandC` gone. */
+export type WithBand<Section extends RawRelayFields> = Omit<Section, 'band' | 'bandC'> & { band: number };
+/** A relay's fields once resolved (what the relay spec builder reads). */
+export type RelayFields = WithBand<RawRelayFields>;
+
+/** The band a relay section asks for: `band`, else its deprecated name `bandC`, else the default. */
+export function relayBandOf(raw: Pick<RawRelayFields, 'band' | 'bandC'>): {
+  key: 'band' | 'bandC';
+  band: number;
+} {
+  if (raw.bandC !== undefined) return { key: 'bandC', band: BAND_RENAMED.toNew(raw.bandC) };
+  return { key: 'band', band: raw.band ?? DEFAULT_BAND };
+}
+
+/** A relay kind's resolution: `band` filled in (from `bandC` when the file still uses it). */
+export function resolveRelayBand<Section extends RawRelayFields>(raw: Section): WithBand<Section> {
+  const { band: _band, bandC: _bandC, ...rest } = raw;
+  return { ...rest, band: relayBandOf(raw).band };
+}

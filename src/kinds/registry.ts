@@ -50,8 +50,9 @@ export const actuatorSchema = z.discriminatedUnion('kind', schemasOf(ACTUATOR_KI
 
 /** A sensor section as parsed (staleAfterS may be absent). */
 export type RawSensor = z.output<typeof sensorSchema>;
-/** A sensor; `staleAfterS` resolved to 3 × periodS when absent. */
-export type SensorConfig = RawSensor & { staleAfterS: number };
+/** A sensor with its kind's defaults resolved; `staleAfterS` resolved to 3 × periodS when absent. */
+export type SensorConfig = ResolvedSensorOf<(typeof SENSOR_KINDS)[number]> & { staleAfterS: number };
+type ResolvedSensorOf<Kind> = Kind extends SensorKind<KindSchema, infer Section> ? Section : never;
 /** An actuator section as parsed, before its kind's resolution (an MQTT relay's preset). */
 export type RawActuator = z.output<typeof actuatorSchema>;
 /** An actuator with its kind's defaults resolved. */

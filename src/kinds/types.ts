@@ -85,6 +85,8 @@ export interface SensorKind<S extends KindSchema = KindSchema, Section = z.outpu
   extends KindCommon<Section> {
   kind: z.output<S>['kind'];
   schema: S;
+  /** Defaults that depend on other fields (a renamed key's old name), filled in once at load; absent: as parsed. */
+  resolve?(raw: z.output<S>): Section;
   /** The simulated plant it reads, if any (checked to exist, and to match the loop's actuators). */
   plant?(section: Section): string | undefined;
   createDriver(section: Resolved<Section>, ctx: DriverContext): SensorDriver;
@@ -119,7 +121,10 @@ export interface ActuatorKind<S extends KindSchema = KindSchema, Section = z.out
 }
 
 /** Identity helpers that infer the section type from the schema. */
-export function sensorKind<S extends KindSchema>(kind: SensorKind<S>): SensorKind<S> {
+export function sensorKind<S extends KindSchema, Section = z.output<S>>(
+  // NoInfer: the section type is the schema's (or given), never guessed from a shared helper.
+  kind: SensorKind<S, NoInfer<Section>>,
+): SensorKind<S, Section> {
   return kind;
 }
 

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { STORAGE_DEFAULTS } from '../config/schema/storage.js';
 import { decodeSamples, insertSamples, type Sample } from './state-store.js';
 
 /**
@@ -10,23 +11,28 @@ import { decodeSamples, insertSamples, type Sample } from './state-store.js';
  * reached.
  */
 
-/** Retention settings (config `storage`), all in seconds. */
+/**
+ * Retention settings (config `storage`, resolved: the daemon passes them all), in seconds.
+ * A field left out takes the config's default (storage.ts: 7 days raw, 300 s buckets, 365 days
+ * of buckets, 90 days of events).
+ */
 export interface RetentionOptions {
-  /** Readings are kept as they are for this long, s. Default 604 800 (7 days). */
+  /** Readings are kept as they are for this long, s. */
   rawRetentionS?: number;
-  /** Older readings become one average per bucket of this length, s; 0 deletes them instead. Default 300. */
+  /** Older readings become one average per bucket of this length, s; 0 deletes them instead. */
   downsampleS?: number;
-  /** Downsampled buckets are kept this long (counted from their time), s. Default 31 536 000 (365 days). */
+  /** Downsampled buckets are kept this long (counted from their time), s. */
   downsampledRetentionS?: number;
-  /** Events are kept this long, s. Default 7 776 000 (90 days). */
+  /** Events are kept this long, s. */
   eventRetentionS?: number;
 }
 
+/** The config's defaults, read from its schema rather than written a second time. */
 export const RETENTION_DEFAULTS: Required<RetentionOptions> = {
-  rawRetentionS: 7 * 86_400,
-  downsampleS: 300,
-  downsampledRetentionS: 365 * 86_400,
-  eventRetentionS: 90 * 86_400,
+  rawRetentionS: STORAGE_DEFAULTS.rawRetentionS,
+  downsampleS: STORAGE_DEFAULTS.downsampleS,
+  downsampledRetentionS: STORAGE_DEFAULTS.downsampledRetentionS,
+  eventRetentionS: STORAGE_DEFAULTS.eventRetentionS,
 };
 
 /** What one pruneHistory run did. */

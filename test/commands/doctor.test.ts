@@ -74,6 +74,15 @@ describe('config check', () => {
     assert.ok(config);
   });
 
+  test('a file with a key under its old name: ok, the deprecation listed under it', () => {
+    const path = configFile({ actuators: ['c: { kind: simulated_relay, plant: p, gain: -10, bandC: 0.4 }'] });
+    const { result } = checkConfig(path);
+    assert.equal(result.status, 'ok');
+    assert.deepEqual(result.detail.split('\n').slice(1), [
+      'actuators.c.bandC: renamed band (same value): write band: 0.4 (deprecated)',
+    ]);
+  });
+
   test('an invalid file: fail, the "path: message" errors as detail, no config', () => {
     const path = join(tempDir(), 'bad.yaml');
     writeFileSync(path, 'version: 1\nnode: { id: t }\nloops: { room: { sensor: nope } }\n');

@@ -46,8 +46,8 @@ function errors(text: string): string[] {
 }
 
 describe('gpio block', () => {
-  test('absent: no gpio settings (drivers detect the chip under /sys)', () => {
-    assert.equal(valid(configText()).gpio, undefined);
+  test('absent: resolved like an empty block (sysfsRoot /sys, the chip detected)', () => {
+    assert.deepEqual(valid(configText()).gpio, { sysfsRoot: '/sys' });
   });
 
   test('given: sysfsRoot defaults to /sys, chipLabel and base stay absent unless written', () => {
@@ -71,7 +71,7 @@ describe('GPIO sensor and actuator defaults', () => {
       kind: 'gpio_input',
       bcm: 27,
       activeLow: false,
-      debounceMs: 20,
+      debounceS: 0.02,
       periodS: 10,
       staleAfterS: 30,
     });
@@ -99,7 +99,7 @@ describe('GPIO sensor and actuator defaults', () => {
       minOffS: 0,
       windowS: 600,
       modulation: 'window',
-      bandC: 0.25,
+      band: 0.25,
       safeState: 'off',
     });
   });
@@ -121,6 +121,12 @@ describe('gpio_relay in the loop spec', () => {
     assert.equal(safeLevelOf(config.actuators.heater!), 1);
   });
 
+  test('band modulation: half band kp·band', () => {
+    const band = '{ kind: gpio_relay, bcm: 17, modulation: band, band: 0.5 }';
+    const config = valid(configText({ heater: band, loop: '{ type: pid, kp: 0.4 }' }));
+    assert.deepEqual(toLoopSpec(config, 'greenhouse').raise?.band, { halfBand: 0.2 });
+  });
+
   test('band modulation: half band kp·bandC, and the band check applies', () => {
     const band = '{ kind: gpio_relay, bcm: 17, modulation: band, bandC: 0.5 }';
     const config = valid(configText({ heater: band, loop: '{ type: pid, kp: 0.4 }' }));
@@ -128,6 +134,31 @@ describe('gpio_relay in the loop spec', () => {
     assert.deepEqual(errors(configText({ heater: band })), [
       'actuators.heater.modulation: modulation "band" needs a pid controller, but loops.greenhouse uses hysteresis (use modulation "window" or a pid controller)',
     ]);
+  });
+});
+
+describe('gpio_input debounceS, and its old name debounceMs', () => {
+  const debounceOf = (window: string) => {
+    const loaded = parseConfigText(configText({ window }));
+    assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
+    const sensor = loaded.config.sensors.window;
+    return { debounceS: sensor?.kind === 'gpio_input' && sensor.debounceS, warnings: loaded.warnings };
+  };
+
+  test('debounceS is seconds and may be fractional; no warning', () => {
+    assert.deepEqual(debounceOf('{ kind: gpio_input, bcm: 27, debounceS: 0.005 }'), {
+      debounceS: 0.005,
+      warnings: [],
+    });
+  });
+
+  test('debounceMs is still read, as debounceMs / 1000, with a deprecation warning', () => {
+    assert.deepEqual(debounceOf('{ kind: gpio_input, bcm: 27, debounceMs: 200 }'), {
+      debounceS: 0.2,
+      warnings: [
+        'sensors.window.debounceMs: renamed debounceS (in seconds): write debounceS: 0.2 (deprecated)',
+      ],
+    });
   });
 });
 
@@ -186,6 +217,18 @@ describe('GPIO config errors', () => {
       ['sensors.window.debounceMs: must be >= 0 (got -5)'],
     ],
     [
+      'negative debounceS',
+      configText({ window: '{ kind: gpio_input, bcm: 27, debounceS: -0.005 }' }),
+      ['sensors.window.debounceS: must be >= 0 (got -0.005)'],
+    ],
+    [
+      'debounce under both names',
+      configText({ window: '{ kind: gpio_input, bcm: 27, debounceS: 0.02, debounceMs: 20 }' }),
+      [
+        'sensors.window.debounceMs: both debounceMs and debounceS are set: debounceMs is the deprecated name of debounceS; keep only debounceS',
+      ],
+    ],
+    [
       'pulse edge both (one pulse would count twice)',
       configText({ flow: '{ kind: pulse_rate, bcm: 22, edge: both }' }),
       ['sensors.flow.edge: must be one of "rising", "falling" (got "both")'],
@@ -199,7 +242,7 @@ describe('GPIO config errors', () => {
       'a relay key on an input',
       configText({ window: '{ kind: gpio_input, bcm: 27, safeState: on }' }),
       [
-        'sensors.window.safeState: unknown key (allowed: kind, bcm, activeLow, debounceMs, periodS, staleAfterS)',
+        'sensors.window.safeState: unknown key (allowed: kind, bcm, activeLow, debounceS, periodS, staleAfterS)',
       ],
     ],
     [

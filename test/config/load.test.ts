@@ -89,6 +89,27 @@ describe('parseConfigText', () => {
     assert.equal(result.text, text);
   });
 
+  test('a file using only current key names has no warnings', () => {
+    const result = parseConfigText(yamlWith(() => {}));
+    assert.ok(result.ok);
+    assert.deepEqual(result.warnings, []);
+  });
+
+  test('a key under its old name is read, with one `path: message (deprecated)` warning', () => {
+    const result = parseConfigText(
+      yamlWith((c) => {
+        c.actuators.heater!.modulation = 'band';
+        c.actuators.heater!.bandC = 0.4;
+      }),
+    );
+    assert.ok(result.ok, result.ok ? '' : result.errors.join('\n'));
+    const heater = result.config.actuators.heater;
+    assert.deepEqual(heater?.kind === 'simulated_relay' && [heater.band, 'bandC' in heater], [0.4, false]);
+    assert.deepEqual(result.warnings, [
+      'actuators.heater.bandC: renamed band (same value): write band: 0.4 (deprecated)',
+    ]);
+  });
+
   // Each case: what is broken → the exact `path: message` line that must be reported.
   const cases: { name: string; text: string; sourceName?: string; expected: string }[] = [
     {
@@ -221,6 +242,32 @@ describe('parseConfigText', () => {
         c.actuators.heater!.bandC = 0;
       }),
       expected: 'actuators.heater.bandC: must be > 0 (got 0)',
+    },
+    {
+      name: 'band too wide for kp (kp · band ≥ 0.5), named as the file names it',
+      text: yamlWith((c) => {
+        c.actuators.heater!.modulation = 'band';
+        c.actuators.heater!.band = 0.25;
+        c.loops.room!.controller = { type: 'pid', kp: 2 };
+      }),
+      expected:
+        'actuators.heater.band: band too wide for kp: kp 2 × band 0.25 = 0.5 (must be < 0.5, so band < 0.25 for loops.room)',
+    },
+    {
+      name: 'band not above 0',
+      text: yamlWith((c) => {
+        c.actuators.heater!.band = 0;
+      }),
+      expected: 'actuators.heater.band: must be > 0 (got 0)',
+    },
+    {
+      name: 'band under both names (bandC is its deprecated name)',
+      text: yamlWith((c) => {
+        c.actuators.heater!.band = 0.2;
+        c.actuators.heater!.bandC = 0.2;
+      }),
+      expected:
+        'actuators.heater.bandC: both bandC and band are set: bandC is the deprecated name of band; keep only band',
     },
     {
       name: 'unknown modulation',

@@ -76,7 +76,7 @@ describe('mqtt_switch presets', () => {
       minOffS: 0,
       windowS: 600,
       modulation: 'window',
-      bandC: 0.25,
+      band: 0.25,
       safeState: 'off',
       deadManS: 600,
     });

@@ -164,6 +164,21 @@ describe('planChanges + formatPlan: given the applied config and a new one, the 
       lines: ['~ node.name "test" → "Test bench"', '~ storage.memoryFlushS 600 → 60'],
     },
     {
+      when: 'a key is renamed to its new name (bandC → band, same value)',
+      current: edits(BASE, ['gain: 20 }', 'gain: 20, bandC: 0.3 }']),
+      next: edits(BASE, ['gain: 20 }', 'gain: 20, band: 0.3 }']),
+      lines: [],
+    },
+    {
+      when: 'the gpio and mqtt blocks are written out with their defaults',
+      current: edits(BASE, ['  id: test\n', '  id: test\nmqtt: {}\n']),
+      next: edits(BASE, [
+        '  id: test\n',
+        '  id: test\nmqtt: { clientId: homeostat-test, baseTopic: homeostat }\ngpio: { sysfsRoot: /sys }\n',
+      ]),
+      lines: [],
+    },
+    {
       when: 'an optional field is removed',
       current: edits(BASE, ['  id: test\n', '  id: test\nstorage:\n  path: /var/lib/homeostat/state.db\n']),
       next: BASE,
@@ -184,6 +199,7 @@ describe('planChanges + formatPlan: given the applied config and a new one, the 
       '+ simulation.plants.room (plant added)',
       '+ simulation.seed 1',
       '+ node {"id":"test","name":"test"}',
+      '+ gpio {"sysfsRoot":"/sys"}',
       '+ storage {"downsampleS":300,"downsampledRetentionS":31536000,"eventRetentionS":7776000,"memoryFlushS":600,"rawRetentionS":604800}',
     ]);
   });
@@ -320,6 +336,48 @@ describe('loopSectionHash', () => {
       const verdict = (loopId: string) =>
         hash(text, loopId) === loopSectionHash(base, loopId) ? 'same' : 'changes';
       assert.deepEqual({ room: verdict('room'), attic: verdict('attic') }, { room, attic });
+    });
+  }
+
+  // Hashes stored by the homeostat before bandC/debounceMs were renamed (and before the gpio
+  // and mqtt blocks were always resolved): an unchanged loop must keep its hash, or every
+  // stored generation would bump on upgrade.
+  const PI = `
+version: 1
+node: { id: pi }
+sensors:
+  window: { kind: gpio_input, bcm: 27, debounceMs: 50 }
+  probe: { kind: ds18b20 }
+actuators:
+  heater: { kind: gpio_relay, bcm: 17, modulation: band, bandC: 0.4 }
+  pump: { kind: gpio_relay, bcm: 18 }
+loops:
+  room: { sensor: probe, raise: heater, setpoint: 12, limits: { min: 5, max: 30 }, controller: { type: pid, kp: 0.5 } }
+  contact: { sensor: window, quantity: generic, raise: pump, setpoint: 0.5, limits: { min: 0, max: 1 }, controller: { type: hysteresis } }
+`;
+  const STORED = {
+    room: '25aef9899d31353bc2b42541c4ad118e72a4ff517ce751a4f7c71efd3e2016e4',
+    contact: '58343849bae2fa54555f60757f27105bc1597b32e625e20a9c2d138da55dcc92',
+  };
+  const STORED_DEFAULTS = {
+    room: '245b200b093599686fb8786e3a52f4af7e52c803a138f880e87872681f7ec486',
+    contact: '1081ad4d78a3208ff678541fa8a3ed00aeb500442feaecea664379ef221e2768',
+  };
+  const renamed = edits(PI, ['debounceMs: 50', 'debounceS: 0.05'], ['bandC: 0.4', 'band: 0.4']);
+  const defaulted = edits(PI, [', debounceMs: 50', ''], [', modulation: band, bandC: 0.4', '']);
+  const hashCases: Array<{ given: string; text: string; expected: typeof STORED }> = [
+    { given: 'the old key names (bandC, debounceMs)', text: PI, expected: STORED },
+    { given: 'the new key names (band, debounceS)', text: renamed, expected: STORED },
+    { given: 'both keys left at their defaults', text: defaulted, expected: STORED_DEFAULTS },
+    {
+      given: 'a gpio and an mqtt block written out with their defaults',
+      text: `${defaulted}gpio: { sysfsRoot: /sys }\nmqtt: {}\n`,
+      expected: STORED_DEFAULTS,
+    },
+  ];
+  for (const { given, text, expected } of hashCases) {
+    test(`given ${given}: the hashes stored before the rename`, () => {
+      assert.deepEqual({ room: hash(text, 'room'), contact: hash(text, 'contact') }, expected);
     });
   }
 

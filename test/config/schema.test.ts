@@ -9,6 +9,8 @@ import {
   configSchema,
   defaultMode,
   type LoopConfig,
+  mqttOf,
+  STORAGE_DEFAULTS,
 } from '../../src/config/schema.js';
 import type { Mode, Quantity } from '../../src/core/types.js';
 
@@ -83,7 +85,7 @@ describe('defaults', () => {
     ['sensor periodS', config.sensors.t?.periodS, 10],
     ['sensor staleAfterS is 3 × periodS', config.sensors.t?.staleAfterS, 30],
     [
-      'relay windowS, modulation, bandC, minOnS, minOffS, safeState',
+      'relay windowS, modulation, band, minOnS, minOffS, safeState',
       config.actuators.heater,
       {
         kind: 'simulated_relay',
@@ -91,7 +93,7 @@ describe('defaults', () => {
         gain: 20,
         windowS: 600,
         modulation: 'window',
-        bandC: 0.25,
+        band: 0.25,
         minOnS: 0,
         minOffS: 0,
         safeState: 'off',
@@ -128,9 +130,32 @@ describe('defaults', () => {
     assert.deepEqual(c.mqtt, {
       url: 'mqtt://127.0.0.1:1883',
       baseTopic: 'homeostat',
+      clientId: 'homeostat-pi',
       protocolVersion: 5,
       heartbeatS: 60,
       discovery: { enabled: true, prefix: 'homeassistant' },
+    });
+  });
+
+  test('no mqtt block: no MQTT (config.mqtt stays absent); mqttOf gives the block defaults for --mqtt-url', () => {
+    const c = valid(minimal());
+    assert.equal(c.mqtt, undefined);
+    assert.deepEqual(mqttOf(c), valid(minimal('', 'mqtt: {}')).mqtt);
+    const written = valid(minimal('', 'mqtt: { baseTopic: home, clientId: pi-1 }'));
+    assert.equal(mqttOf(written), written.mqtt);
+    assert.deepEqual([written.mqtt?.baseTopic, written.mqtt?.clientId], ['home', 'pi-1']);
+  });
+
+  test('gpio and storage blocks are always resolved, written or not', () => {
+    const c = valid(minimal());
+    assert.deepEqual(c.gpio, { sysfsRoot: '/sys' });
+    assert.deepEqual(c.storage, STORAGE_DEFAULTS);
+    assert.deepEqual(c.storage, {
+      memoryFlushS: 600,
+      rawRetentionS: 604_800,
+      downsampleS: 300,
+      downsampledRetentionS: 31_536_000,
+      eventRetentionS: 7_776_000,
     });
   });
 
@@ -185,6 +210,8 @@ describe('relay modulation', () => {
     ['modulation: band', '{ type: pid, kp: 0.2 }'],
     ['modulation: band, bandC: 0.5', '{ type: pid, kp: 0.99 }'],
     ['modulation: window, bandC: 5', '{ type: hysteresis }'],
+    ['modulation: band, band: 0.5', '{ type: pid, kp: 0.99 }'],
+    ['modulation: window, band: 5', '{ type: hysteresis }'],
     ['modulation: window', '{ type: pid, kp: 4 }'],
   ];
   for (const [extra, controller] of cases) {
@@ -197,11 +224,13 @@ describe('relay modulation', () => {
     assert.deepEqual(
       [
         valid(relayWith('modulation: band, bandC: 0.4')).actuators.heater,
+        valid(relayWith('modulation: band, band: 0.4')).actuators.heater,
         valid(minimal()).actuators.heater,
-      ].map((a) => a?.kind === 'simulated_relay' && [a.modulation, a.bandC]),
+      ].map((a) => a?.kind === 'simulated_relay' && [a.modulation, a.band, 'bandC' in a]),
       [
-        ['band', 0.4],
-        ['window', 0.25],
+        ['band', 0.4, false],
+        ['band', 0.4, false],
+        ['window', 0.25, false],
       ],
     );
   });

@@ -15,6 +15,7 @@ import { loopSchema, type RawLoop } from './loop.js';
 import { type MqttConfig, mqttSchema } from './mqtt.js';
 import { nodeSchema } from './node.js';
 import { checkReferences } from './references.js';
+import { checkRenamedKeys } from './renamed.js';
 import { resolve } from './resolve.js';
 import { type SimulationConfig, simulationSchema } from './simulation.js';
 import { type StorageConfig, storageSchema } from './storage.js';
@@ -31,7 +32,7 @@ export const configObjectSchema = z
       .describe('Config format version. Required: 1.'),
     node: nodeSchema,
     mqtt: mqttSchema.optional(),
-    gpio: gpioSchema.optional(),
+    gpio: gpioSchema.prefault({}),
     storage: storageSchema.prefault({}),
     simulation: simulationSchema.prefault({}),
     sensors: z
@@ -53,7 +54,10 @@ export const configObjectSchema = z
   .describe('homeostat configuration, version 1.');
 
 /** The config schema: parses a YAML-decoded value into a checked, fully resolved `Config`. */
-export const configSchema = configObjectSchema.superRefine(checkReferences).transform(resolve);
+export const configSchema = configObjectSchema
+  .superRefine(checkRenamedKeys)
+  .superRefine(checkReferences)
+  .transform(resolve);
 
 /** The schema of the file as written (before defaults that depend on other fields). */
 export const configInputSchema = configObjectSchema;
@@ -79,13 +83,17 @@ export type LoopConfig = Omit<
   controller: ControllerConfig;
 };
 
-/** The validated configuration, every default resolved. */
+/**
+ * The validated configuration, every default resolved: consumers read a value, never `?? default`
+ * (for MQTT without an mqtt block, a broker given on the command line only: mqttOf).
+ */
 export interface Config {
   version: 1;
   node: { id: string; name: string };
+  /** Absent: no MQTT (unless the command line gives a broker URL: see mqttOf). */
   mqtt?: MqttConfig;
-  /** Absent: no GPIO settings written; drivers detect the chip under /sys. */
-  gpio?: GpioConfig;
+  /** Always there: sysfsRoot /sys unless written; chipLabel and base absent: detected. */
+  gpio: GpioConfig;
   storage: StorageConfig;
   simulation: SimulationConfig;
   sensors: Record<string, SensorConfig>;

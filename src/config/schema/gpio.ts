@@ -1,12 +1,15 @@
 import { z } from 'zod';
 
+/** Where sysfs is mounted unless gpio.sysfsRoot says otherwise. */
+export const DEFAULT_SYSFS_ROOT = '/sys';
+
 /** How BCM pin numbers map to sysfs GPIO numbers on this board. */
 export const gpioSchema = z
   .strictObject({
     sysfsRoot: z
       .string()
       .min(1)
-      .default('/sys')
+      .default(DEFAULT_SYSFS_ROOT)
       .describe('Where sysfs is mounted. Default /sys; tests point it at a fixture directory.'),
     chipLabel: z
       .string()
@@ -32,7 +35,7 @@ export const gpioSchema = z
       'ds18b20). Pins are BCM numbers (GPIO17, not header pin 11), resolved through ' +
       '/sys/class/gpio/gpiochip*/label and base: the base is 512 on a Pi 4 with Bookworm, 571 on a ' +
       'Pi 5, 0 on older kernels. Applies to GPIO drivers created after it changes (all of them at the ' +
-      'next start). Default: detected under /sys.',
+      'next start). Default: sysfsRoot /sys, chip detected.',
   );
 
 export type GpioConfig = z.output<typeof gpioSchema>;

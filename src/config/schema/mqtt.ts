@@ -17,7 +17,7 @@ export const mqttSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('MQTT client id; keep it stable. Default: derived from node.id.'),
+      .describe('MQTT client id; keep it stable. Default: homeostat-<node.id>.'),
     username: z.string().optional().describe('Broker user name. Default: none (anonymous).'),
     passwordFile: z
       .string()
@@ -57,4 +57,12 @@ export const mqttSchema = z
   })
   .describe('MQTT broker connection. Absent: no MQTT unless the command line gives a broker URL.');
 
-export type MqttConfig = z.output<typeof mqttSchema>;
+/** The mqtt block as parsed (clientId may be absent). */
+export type RawMqtt = z.output<typeof mqttSchema>;
+/** The mqtt block with every default resolved: `clientId` homeostat-<node.id> when not written. */
+export type MqttConfig = Omit<RawMqtt, 'clientId'> & { clientId: string };
+
+/** The mqtt block of a node, its client id filled in. */
+export function resolveMqtt(raw: RawMqtt, nodeId: string): MqttConfig {
+  return { ...raw, clientId: raw.clientId ?? `homeostat-${nodeId}` };
+}

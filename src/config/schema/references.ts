@@ -4,6 +4,7 @@
  * state. Paths are from the top of the file; load.ts turns them into `a.b.c: message`.
  */
 import type { z } from 'zod';
+import { relayBandOf } from '../../kinds/fields.js';
 import type { ActuatorConfig } from '../../kinds/registry.js';
 import {
   actuatorKindOf,
@@ -177,7 +178,8 @@ function actuatorsServeOneLoop(config: RawConfig, issue: Issue): void {
 
 /**
  * A relay's band modulation needs the loop's PID: the band is a band of the PID output, kp
- * turns bandC into it, and it must stay inside 0..1 (kp·bandC < 0.5).
+ * turns band into it, and it must stay inside 0..1 (kp·band < 0.5). Messages name the key the
+ * file uses (band, or its old name bandC).
  */
 function bandModulationFitsThePid(config: RawConfig, issue: Issue): void {
   for (const { loopId, loop, actuatorId, actuator } of loopActuators(config)) {
@@ -201,12 +203,13 @@ function checkModulation(
     );
     return;
   }
-  const halfBand = controller.kp * actuator.bandC;
+  const { key, band } = relayBandOf(actuator);
+  const halfBand = controller.kp * band;
   if (halfBand >= 0.5) {
     issue(
-      ['actuators', actuatorId, 'bandC'],
-      `band too wide for kp: kp ${controller.kp} × bandC ${actuator.bandC} = ${round(halfBand)} ` +
-        `(must be < 0.5, so bandC < ${round(0.5 / controller.kp)} for loops.${loopId})`,
+      ['actuators', actuatorId, key],
+      `band too wide for kp: kp ${controller.kp} × ${key} ${band} = ${round(halfBand)} ` +
+        `(must be < 0.5, so ${key} < ${round(0.5 / controller.kp)} for loops.${loopId})`,
     );
   }
 }

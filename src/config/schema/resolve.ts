@@ -1,23 +1,22 @@
 /**
  * Resolution of the defaults that depend on other fields, in one place, so consumers never
- * re-derive them: a sensor's staleness from its period, an actuator's kind-specific defaults
- * (an MQTT relay's preset), a loop's name, unit, mode, step, staleness and plausible range, a
- * PID's derivative filter, a plant's initial value.
+ * re-derive them: a sensor's staleness from its period, a sensor's or actuator's kind-specific
+ * defaults (an MQTT relay's preset, a key still given under its old name), the MQTT client id
+ * from the node id, a loop's name, unit, mode, step, staleness and plausible range, a PID's
+ * derivative filter, a plant's initial value.
  */
 
-import type { ActuatorConfig, SensorConfig } from '../../kinds/registry.js';
-import { actuatorKindOf } from '../../kinds/registry.js';
+import type { ActuatorConfig, RawSensor, SensorConfig } from '../../kinds/registry.js';
+import { actuatorKindOf, sensorKindOf } from '../../kinds/registry.js';
 import { QUANTITY_DEFAULTS } from './common.js';
 import { resolveController } from './controllers.js';
 import type { Config, LoopConfig, RawActuator, RawConfig } from './file.js';
 import { defaultMode } from './modes.js';
+import { type MqttConfig, mqttSchema, resolveMqtt } from './mqtt.js';
 import { resolveSimulation } from './simulation.js';
 
 export function resolve(raw: RawConfig): Config {
-  const sensors = mapValues(
-    raw.sensors,
-    (s): SensorConfig => ({ ...s, staleAfterS: s.staleAfterS ?? 3 * s.periodS }),
-  );
+  const sensors = mapValues(raw.sensors, resolveSensor);
   const loops = mapValues(raw.loops, (loop, id): LoopConfig => {
     const defaults = QUANTITY_DEFAULTS[loop.quantity];
     return {
@@ -32,9 +31,12 @@ export function resolve(raw: RawConfig): Config {
       controller: resolveController(loop.controller),
     };
   });
+  const { mqtt, ...rest } = raw;
   return {
-    ...raw,
+    ...rest,
     node: { id: raw.node.id, name: raw.node.name ?? raw.node.id },
+    // An absent block stays absent: it means "no MQTT".
+    ...(mqtt ? { mqtt: resolveMqtt(mqtt, raw.node.id) } : {}),
     simulation: resolveSimulation(raw.simulation),
     sensors,
     actuators: mapValues(raw.actuators, resolveActuator),
@@ -42,7 +44,22 @@ export function resolve(raw: RawConfig): Config {
   };
 }
 
-/** The kind's own resolution (an MQTT relay's preset and dead man's switch; others as parsed). */
+/**
+ * The broker settings MQTT runs with: the mqtt block, or, when the file has none and the command
+ * line gives a broker URL (`--mqtt-url`), the block's defaults. The only place those defaults
+ * are filled in outside the schema.
+ */
+export function mqttOf(config: Pick<Config, 'mqtt' | 'node'>): MqttConfig {
+  return config.mqtt ?? resolveMqtt(mqttSchema.parse({}), config.node.id);
+}
+
+/** The kind's own resolution (a key given under its old name), then staleness: 3 × periodS. */
+function resolveSensor(raw: RawSensor): SensorConfig {
+  const sensor = (sensorKindOf(raw.kind).resolve?.(raw) ?? raw) as Omit<SensorConfig, 'staleAfterS'>;
+  return { ...sensor, staleAfterS: raw.staleAfterS ?? 3 * raw.periodS } as SensorConfig;
+}
+
+/** The kind's own resolution (an MQTT relay's preset and dead man's switch, a relay's band). */
 function resolveActuator(actuator: RawActuator): ActuatorConfig {
   return actuatorKindOf(actuator.kind).resolve(actuator) as ActuatorConfig;
 }

@@ -42,3 +42,6 @@ export const storageSchema = z
   .describe('Where desired state, controller memory and history are kept.');
 
 export type StorageConfig = z.output<typeof storageSchema>;
+
+/** The storage block of a file that writes none (retention's defaults when called without one). */
+export const STORAGE_DEFAULTS: Readonly<StorageConfig> = Object.freeze(storageSchema.parse({}));

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { GpioRelay } from '../../drivers/gpio/relay.js';
-import { bcmSchema, relayFields } from '../fields.js';
+import { bcmSchema, relayFields, resolveRelayBand, type WithBand } from '../fields.js';
 import { actuatorKind } from '../types.js';
-import { asParsed, relayOutput } from './shared.js';
+import { relayOutput } from './shared.js';
 
 const schema = z
   .strictObject({
@@ -22,13 +22,13 @@ const schema = z
       'still exported from a previous run is adopted at its level, without a glitch.',
   );
 
-export const gpioRelay = actuatorKind({
+export const gpioRelay = actuatorKind<typeof schema, WithBand<z.output<typeof schema>>>({
   kind: 'gpio_relay',
   schema,
   ...relayOutput,
   simulated: false,
   usesMqtt: false,
-  resolve: asParsed,
+  resolve: resolveRelayBand,
   gpioPin: (relay) => relay.bcm,
   driverFields: ['bcm', 'activeLow'],
   createDriver: (relay, ctx) =>

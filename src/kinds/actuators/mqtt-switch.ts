@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { MqttSwitch } from '../../drivers/mqtt/actuator.js';
 import { SWITCH_PRESET_NAMES, type SwitchPayloads } from '../../drivers/mqtt/payload.js';
-import { fieldPath, plainTopic, relayFields, stateStaleAfterS } from '../fields.js';
+import {
+  fieldPath,
+  plainTopic,
+  relayFields,
+  resolveRelayBand,
+  stateStaleAfterS,
+  type WithBand,
+} from '../fields.js';
 import { actuatorKind } from '../types.js';
 import { checkMqttSwitch, resolveDeadManS, switchDeadMan, switchPayloads } from './mqtt-switch-rules.js';
 import { relayOutput } from './shared.js';
@@ -72,14 +79,14 @@ const schema = z
 
 type RawMqttSwitch = z.output<typeof schema>;
 /** An MQTT relay with its preset applied: every topic and payload resolved, deadManS (0 = off) too. */
-export type MqttSwitchConfig = Omit<RawMqttSwitch, keyof SwitchPayloads | 'deadManS'> &
+export type MqttSwitchConfig = Omit<WithBand<RawMqttSwitch>, keyof SwitchPayloads | 'deadManS'> &
   SwitchPayloads & { deadManS: number };
 
 function resolveSwitch(raw: RawMqttSwitch): MqttSwitchConfig {
   // checkMqttSwitch guarantees every required key; the fallbacks only keep types honest.
   const payloads = switchPayloads(raw);
   return {
-    ...raw,
+    ...resolveRelayBand(raw),
     ...payloads,
     commandTopic: payloads.commandTopic ?? '',
     stateTopic: payloads.stateTopic ?? '',

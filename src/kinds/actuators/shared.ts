@@ -22,12 +22,12 @@ export const relayOutput = {
 };
 
 /**
- * Band modulation in the core's unit: the band is one of the PID output, so bandC (loop unit)
- * times kp. Validation guarantees a pid controller and kp·bandC < 0.5.
+ * Band modulation in the core's unit: the band is one of the PID output, so band (loop unit)
+ * times kp. Validation guarantees a pid controller and kp·band < 0.5.
  */
 function relayBand(relay: RelayFields, loop: LoopUse): Pick<ActuatorSpec, 'band'> {
   if (relay.modulation !== 'band' || loop.pidKp === undefined) return {};
-  return { band: { halfBand: loop.pidKp * relay.bandC } };
+  return { band: { halfBand: loop.pidKp * relay.band } };
 }
 
 interface ContinuousFields {

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { SimContinuous, SimRelay } from '../../drivers/sim/actuator.js';
-import { gainSchema, maxOnSchema, ref, relayFields, safeLevelSchema } from '../fields.js';
+import {
+  gainSchema,
+  maxOnSchema,
+  ref,
+  relayFields,
+  resolveRelayBand,
+  safeLevelSchema,
+  type WithBand,
+} from '../fields.js';
 import { actuatorKind } from '../types.js';
 import { asParsed, continuousOutput, relayOutput } from './shared.js';
 
@@ -13,13 +21,13 @@ const relaySchema = z
   })
   .describe('A simulated on/off relay acting on a plant.');
 
-export const simulatedRelay = actuatorKind({
+export const simulatedRelay = actuatorKind<typeof relaySchema, WithBand<z.output<typeof relaySchema>>>({
   kind: 'simulated_relay',
   schema: relaySchema,
   ...relayOutput,
   simulated: true,
   usesMqtt: false,
-  resolve: asParsed,
+  resolve: resolveRelayBand,
   plant: (relay) => ({ plant: relay.plant, gain: relay.gain }),
   driverFields: ['plant', 'gain'],
   createDriver: (relay, ctx) =>
