@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import { type Config, usesMqtt } from '../config/schema.js';
+import { type Config, mqttOf, usesMqtt } from '../config/schema.js';
 import { type LoopControl, MqttBridge } from '../mqtt/bridge.js';
 import { MqttConnection, type MqttConnectionOptions, type MqttSettings } from '../mqtt/client.js';
 import { topicsFor } from '../mqtt/topics.js';
@@ -17,23 +17,23 @@ export function mqttSettings(
   urlOverride: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): MqttSettings | undefined {
-  const mqtt = config.mqtt;
-  const url = urlOverride ?? mqtt?.url;
+  const mqtt = mqttOf(config);
+  const url = urlOverride ?? config.mqtt?.url;
   if (!url) return undefined;
-  const password = mqtt?.passwordFile
+  const password = mqtt.passwordFile
     ? readCappedFile(mqtt.passwordFile, 'password file', MAX_SECRET_FILE_BYTES).toString('utf8').trim()
     : env.HOMEOSTAT_MQTT_PASSWORD;
   const read = (file: string, what: string) => readCappedFile(file, what, MAX_TLS_FILE_BYTES);
   return {
     url,
-    clientId: mqtt?.clientId ?? `homeostat-${config.node.id}`,
-    protocolVersion: mqtt?.protocolVersion ?? 5,
-    baseTopic: topicsFor(mqtt?.baseTopic ?? 'homeostat', config.node.id).base,
-    ...(mqtt?.username ? { username: mqtt.username } : {}),
+    clientId: mqtt.clientId,
+    protocolVersion: mqtt.protocolVersion,
+    baseTopic: topicsFor(mqtt.baseTopic, config.node.id).base,
+    ...(mqtt.username ? { username: mqtt.username } : {}),
     ...(password ? { password } : {}),
-    ...(mqtt?.tls?.caFile ? { ca: read(mqtt.tls.caFile, 'CA file') } : {}),
-    ...(mqtt?.tls?.certFile ? { cert: read(mqtt.tls.certFile, 'client certificate') } : {}),
-    ...(mqtt?.tls?.keyFile ? { key: read(mqtt.tls.keyFile, 'client key') } : {}),
+    ...(mqtt.tls?.caFile ? { ca: read(mqtt.tls.caFile, 'CA file') } : {}),
+    ...(mqtt.tls?.certFile ? { cert: read(mqtt.tls.certFile, 'client certificate') } : {}),
+    ...(mqtt.tls?.keyFile ? { key: read(mqtt.tls.keyFile, 'client key') } : {}),
   };
 }
 
@@ -142,12 +142,12 @@ export function createMqttBridge(opts: {
   const logger = opts.logger.child({ component: 'mqtt' });
   return new MqttBridge({
     connection: opts.connection ?? new MqttConnection(settings, logger, opts.connectionOptions),
-    topics: topicsFor(config.mqtt?.baseTopic ?? 'homeostat', config.node.id),
+    topics: topicsFor(mqttOf(config).baseTopic, config.node.id),
     control,
     desired: opts.desired,
     clock: opts.clock,
     logger,
     version: homeostatVersion(),
-    heartbeatMs: (config.mqtt?.heartbeatS ?? 60) * 1000,
+    heartbeatMs: mqttOf(config).heartbeatS * 1000,
   });
 }

@@ -44,6 +44,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     notifier.close();
     return 1;
   }
+  for (const warning of loaded.warnings) logger.warn(`config: ${warning}`);
   const speed = options.speed ?? 1;
   // --db wins over storage.path: the command line is the more specific intent.
   const dbPath = options.dbPathGiven ? options.dbPath : (loaded.config.storage.path ?? options.dbPath);

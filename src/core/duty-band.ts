@@ -24,7 +24,7 @@
  * rate is wanted, and on the slow plant they regulate closer, at three times the switching
  * (disturbance IAE 1284 at 12 /h).
  *
- * The band is given in duty units; config gives it in the loop's unit (bandC) and the spec
+ * The band is given in duty units; config gives it in the loop's unit (`band`) and the spec
  * builder multiplies by kp. h stays below 0.5 so both thresholds lie inside 0..1.
  * Pure, like the rest of src/core: the clock comes in as `nowMs`.
  */
@@ -32,7 +32,7 @@ import { clamp, clampFraction } from './numbers.js';
 import { holdForMinimumTimes, type TimeProportioningMemory } from './time-proportioning.js';
 
 export interface DutyBandParams {
-  /** Half width of the band around duty 0.5, duty units (kp · bandC); clamped to 0..0.49. */
+  /** Half width of the band around duty 0.5, duty units (kp · band); clamped to 0..0.49. */
   halfBand: number;
   /** Shortest allowed on time, ms (0 = none). */
   minOnMs: number;

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import { type Config, mqttOf } from '../config/schema.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
@@ -36,7 +36,7 @@ interface DiscoveryDeps {
 
 /** Home Assistant's status topic (its birth and will messages) under the config's prefix. */
 export function birthTopic(config: Config): string {
-  return homeAssistantStatusTopic(config.mqtt?.discovery.prefix ?? 'homeassistant');
+  return homeAssistantStatusTopic(mqttOf(config).discovery.prefix);
 }
 
 /** Whether a message on Home Assistant's status topic is its birth (bounded before decoding). */
@@ -75,7 +75,7 @@ export class DiscoveryReconciler {
     const removedLoops = record.loops.filter((loop) => !loops.includes(loop));
 
     const next = wantedDiscovery(config, this.opts.version);
-    const prefix = config.mqtt?.discovery.prefix ?? 'homeassistant';
+    const prefix = mqttOf(config).discovery.prefix;
     // Not published in this process yet: start from what the database says was published, so
     // removal markers go out for components that are gone.
     const previous =
@@ -138,10 +138,9 @@ export class DiscoveryReconciler {
 
 /** The discovery message the config asks for; none when discovery is disabled. */
 function wantedDiscovery(config: Config, version: string): DiscoveryMessage[] {
-  const mqtt = config.mqtt;
-  if (mqtt?.discovery.enabled === false) return [];
-  const prefix = mqtt?.discovery.prefix ?? 'homeassistant';
-  return [discoveryPayload(config, { prefix, baseTopic: mqtt?.baseTopic ?? 'homeostat', version })];
+  const mqtt = mqttOf(config);
+  if (!mqtt.discovery.enabled) return [];
+  return [discoveryPayload(config, { prefix: mqtt.discovery.prefix, baseTopic: mqtt.baseTopic, version })];
 }
 
 function previousDiscovery(record: PublishedRecord, topic: string): Map<string, string> | undefined {

@@ -26,8 +26,8 @@ export interface MqttBridgeOptions {
   logger: Logger;
   /** homeostat's version, for Home Assistant's device and origin blocks. */
   version: string;
-  /** An unchanged state is republished this often, ms (heartbeat). Default 60 000. */
-  heartbeatMs?: number;
+  /** An unchanged state is republished this often, ms (heartbeat: the config's mqtt.heartbeatS). */
+  heartbeatMs: number;
   /** Changes of desired state a loop accepts from MQTT; default 10 at once, 30 per minute. */
   changeLimit?: ChangeLimit;
   /**

@@ -4,9 +4,6 @@ import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
 import { stateFingerprint, statePayload } from './state-payload.js';
 
-/** An unchanged state is republished this often by default, ms (heartbeat). */
-export const DEFAULT_HEARTBEAT_MS = 60_000;
-
 type StatusOptions = Pick<MqttBridgeOptions, 'connection' | 'topics' | 'control' | 'clock' | 'heartbeatMs'>;
 
 /**
@@ -23,7 +20,7 @@ export class StatusPublisher {
     private readonly opts: StatusOptions,
     private readonly output: BridgePublisher,
   ) {
-    this.heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.heartbeatMs = opts.heartbeatMs;
   }
 
   /** A loop's new status: published when it changed, else at the heartbeat (`force`: now). */

@@ -148,6 +148,7 @@ function harness(opts: { queued?: boolean } = {}) {
     clock,
     logger,
     version: 'test',
+    heartbeatMs: 60_000,
     // Commands are handled as they arrive, unless a test wants the real queue (which yields).
     ...(opts.queued ? {} : { schedule: (fn: () => void) => fn() }),
   });

@@ -37,8 +37,8 @@ export interface GpioChipOverride {
 
 /** Options of {@link resolveGpio}. */
 export interface ResolveGpioOptions {
-  /** Where sysfs is mounted. Default `/sys`; tests pass a fixture directory. */
-  sysfsRoot?: string | undefined;
+  /** Where sysfs is mounted (the config's gpio.sysfsRoot); tests pass a fixture directory. */
+  sysfsRoot: string;
   override?: GpioChipOverride | undefined;
 }
 
@@ -65,7 +65,7 @@ export interface ResolvedGpio {
  *    so expanders and the Pi 5's small brcmstb banks (whose base is lower than RP1's) are skipped.
  * Errors say what to do.
  */
-export async function resolveGpio(bcm: number, opts: ResolveGpioOptions = {}): Promise<ResolvedGpio> {
+export async function resolveGpio(bcm: number, opts: ResolveGpioOptions): Promise<ResolvedGpio> {
   if (!Number.isInteger(bcm) || bcm < 0) {
     throw new RangeError(`GPIO ${bcm}: a BCM GPIO number is an integer >= 0`);
   }
@@ -76,7 +76,7 @@ export async function resolveGpio(bcm: number, opts: ResolveGpioOptions = {}): P
     }
     return { sysfsNumber: override.base + bcm, chip: 'override', base: override.base };
   }
-  const root = opts.sysfsRoot ?? '/sys';
+  const root = opts.sysfsRoot;
   const chips = await listGpioChips(root);
   if (chips.length === 0) {
     throw new Error(
