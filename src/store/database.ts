@@ -71,35 +71,50 @@ export function openStore(opts: {
       closeQuietly(db);
       throw new Error(describeOpenError(dbPath, err), { cause: err });
     }
-    const reason = err instanceof Error ? err.message : String(err);
-    // Move the files while the failed connection is still open: closing it first lets SQLite
-    // delete the -wal (it does so for a file it cannot read), and the -wal may hold the newest
-    // good pages. Renaming open files is safe on POSIX; the close then finds nothing to delete.
-    let movedTo: string;
-    try {
-      movedTo = moveAside(dbPath, kind, opts.nowMs());
-    } catch (moveErr) {
-      closeQuietly(db);
-      throw new Error(describeOpenError(dbPath, moveErr), { cause: moveErr });
-    }
-    closeQuietly(db);
-
-    let fresh: Database.Database | undefined;
-    try {
-      restrictFileModes(dbPath);
-      fresh = new Database(dbPath, { timeout: STORE_BUSY_TIMEOUT_MS });
-      prepare(fresh, dbPath, opts.logger, true);
-    } catch (freshErr) {
-      closeQuietly(fresh);
-      throw new Error(describeOpenError(dbPath, freshErr), { cause: freshErr });
-    }
-    opts.logger.error(
-      { path: dbPath, movedTo, reason },
-      `database ${dbPath} could not be used (${reason}); moved it to ${movedTo} and started a fresh one: ` +
-        'setpoints and modes changed at runtime, loop memory and history before now are not loaded',
-    );
-    return { db: fresh, recovered: { movedTo, reason } };
+    return replaceUnusable(db, err, kind, opts);
   }
+}
+
+/**
+ * The file at `opts.path` is damaged or newer (`kind`): moves it aside with its -wal and -shm,
+ * opens a fresh one in its place, and logs what was lost. Throws an Error that names the path
+ * and the fix when either step fails.
+ */
+function replaceUnusable(
+  failed: Database.Database | undefined,
+  err: unknown,
+  kind: 'corrupt' | 'newer',
+  opts: { path: string; logger: Logger; nowMs: () => number },
+): OpenStoreResult {
+  const dbPath = opts.path;
+  const reason = err instanceof Error ? err.message : String(err);
+  // Move the files while the failed connection is still open: closing it first lets SQLite
+  // delete the -wal (it does so for a file it cannot read), and the -wal may hold the newest
+  // good pages. Renaming open files is safe on POSIX; the close then finds nothing to delete.
+  let movedTo: string;
+  try {
+    movedTo = moveAside(dbPath, kind, opts.nowMs());
+  } catch (moveErr) {
+    closeQuietly(failed);
+    throw new Error(describeOpenError(dbPath, moveErr), { cause: moveErr });
+  }
+  closeQuietly(failed);
+
+  let fresh: Database.Database | undefined;
+  try {
+    restrictFileModes(dbPath);
+    fresh = new Database(dbPath, { timeout: STORE_BUSY_TIMEOUT_MS });
+    prepare(fresh, dbPath, opts.logger, true);
+  } catch (freshErr) {
+    closeQuietly(fresh);
+    throw new Error(describeOpenError(dbPath, freshErr), { cause: freshErr });
+  }
+  opts.logger.error(
+    { path: dbPath, movedTo, reason },
+    `database ${dbPath} could not be used (${reason}); moved it to ${movedTo} and started a fresh one: ` +
+      'setpoints and modes changed at runtime, loop memory and history before now are not loaded',
+  );
+  return { db: fresh, recovered: { movedTo, reason } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { STORAGE_DEFAULTS } from '../config/schema/storage.js';
-import { decodeSamples, insertSamples, type Sample } from './state-store.js';
+import { decodeSamples, type Sample } from './samples-codec.js';
+import { insertSamples } from './state-store.js';
 
 /**
  * History retention: readings older than `rawRetentionS` are replaced by one average per loop
@@ -79,13 +80,7 @@ export function pruneHistory(
   const bucketCutoffMs = cutoff(nowMs, o.downsampledRetentionS);
   const eventCutoffMs = cutoff(nowMs, o.eventRetentionS);
 
-  const oldRows = db.prepare<[number], { id: number; loop: string; data: Buffer }>(
-    'SELECT id, loop, data FROM samples WHERE resolution_s = 0 AND at_ms < ? ORDER BY id',
-  );
-  const deleteRow = db.prepare<[number]>('DELETE FROM samples WHERE id = ?');
-  const insert = db.prepare<[string, number, number, number, Buffer]>(
-    'INSERT INTO samples (loop, at_ms, until_ms, resolution_s, data) VALUES (?, ?, ?, ?, ?)',
-  );
+  const statements = prepareSampleStatements(db);
   const result: PruneResult = {
     readingsDownsampled: 0,
     bucketsWritten: 0,
@@ -94,46 +89,82 @@ export function pruneHistory(
   };
 
   db.transaction(() => {
-    const buckets = new Map<string, Map<number, Bucket>>();
-    const keep = new Map<string, Sample[]>();
-    for (const row of oldRows.all(rawCutoffMs)) {
-      for (const sample of decodeSamples(row.data)) {
-        if (sample.atMs >= rawCutoffMs) {
-          // The row straddles the limit: its newer readings stay as readings.
-          getOrAdd(keep, row.loop, () => []).push(sample);
-          continue;
-        }
-        result.readingsDownsampled++;
-        if (bucketMs === 0) continue;
-        const startMs = Math.floor(sample.atMs / bucketMs) * bucketMs;
-        const loopBuckets = getOrAdd(buckets, row.loop, () => new Map<number, Bucket>());
-        getOrAdd(loopBuckets, startMs, () => new Bucket(startMs)).add(sample);
-      }
-      deleteRow.run(row.id);
-    }
-    for (const [loop, samples] of keep) insertRows(insert, loop, samples, 0);
-    for (const [loop, loopBuckets] of buckets) {
-      const averages = [...loopBuckets.values()]
-        .sort((a, b) => a.startMs - b.startMs)
-        .map((b) => b.average());
-      insertRows(insert, loop, averages, o.downsampleS);
-      result.bucketsWritten += averages.length;
-    }
-
-    for (const row of db
-      .prepare<[number], { id: number; data: Buffer }>(
-        'SELECT id, data FROM samples WHERE resolution_s > 0 AND until_ms < ?',
-      )
-      .all(bucketCutoffMs)) {
-      result.bucketsDeleted += decodeSamples(row.data).length;
-      deleteRow.run(row.id);
-    }
-    result.eventsDeleted = db
-      .prepare<[number]>('DELETE FROM events WHERE at_ms < ?')
-      .run(eventCutoffMs).changes;
-    result.eventsDeleted += capEvents(db, maxEventRows);
+    downsampleReadings(statements, rawCutoffMs, o.downsampleS, result);
+    deleteExpired(db, statements.deleteRow, { bucketCutoffMs, eventCutoffMs, maxEventRows }, result);
   }).immediate();
   return result;
+}
+
+type InsertSamplesStatement = Database.Statement<[string, number, number, number, Buffer]>;
+
+function prepareSampleStatements(db: Database.Database) {
+  return {
+    oldRows: db.prepare<[number], { id: number; loop: string; data: Buffer }>(
+      'SELECT id, loop, data FROM samples WHERE resolution_s = 0 AND at_ms < ? ORDER BY id',
+    ),
+    deleteRow: db.prepare<[number]>('DELETE FROM samples WHERE id = ?'),
+    insert: db.prepare<[string, number, number, number, Buffer]>(
+      'INSERT INTO samples (loop, at_ms, until_ms, resolution_s, data) VALUES (?, ?, ?, ?, ?)',
+    ),
+  };
+}
+
+/**
+ * Replaces the readings before `rawCutoffMs` by one average per loop and `downsampleS` bucket
+ * (deletes them with downsampleS 0): each old row is deleted, its readings newer than the
+ * limit written back as readings, then the averages written.
+ */
+function downsampleReadings(
+  { oldRows, deleteRow, insert }: ReturnType<typeof prepareSampleStatements>,
+  rawCutoffMs: number,
+  downsampleS: number,
+  result: PruneResult,
+): void {
+  const bucketMs = downsampleS * 1000;
+  const buckets = new Map<string, Map<number, Bucket>>();
+  const keep = new Map<string, Sample[]>();
+  for (const row of oldRows.all(rawCutoffMs)) {
+    for (const sample of decodeSamples(row.data)) {
+      if (sample.atMs >= rawCutoffMs) {
+        // The row straddles the limit: its newer readings stay as readings.
+        getOrAdd(keep, row.loop, () => []).push(sample);
+        continue;
+      }
+      result.readingsDownsampled++;
+      if (bucketMs === 0) continue;
+      const startMs = Math.floor(sample.atMs / bucketMs) * bucketMs;
+      const loopBuckets = getOrAdd(buckets, row.loop, () => new Map<number, Bucket>());
+      getOrAdd(loopBuckets, startMs, () => new Bucket(startMs)).add(sample);
+    }
+    deleteRow.run(row.id);
+  }
+  for (const [loop, samples] of keep) insertRows(insert, loop, samples, 0);
+  for (const [loop, loopBuckets] of buckets) {
+    const averages = [...loopBuckets.values()].sort((a, b) => a.startMs - b.startMs).map((b) => b.average());
+    insertRows(insert, loop, averages, downsampleS);
+    result.bucketsWritten += averages.length;
+  }
+}
+
+/** Deletes bucket averages and events past their retention, then events beyond the cap. */
+function deleteExpired(
+  db: Database.Database,
+  deleteRow: Database.Statement<[number]>,
+  limits: { bucketCutoffMs: number; eventCutoffMs: number; maxEventRows: number },
+  result: PruneResult,
+): void {
+  for (const row of db
+    .prepare<[number], { id: number; data: Buffer }>(
+      'SELECT id, data FROM samples WHERE resolution_s > 0 AND until_ms < ?',
+    )
+    .all(limits.bucketCutoffMs)) {
+    result.bucketsDeleted += decodeSamples(row.data).length;
+    deleteRow.run(row.id);
+  }
+  result.eventsDeleted = db
+    .prepare<[number]>('DELETE FROM events WHERE at_ms < ?')
+    .run(limits.eventCutoffMs).changes;
+  result.eventsDeleted += capEvents(db, limits.maxEventRows);
 }
 
 /**
@@ -174,7 +205,7 @@ function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 }
 
 function insertRows(
-  insert: Database.Statement<[string, number, number, number, Buffer]>,
+  insert: InsertSamplesStatement,
   loop: string,
   samples: Sample[],
   resolutionS: number,

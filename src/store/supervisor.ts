@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { LoopStatus } from '../core/status.js';
 import { type BackoffOptions, backoffDelayMs } from '../runtime/backoff.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
 import { moveAside, openStandIn, openStore } from './database.js';
@@ -15,21 +14,16 @@ import {
 import type { StoreObserver } from './observer.js';
 import { pruneHistory, type RetentionOptions } from './retention.js';
 import { StateStore } from './state-store.js';
+import {
+  carryLoopStates,
+  closeQuietly,
+  type HandoverEvent,
+  type RunningState,
+  writeDesiredInto,
+} from './store-handover.js';
 
-/**
- * What the daemon holds in memory and a new database must get: the running config (applied as
- * it would be at a start) and every loop's memory and status (latched faults included).
- */
-export interface RunningState {
-  /** Applies the running config text to `target` (a DesiredStore on the new file). */
-  applyConfig(target: DesiredStore): void;
-  loops(): Array<{ loop: string; memory: unknown; status: LoopStatus | undefined; atMs: number }>;
-  /**
-   * The database taking over holds a latched fault for a running loop that the loop does not
-   * have (it started on the stand-in, without the file's memory): the loop takes it on.
-   */
-  adoptLatchedFault?(loop: string, fault: unknown): void;
-}
+// Defined with the handover it describes (store-handover.ts); importers keep this module's path.
+export type { RunningState } from './store-handover.js';
 
 export interface StoreSupervisorOptions {
   path: string;
@@ -279,32 +273,14 @@ export class StoreSupervisor implements StoreObserver {
    * running config, the desired state (generations continue), every loop's memory and status.
    * Throws (leaving the stores where they were, `db` closed) when `db` cannot take them.
    */
-  private adopt(db: Database.Database, event?: { kind: string; message: string; data?: unknown }): void {
-    const remembered = this.desired.allDesired();
-    const target = new DesiredStore(db, () => this.opts.clock.nowMs());
-    try {
-      target.raiseGenerationFloor(this.desired.highestGeneration());
-      this.running?.applyConfig(target);
-      target.restoreDesired(remembered);
-      if (event) target.recordEvent(event);
-    } catch (error) {
-      closeQuietly(db);
-      throw error;
-    }
+  private adopt(db: Database.Database, event?: HandoverEvent): void {
+    writeDesiredInto(db, () => this.opts.clock.nowMs(), this.desired, this.running, event);
     const previous = this.db;
     this.db = db;
     this.onFile = db.name !== ':memory:';
     this.desired.useDatabase(db);
     this.state.useDatabase(db);
-    const running = this.running?.loops() ?? [];
-    // What the daemon does not hold in memory is not lost in the swap: the saved memory of loops
-    // not running yet (a start that fell back to the stand-in before its loops existed) …
-    copyMissingLoopStates(previous, db, new Set(running.map((loop) => loop.loop)));
-    for (const loop of running) {
-      // … and a latched fault the file holds for a loop that started without it.
-      const memory = this.withStoredLatch(loop.loop, loop.memory);
-      if (loop.status) this.state.saveState(loop.loop, memory, loop.status, loop.atMs);
-    }
+    carryLoopStates(previous, db, this.state, this.running);
     this.streak = undefined;
     this.reopenFailures = 0;
     this.setHealth(HEALTHY);
@@ -313,24 +289,6 @@ export class StoreSupervisor implements StoreObserver {
     } catch {
       // Reported by the observer; the daemon's next flush retries.
     }
-  }
-
-  /**
-   * `memory` with the latched fault the current database holds for `loop`, when `memory` has
-   * none; the daemon's loop is told to take it on. A latch is never lost to a database swap.
-   */
-  private withStoredLatch(loop: string, memory: unknown): unknown {
-    const running = memory as { latchedFault?: unknown } | undefined;
-    if (running?.latchedFault) return memory;
-    let stored: { latchedFault?: unknown } | undefined;
-    try {
-      stored = this.state.load(loop)?.memory as { latchedFault?: unknown } | undefined;
-    } catch {
-      return memory; // unreadable: nothing to carry
-    }
-    if (!stored?.latchedFault) return memory;
-    this.running?.adoptLatchedFault?.(loop, stored.latchedFault);
-    return { ...(running ?? {}), latchedFault: stored.latchedFault };
   }
 
   /**
@@ -415,35 +373,5 @@ export class StoreSupervisor implements StoreObserver {
       this.setHealth({ healthy: false, reason: problem, message });
       this.scheduleReopen();
     }
-  }
-}
-
-function closeQuietly(db: Database.Database | undefined): void {
-  try {
-    if (db?.open) db.close();
-  } catch {
-    // A damaged or full file can fail to close too; what matters was reported already.
-  }
-}
-
-/**
- * Copies the `loop_state` rows of `from` that `to` does not have, except those of `skip`: the
- * saved memory of loops the daemon does not run yet survives a swap of databases. Best effort:
- * a damaged `from` gives nothing.
- */
-function copyMissingLoopStates(from: Database.Database, to: Database.Database, skip: Set<string>): void {
-  if (from === to || !from.open) return;
-  try {
-    const rows = from.prepare('SELECT * FROM loop_state').all() as Array<Record<string, unknown>>;
-    for (const row of rows) {
-      const loop = String(row.loop);
-      if (skip.has(loop)) continue;
-      const columns = Object.keys(row);
-      to.prepare(
-        `INSERT OR IGNORE INTO loop_state (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
-      ).run(row);
-    }
-  } catch {
-    // Nothing to carry from a file that cannot be read.
   }
 }

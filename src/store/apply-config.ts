@@ -1,0 +1,196 @@
+import { writeEvent, writeModeEvent, writeSetpointEvent } from './desired-events.js';
+import {
+  type ApplyConfigResult,
+  assertFiniteSetpoint,
+  type ConfigLoop,
+  type DesiredRecord,
+} from './desired-records.js';
+import { type DesiredStatements, nextGeneration } from './desired-statements.js';
+
+/**
+ * DesiredStore.applyConfig's work inside its transaction, as named steps: a config whose hash is
+ * the latest changes nothing; otherwise the config gets the next generation, each loop of the
+ * file is added or merged (the file's value wins only for a field the file changed), loops the
+ * file no longer has are marked removed, and 'config-applied' closes the record. Each loop's row
+ * is written before its events, loop after loop, in the file's order.
+ */
+
+/** One applyConfig run: what every step writes with and into. */
+interface ApplyRun {
+  stmt: DesiredStatements;
+  now: number;
+  generation: number;
+  result: ApplyConfigResult;
+}
+
+/** Runs inside the caller's transaction; returns what it did. */
+export function applyConfigInTransaction(
+  stmt: DesiredStatements,
+  nowMs: () => number,
+  input: { text: string; loops: Record<string, ConfigLoop> },
+  hash: string,
+): ApplyConfigResult {
+  const latest = stmt.latestConfig.get();
+  if (latest?.hash === hash) {
+    return {
+      generation: latest.generation,
+      changed: false,
+      addedLoops: [],
+      changedLoops: [],
+      removedLoops: [],
+    };
+  }
+  const now = nowMs();
+  const generation = nextGeneration(stmt);
+  stmt.insertConfig.run(generation, hash, input.text, now);
+  const result: ApplyConfigResult = {
+    generation,
+    changed: true,
+    addedLoops: [],
+    changedLoops: [],
+    removedLoops: [],
+  };
+  const run: ApplyRun = { stmt, now, generation, result };
+
+  for (const [loop, file] of Object.entries(input.loops)) applyFileLoop(run, loop, file);
+  markRemovedLoops(run, input.loops);
+
+  writeEvent(
+    stmt.insertEvent,
+    now,
+    undefined,
+    'config-applied',
+    'file',
+    `config generation ${generation} applied`,
+    {
+      generation,
+      hash,
+      addedLoops: result.addedLoops,
+      changedLoops: result.changedLoops,
+      removedLoops: result.removedLoops,
+    },
+  );
+  return result;
+}
+
+function applyFileLoop(run: ApplyRun, loop: string, file: ConfigLoop): void {
+  assertFiniteSetpoint(loop, file.setpoint);
+  const row = run.stmt.anyRow.get(loop);
+  // A loop removed earlier but not yet finalized counts as new: it starts from the file,
+  // not from runtime changes made before it was removed.
+  if (row === undefined || row.removed_at_ms !== null) addLoop(run, loop, file);
+  else mergeLoop(run, loop, row, file);
+}
+
+function addLoop({ stmt, now, generation, result }: ApplyRun, loop: string, file: ConfigLoop): void {
+  stmt.upsert.run({
+    loop,
+    setpoint: file.setpoint,
+    setpoint_source: 'file',
+    file_setpoint: file.setpoint,
+    mode: file.mode,
+    mode_source: 'file',
+    file_mode: file.mode,
+    section_hash: file.sectionHash,
+    generation,
+    updated_at_ms: now,
+    removed_at_ms: null,
+    // A loop (re-)added starts without a reset: a latch of its earlier life is gone.
+    fault_reset_at_ms: null,
+    fault_reset_generation: null,
+  });
+  result.addedLoops.push(loop);
+  writeEvent(
+    stmt.insertEvent,
+    now,
+    loop,
+    'loop-added',
+    'file',
+    `loop ${loop} added (generation ${generation})`,
+    {
+      generation,
+      setpoint: file.setpoint,
+      mode: file.mode,
+    },
+  );
+}
+
+/** The stored row with the file's values, where the file has the newer intent. */
+function withFileValues(row: DesiredRecord, file: ConfigLoop): DesiredRecord {
+  const next: DesiredRecord = {
+    ...row,
+    file_setpoint: file.setpoint,
+    file_mode: file.mode,
+    section_hash: file.sectionHash,
+  };
+  // Newer intent wins: the file's value takes over only when the file changed that field.
+  if (file.setpoint !== row.file_setpoint) {
+    next.setpoint = file.setpoint;
+    next.setpoint_source = 'file';
+  }
+  if (file.mode !== row.file_mode) {
+    next.mode = file.mode;
+    next.mode_source = 'file';
+  }
+  return next;
+}
+
+/** A loop the store has: merges the file in, bumps its generation if anything changed, records why. */
+function mergeLoop(
+  { stmt, now, generation, result }: ApplyRun,
+  loop: string,
+  row: DesiredRecord,
+  file: ConfigLoop,
+): void {
+  const next = withFileValues(row, file);
+  const setpointChanged = next.setpoint !== row.setpoint;
+  const modeChanged = next.mode !== row.mode;
+  const sectionChanged = next.section_hash !== row.section_hash;
+  if (setpointChanged || modeChanged || sectionChanged) {
+    next.generation = generation;
+    next.updated_at_ms = now;
+    result.changedLoops.push(loop);
+  }
+  stmt.upsert.run(next);
+
+  const change = { now, loop, source: 'file' as const, generation };
+  if (setpointChanged)
+    writeSetpointEvent(stmt.insertEvent, { ...change, from: row.setpoint, to: next.setpoint });
+  if (modeChanged) writeModeEvent(stmt.insertEvent, { ...change, from: row.mode, to: next.mode });
+  if (sectionChanged && !setpointChanged && !modeChanged) {
+    writeEvent(
+      stmt.insertEvent,
+      now,
+      loop,
+      'loop-config-changed',
+      'file',
+      `loop ${loop} configuration changed`,
+      {
+        generation,
+      },
+    );
+  }
+}
+
+/** Live loops the file no longer has: marked removed (the daemon finalizes them). */
+function markRemovedLoops(
+  { stmt, now, generation, result }: ApplyRun,
+  loops: Record<string, ConfigLoop>,
+): void {
+  for (const row of stmt.liveRows.all()) {
+    if (Object.hasOwn(loops, row.loop)) continue;
+    stmt.markRemoved.run(now, row.loop);
+    result.removedLoops.push(row.loop);
+    writeEvent(
+      stmt.insertEvent,
+      now,
+      row.loop,
+      'loop-removed',
+      'file',
+      `loop ${row.loop} removed from the config`,
+      {
+        generation,
+      },
+    );
+  }
+}

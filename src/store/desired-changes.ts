@@ -1,0 +1,82 @@
+import type { Mode } from '../core/types.js';
+import { writeEvent, writeModeEvent, writeSetpointEvent } from './desired-events.js';
+import type { ChangeSource, DesiredRecord } from './desired-records.js';
+import { type DesiredStatements, nextGeneration } from './desired-statements.js';
+
+/**
+ * Runtime changes of desired state (MQTT, CLI, Home Assistant): DesiredStore.setDesired's and
+ * DesiredStore.resetFault's work inside their transactions. Each returns the row it wrote (the
+ * caller puts it in memory once committed), with its events written after it.
+ */
+
+/** The stored row of a loop a runtime change may concern; throws for an unknown or removed loop. */
+function liveRow(stmt: DesiredStatements, loop: string): DesiredRecord {
+  const row = stmt.anyRow.get(loop);
+  if (row === undefined) throw new Error(`unknown loop "${loop}"`);
+  if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
+  return row;
+}
+
+/** A runtime change of setpoint and/or mode; `committed` is absent when it changed nothing. */
+export function setDesiredInTransaction(
+  stmt: DesiredStatements,
+  nowMs: () => number,
+  request: {
+    loop: string;
+    change: { setpoint?: number; mode?: Mode };
+    source: ChangeSource;
+    requestId?: string;
+  },
+): { changed: boolean; generation: number; committed?: DesiredRecord } {
+  const { loop, change, source, requestId } = request;
+  const row = liveRow(stmt, loop);
+  const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
+  const modeChanged = change.mode !== undefined && change.mode !== row.mode;
+  if (!setpointChanged && !modeChanged) return { changed: false, generation: row.generation };
+
+  const now = nowMs();
+  const generation = nextGeneration(stmt);
+  const next: DesiredRecord = { ...row, generation, updated_at_ms: now };
+  const recorded = { now, loop, source, generation, requestId };
+  if (setpointChanged && change.setpoint !== undefined) {
+    next.setpoint = change.setpoint;
+    next.setpoint_source = source;
+    writeSetpointEvent(stmt.insertEvent, { ...recorded, from: row.setpoint, to: change.setpoint });
+  }
+  if (modeChanged && change.mode !== undefined) {
+    next.mode = change.mode;
+    next.mode_source = source;
+    writeModeEvent(stmt.insertEvent, { ...recorded, from: row.mode, to: change.mode });
+  }
+  stmt.upsert.run(next);
+  return { changed: true, generation, committed: next };
+}
+
+/** A person's fault reset, stored with the next generation and a 'fault-reset' event. */
+export function resetFaultInTransaction(
+  stmt: DesiredStatements,
+  nowMs: () => number,
+  loop: string,
+  reset: { requestedAtMs: number; source: string; requestId?: string; fault?: string },
+): DesiredRecord {
+  const { requestedAtMs, source, requestId, fault } = reset;
+  const row = liveRow(stmt, loop);
+  const now = nowMs();
+  const next = nextGeneration(stmt);
+  const committed: DesiredRecord = {
+    ...row,
+    generation: next,
+    updated_at_ms: now,
+    fault_reset_at_ms: requestedAtMs,
+    fault_reset_generation: next,
+  };
+  stmt.upsert.run(committed);
+  const what = fault === undefined ? 'latched fault' : `latched fault ${fault}`;
+  writeEvent(stmt.insertEvent, now, loop, 'fault-reset', source, `${what} reset (${source})`, {
+    generation: next,
+    requestedAtMs,
+    ...(fault === undefined ? {} : { fault }),
+    ...(requestId === undefined ? {} : { requestId }),
+  });
+  return committed;
+}

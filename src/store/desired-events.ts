@@ -1,0 +1,105 @@
+import type Database from 'better-sqlite3';
+import type { ChangeSource, StoredEvent } from './desired-records.js';
+
+/**
+ * The event log as the stores write and read it: one row per event, `data` as JSON text.
+ * DesiredStore writes its events in the transaction of the change they describe; StateStore
+ * writes the batched ones at a flush.
+ */
+
+/** `INSERT INTO events (at_ms, loop, kind, source, message, data_json) VALUES (?, ?, ?, ?, ?, ?)`. */
+export type InsertEventStatement = Database.Statement<
+  [number, string | null, string, string | null, string, string | null]
+>;
+
+/** An `events` row as stored. */
+export interface EventRecord {
+  at_ms: number;
+  loop: string | null;
+  kind: string;
+  source: string | null;
+  message: string;
+  data_json: string | null;
+}
+
+/** Writes one event; `data` must be JSON-serializable (undefined: no data). */
+export function writeEvent(
+  insert: InsertEventStatement,
+  atMs: number,
+  loop: string | undefined,
+  kind: string,
+  source: string | undefined,
+  message: string,
+  data: unknown,
+): void {
+  const dataJson = data === undefined ? null : JSON.stringify(data);
+  insert.run(atMs, loop ?? null, kind, source ?? null, message, dataJson);
+}
+
+/** What changed in a desired setpoint or mode, for its 'setpoint-changed'/'mode-changed' event. */
+export interface DesiredChange<T> {
+  now: number;
+  loop: string;
+  from: T;
+  to: T;
+  source: ChangeSource;
+  generation: number;
+  requestId?: string;
+}
+
+export function writeSetpointEvent(insert: InsertEventStatement, change: DesiredChange<number>): void {
+  const { now, loop, from, to, source, generation, requestId } = change;
+  writeEvent(insert, now, loop, 'setpoint-changed', source, `setpoint ${from} → ${to} (${source})`, {
+    from,
+    to,
+    generation,
+    ...(requestId === undefined ? {} : { requestId }),
+  });
+}
+
+export function writeModeEvent(insert: InsertEventStatement, change: DesiredChange<string>): void {
+  const { now, loop, from, to, source, generation, requestId } = change;
+  writeEvent(insert, now, loop, 'mode-changed', source, `mode ${from} → ${to} (${source})`, {
+    from,
+    to,
+    generation,
+    ...(requestId === undefined ? {} : { requestId }),
+  });
+}
+
+/** Which events `DesiredStore.events` returns (see there). */
+export interface EventsFilter {
+  sinceMs?: number;
+  loop?: string;
+  limit?: number;
+}
+
+/** The query for `filter`: the newest matching events first (the caller reverses them). */
+export function eventsQuery(filter: EventsFilter): { sql: string; params: Array<string | number> } {
+  const where: string[] = [];
+  const params: Array<string | number> = [];
+  if (filter.sinceMs !== undefined) {
+    where.push('at_ms >= ?');
+    params.push(filter.sinceMs);
+  }
+  if (filter.loop !== undefined) {
+    where.push('loop = ?');
+    params.push(filter.loop);
+  }
+  // Insertion order (id), not at_ms: a wall clock set back must not reorder the log.
+  let sql = `SELECT at_ms, loop, kind, source, message, data_json FROM events
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC`;
+  if (filter.limit !== undefined) {
+    sql += ' LIMIT ?';
+    params.push(filter.limit);
+  }
+  return { sql, params };
+}
+
+export function toStoredEvent(row: EventRecord): StoredEvent {
+  const event: StoredEvent = { atMs: row.at_ms, kind: row.kind, message: row.message };
+  if (row.loop !== null) event.loop = row.loop;
+  if (row.source !== null) event.source = row.source;
+  if (row.data_json !== null) event.data = JSON.parse(row.data_json);
+  return event;
+}

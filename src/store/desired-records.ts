@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import type { StoredFaultReset } from '../core/fault-reset.js';
+import type { Mode } from '../core/types.js';
+
+/**
+ * The shapes of desired state: as the daemon reads it (LoopDesiredRow), as applyConfig takes the
+ * file (ConfigLoop), and as SQLite stores it (DesiredRecord), with the conversions between them.
+ * DesiredStore (desired-store.ts) re-exports the public ones.
+ */
+
+/** Who asked for a change of desired state. */
+export type ChangeSource = 'file' | 'mqtt' | 'cli' | 'homeassistant';
+
+/** A loop's current desired state. */
+export interface LoopDesiredRow {
+  loop: string;
+  /** In the unit of the loop's sensor (°C, %RH). */
+  setpoint: number;
+  setpointSource: ChangeSource;
+  mode: Mode;
+  modeSource: ChangeSource;
+  /** The generation of the last change to this loop's desired state or config section. */
+  generation: number;
+  /** When that change was stored, ms since epoch. */
+  updatedAtMs: number;
+  /**
+   * The last fault reset asked for (absent: never): the clock time it was received and the
+   * generation it got. The loop applies it once, to a fault latched at or before that time
+   * (core/fault-reset.ts).
+   */
+  faultReset?: StoredFaultReset;
+}
+
+/** One line of the event log; `data` is any JSON value. */
+export interface StoredEvent {
+  atMs: number;
+  loop?: string;
+  kind: string;
+  source?: string;
+  message: string;
+  data?: unknown;
+}
+
+/** What applyConfig did. */
+export interface ApplyConfigResult {
+  /** The generation of the applied config (unchanged when the text was already the latest). */
+  generation: number;
+  /** False when the text had the same hash as the latest applied config: nothing was written. */
+  changed: boolean;
+  /** Loops new to the store (or re-added after a removal): they start from the file's values. */
+  addedLoops: string[];
+  /** Loops whose desired setpoint/mode or config section changed: they got `generation`. */
+  changedLoops: string[];
+  /** Loops no longer in the file: the daemon runs their finalizer, then markRemovalFinalized. */
+  removedLoops: string[];
+}
+
+/** The file's view of one loop, as applyConfig takes it. */
+export interface ConfigLoop {
+  setpoint: number;
+  mode: Mode;
+  /** Hash of the loop's config section (e.g. sha256 of its canonical JSON). */
+  sectionHash: string;
+}
+
+/** Hex SHA-256 of a UTF-8 text. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** A `loop_desired` row as stored (also read directly by tests that inspect the file). */
+export interface DesiredRecord {
+  loop: string;
+  setpoint: number;
+  setpoint_source: string;
+  file_setpoint: number;
+  mode: string;
+  mode_source: string;
+  file_mode: string;
+  section_hash: string;
+  generation: number;
+  updated_at_ms: number;
+  removed_at_ms: number | null;
+  /** Schema version 4; NULL when never reset. */
+  fault_reset_at_ms: number | null;
+  fault_reset_generation: number | null;
+}
+
+export function toDesiredRow(row: DesiredRecord): LoopDesiredRow {
+  return {
+    loop: row.loop,
+    setpoint: row.setpoint,
+    // Written only from ChangeSource/Mode values by DesiredStore.
+    setpointSource: row.setpoint_source as ChangeSource,
+    mode: row.mode as Mode,
+    modeSource: row.mode_source as ChangeSource,
+    generation: row.generation,
+    updatedAtMs: row.updated_at_ms,
+    ...(row.fault_reset_at_ms === null || row.fault_reset_generation === null
+      ? {}
+      : { faultReset: { atMs: row.fault_reset_at_ms, generation: row.fault_reset_generation } }),
+  };
+}
+
+/** Whether `row` stores the reset `reset` (both absent counts as the same). */
+export function sameReset(reset: StoredFaultReset | undefined, row: DesiredRecord): boolean {
+  if (reset === undefined) return row.fault_reset_generation === null;
+  return row.fault_reset_at_ms === reset.atMs && row.fault_reset_generation === reset.generation;
+}
+
+export function assertFiniteSetpoint(loop: string, setpoint: number): void {
+  // SQLite stores NaN as NULL: reject it here with a message instead of a constraint error.
+  if (!Number.isFinite(setpoint))
+    throw new Error(`loop "${loop}": setpoint must be a finite number, got ${setpoint}`);
+}

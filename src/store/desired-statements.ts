@@ -1,0 +1,51 @@
+import type Database from 'better-sqlite3';
+import type { DesiredRecord } from './desired-records.js';
+
+/** The statements DesiredStore runs, prepared once (the tables exist once the db is migrated). */
+export function prepareStatements(db: Database.Database) {
+  return {
+    getGeneration: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'lastGeneration'"),
+    setGeneration: db.prepare<[string]>(
+      "INSERT INTO meta (key, value) VALUES ('lastGeneration', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ),
+    latestConfig: db.prepare<[], { generation: number; hash: string; text: string; applied_at_ms: number }>(
+      'SELECT generation, hash, text, applied_at_ms FROM configs ORDER BY generation DESC LIMIT 1',
+    ),
+    insertConfig: db.prepare<[number, string, string, number]>(
+      'INSERT INTO configs (generation, hash, text, applied_at_ms) VALUES (?, ?, ?, ?)',
+    ),
+    anyRow: db.prepare<[string], DesiredRecord>('SELECT * FROM loop_desired WHERE loop = ?'),
+    liveRows: db.prepare<[], DesiredRecord>(
+      'SELECT * FROM loop_desired WHERE removed_at_ms IS NULL ORDER BY loop',
+    ),
+    upsert: db.prepare<[DesiredRecord]>(
+      `INSERT OR REPLACE INTO loop_desired (loop, setpoint, setpoint_source, file_setpoint, mode, mode_source,
+         file_mode, section_hash, generation, updated_at_ms, removed_at_ms, fault_reset_at_ms, fault_reset_generation)
+       VALUES (@loop, @setpoint, @setpoint_source, @file_setpoint, @mode, @mode_source,
+         @file_mode, @section_hash, @generation, @updated_at_ms, @removed_at_ms, @fault_reset_at_ms, @fault_reset_generation)`,
+    ),
+    markRemoved: db.prepare<[number, string]>('UPDATE loop_desired SET removed_at_ms = ? WHERE loop = ?'),
+    deleteRemoved: db.prepare<[string]>(
+      'DELETE FROM loop_desired WHERE loop = ? AND removed_at_ms IS NOT NULL',
+    ),
+    deleteLoopState: db.prepare<[string]>('DELETE FROM loop_state WHERE loop = ?'),
+    pending: db.prepare<[], { loop: string }>(
+      'SELECT loop FROM loop_desired WHERE removed_at_ms IS NOT NULL ORDER BY loop',
+    ),
+    insertEvent: db.prepare<[number, string | null, string, string | null, string, string | null]>(
+      'INSERT INTO events (at_ms, loop, kind, source, message, data_json) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+  };
+}
+
+export type DesiredStatements = ReturnType<typeof prepareStatements>;
+
+/**
+ * Takes the node's next generation (meta 'lastGeneration' + 1) and stores it: call inside the
+ * transaction that writes the change it numbers.
+ */
+export function nextGeneration(stmt: DesiredStatements): number {
+  const generation = Number(stmt.getGeneration.get()?.value ?? 0) + 1;
+  stmt.setGeneration.run(String(generation));
+  return generation;
+}

@@ -1,0 +1,77 @@
+import type { LoopStatus } from '../core/status.js';
+import type { StoredEvent } from './desired-records.js';
+import type { Sample } from './samples-codec.js';
+
+/**
+ * What StateStore holds in memory between flushes: each loop's latest memory and status, its
+ * readings, and routine events. A flush takes it all; a failed flush puts it back.
+ */
+
+/** A history event that may wait for the next batch (actuator switched, fault raised…). */
+export type BufferedEvent = StoredEvent;
+
+/** Pending readings kept per loop while flushes fail: a day at one every 10 s. */
+const MAX_PENDING_SAMPLES = 8640;
+/** Pending events kept while flushes fail. */
+const MAX_PENDING_EVENTS = 10_000;
+
+export type PendingState = { memory: unknown; status: LoopStatus; atMs: number };
+
+/** One flush's worth, in the order it was added. */
+export interface Batch {
+  states: [string, PendingState][];
+  samples: [string, Sample[]][];
+  events: BufferedEvent[];
+}
+
+export class PendingWrites {
+  private readonly pendingState = new Map<string, PendingState>();
+  private readonly pendingSamples = new Map<string, Sample[]>();
+  private readonly pendingEvents: BufferedEvent[] = [];
+
+  /** Latest wins. */
+  saveState(loop: string, state: PendingState): void {
+    this.pendingState.set(loop, state);
+  }
+
+  addSample(loop: string, sample: Sample): void {
+    const samples = this.pendingSamples.get(loop);
+    if (samples) samples.push(sample);
+    else this.pendingSamples.set(loop, [sample]);
+  }
+
+  addEvent(event: BufferedEvent): void {
+    this.pendingEvents.push(event);
+  }
+
+  /** Whether anything waits for a flush. */
+  get dirty(): boolean {
+    return this.pendingState.size + this.pendingSamples.size + this.pendingEvents.length > 0;
+  }
+
+  /** Takes everything pending (what is added from now on waits for the next batch). */
+  take(): Batch {
+    const states = [...this.pendingState];
+    const samples = [...this.pendingSamples];
+    const events = this.pendingEvents.splice(0);
+    this.pendingState.clear();
+    this.pendingSamples.clear();
+    return { states, samples, events };
+  }
+
+  /**
+   * Puts back what a failed flush took (its transaction rolled back), ahead of anything added
+   * since, so the next flush retries it. Beyond MAX_PENDING_SAMPLES per loop and
+   * MAX_PENDING_EVENTS (a disk full for days) the oldest are dropped, to bound memory.
+   */
+  requeue({ states, samples, events }: Batch): void {
+    for (const [loop, state] of states) if (!this.pendingState.has(loop)) this.pendingState.set(loop, state);
+    for (const [loop, older] of samples) {
+      const merged = [...older, ...(this.pendingSamples.get(loop) ?? [])];
+      this.pendingSamples.set(loop, merged.slice(-MAX_PENDING_SAMPLES));
+    }
+    this.pendingEvents.unshift(...events);
+    const excess = this.pendingEvents.length - MAX_PENDING_EVENTS;
+    if (excess > 0) this.pendingEvents.splice(0, excess);
+  }
+}
