@@ -8,7 +8,7 @@ import {
 } from './commands/mqtt-setup.js';
 import { loadConfigFileOffThread } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { Daemon } from './daemon.js';
+import { Daemon } from './daemon/daemon.js';
 import { buildDrivers, type Drivers, speedProblem } from './drivers/build.js';
 import type { GpioPortFactory } from './drivers/gpio/port.js';
 import { offlineTransport } from './drivers/mqtt/transport.js';

@@ -11,12 +11,19 @@ import {
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
 import { resetLatchedFault, resumeLoopMemory } from '../core/loop-state.js';
-import { initialLoopMemory, type LoopDesired, type LoopMemory, reconcile } from '../core/reconcile.js';
+import {
+  initialLoopMemory,
+  type LoopDesired,
+  type LoopMemory,
+  type ReconcileResult,
+  reconcile,
+} from '../core/reconcile.js';
 import { type LoopStatus, markCycleFailed } from '../core/status.js';
 import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
 import type { Clock } from './clock.js';
 import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
+import { observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
 import type { CycleResult } from './loop-runner.js';
 
 /**
@@ -56,6 +63,21 @@ export interface CompletedCycle {
   commands: ActuatorCommand[];
 }
 
+/** What a cycle observed before reconciling. */
+interface ObservedCycle {
+  desired: CycleDesired;
+  actuators: Record<string, ActuatorLevel>;
+}
+
+/** What a cycle saw and how its writes went, for its commit. */
+interface CycleOutcome {
+  reading: Reading | undefined;
+  /** The stored fault reset the cycle's memory applied (core/fault-reset.ts). */
+  faultResetGeneration: number | undefined;
+  writeFailures: string[];
+  nowMs: number;
+}
+
 /**
  * Reconciles one loop, one cycle at a time: observe everything fresh → reconcile (pure) → act
  * on the differences.
@@ -80,14 +102,14 @@ export class LoopReconciler {
    * cycle was running: applied to that cycle's result too.
    */
   private pendingResetAtMs: number | undefined;
-  /** Actuator writes are failing (logged once per streak). */
-  private writesFailing = false;
+  private readonly writeFailures: WriteFailureStreak;
 
   constructor(private readonly opts: LoopReconcilerOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
     this.spec = opts.spec;
     this.lastStatus = opts.status;
     this.observedGeneration = opts.status?.observedGeneration ?? 0;
+    this.writeFailures = new WriteFailureStreak(opts.logger);
   }
 
   get status(): LoopStatus | undefined {
@@ -98,82 +120,23 @@ export class LoopReconciler {
     return this.memory;
   }
 
+  /**
+   * One cycle: observe → reconcile → act → commit. A failed cycle shows `Reconciled=False` with
+   * the error on the last status and throws (the runner retries with backoff).
+   */
   async run(): Promise<CycleResult> {
-    const { clock } = this.opts;
     const spec = this.spec;
-    let nowMs = clock.nowMs();
+    let nowMs = this.opts.clock.nowMs();
     // A wall-clock step noticed before this cycle (or by the read above): memory moves with it.
     this.memory = shiftLoopMemory(this.memory, this.takeShift());
     try {
-      const desired = this.readDesired();
-      const actuators = await this.observeActuators();
-      if (!this.resumed) {
-        // Observe first, then act: adopt what the actuators really do before the first command.
-        const relayIds = loopActuators(spec)
-          .filter(({ actuator }) => actuator.kind === 'relay')
-          .map(({ actuator }) => actuator.id);
-        // this.memory, not the stored one: a clock step before the first cycle has moved it.
-        this.memory = resumeLoopMemory(this.memory, relayIds, actuators, nowMs);
-        this.resumed = true;
-      }
+      const observed = await this.observe(spec, nowMs);
       // A step noticed while observing: readings have moved already, so memory and this cycle's
       // `now` move too (nothing between here and reconcile awaits, so no step can slip in).
       const lateShiftMs = this.takeShift();
       this.memory = shiftLoopMemory(this.memory, lateShiftMs);
       nowMs += lateShiftMs;
-      // A reset stored as desired state clears the latch before reconcile sees it, in the
-      // cycle that first reads it and again after a crash brought an older memory back.
-      this.memory = applyStoredFaultReset(this.memory, desired.faultReset);
-      const { faultResetGeneration } = this.memory;
-      const reading = this.opts.latestReading();
-      const interlocks = this.opts.interlockReadings?.();
-      let result: ReturnType<typeof reconcile>;
-      try {
-        result = reconcile(
-          spec,
-          desired,
-          { reading, actuators, ...(interlocks ? { interlocks } : {}) },
-          this.memory,
-          nowMs,
-        );
-      } catch (error) {
-        // A defect in the pure core must not freeze the actuators where they are.
-        await this.driveSafe(`reconcile failed: ${error instanceof Error ? error.message : String(error)}`);
-        throw error;
-      }
-      const writeFailures = await this.act(result.commands);
-      // Committed even when a write failed: a fault latched, a relay window started or a retry
-      // scheduled in this cycle must not be lost. An unconfirmed command is retried on its own
-      // schedule (command memory, backing off per actuator), so one unreachable plug neither
-      // fails the loop nor delays its other actuators (a GPIO heater's pulse end, a safe state).
-      // The reset this memory applied is named in it whatever reconcile keeps: stored with it,
-      // so a restart from this memory does not apply that reset again to a newer latch.
-      this.memory = this.applyPendingReset(
-        faultResetGeneration === undefined ? result.memory : { ...result.memory, faultResetGeneration },
-      );
-      this.reportWriteFailures(writeFailures);
-      if (writeFailures.length > 0) {
-        this.publish(
-          markCycleFailed(
-            result.status,
-            this.observedGeneration,
-            `actuator write failed: ${writeFailures.join('; ')}`,
-            nowMs,
-          ),
-        );
-      } else {
-        this.observedGeneration = desired.generation;
-        this.publish(result.status);
-      }
-      this.opts.onCycle?.({
-        loop: spec.id,
-        nowMs,
-        reading,
-        memory: this.memory,
-        status: result.status,
-        commands: result.commands,
-      });
-      return { nextWakeMs: result.nextWakeMs };
+      return await this.reconcileAndAct(spec, observed, nowMs);
     } catch (error) {
       if (this.lastStatus) {
         const message = error instanceof Error ? error.message : String(error);
@@ -181,6 +144,93 @@ export class LoopReconciler {
       }
       throw error;
     }
+  }
+
+  /** Everything fresh: desired state and the actuators' levels (adopted on the first cycle). */
+  private async observe(spec: LoopSpec, nowMs: number): Promise<ObservedCycle> {
+    const desired = this.readDesired();
+    const actuators = await observeActuators(this.spec, this.opts);
+    if (!this.resumed) {
+      // Observe first, then act: adopt what the actuators really do before the first command.
+      const relayIds = loopActuators(spec)
+        .filter(({ actuator }) => actuator.kind === 'relay')
+        .map(({ actuator }) => actuator.id);
+      // this.memory, not the stored one: a clock step before the first cycle has moved it.
+      this.memory = resumeLoopMemory(this.memory, relayIds, actuators, nowMs);
+      this.resumed = true;
+    }
+    return { desired, actuators };
+  }
+
+  /**
+   * Reconcile (pure) on the latest readings, then act on the differences and commit. Called
+   * right after the late clock shift: nothing before reconcile awaits.
+   */
+  private async reconcileAndAct(
+    spec: LoopSpec,
+    { desired, actuators }: ObservedCycle,
+    nowMs: number,
+  ): Promise<CycleResult> {
+    // A reset stored as desired state clears the latch before reconcile sees it, in the
+    // cycle that first reads it and again after a crash brought an older memory back.
+    this.memory = applyStoredFaultReset(this.memory, desired.faultReset);
+    const { faultResetGeneration } = this.memory;
+    const reading = this.opts.latestReading();
+    const interlocks = this.opts.interlockReadings?.();
+    let result: ReconcileResult;
+    try {
+      result = reconcile(
+        spec,
+        desired,
+        { reading, actuators, ...(interlocks ? { interlocks } : {}) },
+        this.memory,
+        nowMs,
+      );
+    } catch (error) {
+      // A defect in the pure core must not freeze the actuators where they are.
+      await this.driveSafe(`reconcile failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    }
+    const writeFailures = await writeCommands(this.spec, result.commands, this.opts);
+    this.commit(spec, desired, result, { reading, faultResetGeneration, writeFailures, nowMs });
+    return { nextWakeMs: result.nextWakeMs };
+  }
+
+  /**
+   * Committed even when a write failed: a fault latched, a relay window started or a retry
+   * scheduled in this cycle must not be lost. An unconfirmed command is retried on its own
+   * schedule (command memory, backing off per actuator), so one unreachable plug neither
+   * fails the loop nor delays its other actuators (a GPIO heater's pulse end, a safe state).
+   */
+  private commit(spec: LoopSpec, desired: CycleDesired, result: ReconcileResult, cycle: CycleOutcome): void {
+    const { reading, faultResetGeneration, writeFailures, nowMs } = cycle;
+    // The reset this memory applied is named in it whatever reconcile keeps: stored with it,
+    // so a restart from this memory does not apply that reset again to a newer latch.
+    this.memory = this.applyPendingReset(
+      faultResetGeneration === undefined ? result.memory : { ...result.memory, faultResetGeneration },
+    );
+    this.writeFailures.report(writeFailures);
+    if (writeFailures.length > 0) {
+      this.publish(
+        markCycleFailed(
+          result.status,
+          this.observedGeneration,
+          `actuator write failed: ${writeFailures.join('; ')}`,
+          nowMs,
+        ),
+      );
+    } else {
+      this.observedGeneration = desired.generation;
+      this.publish(result.status);
+    }
+    this.opts.onCycle?.({
+      loop: spec.id,
+      nowMs,
+      reading,
+      memory: this.memory,
+      status: result.status,
+      commands: result.commands,
+    });
   }
 
   /**
@@ -198,78 +248,6 @@ export class LoopReconciler {
       driver: this.opts.actuators.get(actuator.id),
     }));
     return driveSafe(targets, { reason, logger: this.opts.logger, loop: this.spec.id, ...event });
-  }
-
-  private async observeActuators(): Promise<Record<string, ActuatorLevel>> {
-    const levels: Record<string, ActuatorLevel> = {};
-    for (const { actuator } of loopActuators(this.spec)) {
-      try {
-        levels[actuator.id] = await this.opts.actuators.get(actuator.id)?.observe();
-      } catch (error) {
-        // Unknown is safe here: an unknown state is never confirmed, so it gets commanded.
-        this.opts.logger.debug({ err: error, actuator: actuator.id }, 'observe failed');
-        levels[actuator.id] = undefined;
-      }
-    }
-    return levels;
-  }
-
-  /**
-   * Writes every command, even after one fails; returns the failures (`id: reason`). Writes to
-   * an actuator's safe level go first and all at once, so a slow or unreachable device (an MQTT
-   * plug waiting out its publish timeout) never delays another actuator on its way to safety;
-   * the others follow, at once too (a direction is off before the other starts).
-   */
-  private async act(commands: ActuatorCommand[]): Promise<string[]> {
-    const safeLevels = new Map(
-      loopActuators(this.spec).map(({ actuator }) => [actuator.id, actuator.safeLevel]),
-    );
-    const toSafe = commands.filter((command) => command.level === safeLevels.get(command.actuatorId));
-    const others = commands.filter((command) => !toSafe.includes(command));
-    const failures: string[] = [];
-    for (const batch of [toSafe, others]) {
-      const results = await Promise.all(batch.map((command) => this.write(command)));
-      for (const failure of results) if (failure !== undefined) failures.push(failure);
-    }
-    return failures;
-  }
-
-  /** One command; the failure as `id: reason`, or undefined when the write went through. */
-  private async write(command: ActuatorCommand): Promise<string | undefined> {
-    const driver = this.opts.actuators.get(command.actuatorId);
-    try {
-      if (!driver) throw new Error(`no driver for actuator "${command.actuatorId}"`);
-      await driver.write(command.level);
-      // Not `level`: pino reads that key as the log level.
-      const fields = {
-        actuator: command.actuatorId,
-        to: command.level,
-        reason: command.reason,
-        detail: command.detail,
-      };
-      const message = `${command.actuatorId} → ${describeLevel(driver.kind, command.level)} (${command.reason}: ${command.detail})`;
-      if (command.reason === 'keep-alive') this.opts.logger.debug(fields, message);
-      else if (command.reason === 'drift' || command.reason === 'retry')
-        this.opts.logger.warn(fields, message);
-      else this.opts.logger.info(fields, message);
-      return undefined;
-    } catch (error) {
-      return `${command.actuatorId}: ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
-
-  /** Write failures are logged once per streak (each cycle retries, so once per cycle would flood). */
-  private reportWriteFailures(failures: string[]): void {
-    if (failures.length > 0 && !this.writesFailing) {
-      this.writesFailing = true;
-      this.opts.logger.error(
-        { failures },
-        `actuator write failed: ${failures.join('; ')}; retrying with backoff, regulating the rest`,
-      );
-    } else if (failures.length === 0 && this.writesFailing) {
-      this.writesFailing = false;
-      this.opts.logger.info('actuator writes go through again');
-    }
   }
 
   /**
@@ -404,9 +382,4 @@ export class LoopReconciler {
     this.lastStatus = status;
     this.opts.onStatus?.(status);
   }
-}
-
-function describeLevel(kind: 'relay' | 'continuous', level: number): string {
-  if (kind === 'relay') return level > 0 ? 'ON' : 'OFF';
-  return `${Math.round(level * 1000) / 10} %`;
 }

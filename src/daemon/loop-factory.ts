@@ -1,0 +1,112 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.js';
+import { toLoopSpec } from '../config/to-loop-spec.js';
+import type { LoopStatus } from '../core/status.js';
+import type { ActuatorDriver } from '../drivers/types.js';
+import type { Clock } from '../runtime/clock.js';
+import { type CycleDesired, LoopReconciler } from '../runtime/loop-reconciler.js';
+import { LoopRunner } from '../runtime/loop-runner.js';
+import type { Sampler } from '../runtime/sampler.js';
+import type { LoopLiveness } from '../systemd/watchdog.js';
+import type { CycleRecorder } from './cycle-recorder.js';
+import { type DaemonStore, storedLoopState } from './store.js';
+
+/** One running loop: its reconciler (what a cycle does) and its runner (when cycles run). */
+export interface RunningLoop {
+  id: string;
+  cycle: LoopReconciler;
+  runner: LoopRunner;
+}
+
+/** What a loop is built from: the daemon's config, store, sampler and drivers. */
+export interface LoopFactoryDeps {
+  /** The running config (it changes on reload: read at every use). */
+  config: () => Config;
+  store: DaemonStore;
+  sampler: Sampler;
+  /** The running actuator drivers (replaced in place on reload). */
+  actuators: Map<string, ActuatorDriver>;
+  recorder: CycleRecorder;
+  clock: Clock;
+  logger: Logger;
+  /** A cycle runs at least this often even when nothing happens, ms. */
+  resyncMs: number;
+  liveness?: LoopLiveness;
+  /** Writes batched state now. */
+  flush: () => void;
+  /** Tells the daemon's subscribers a loop status. */
+  publishStatus: (status: LoopStatus) => void;
+}
+
+/**
+ * Builds loop `id` of the running config, from its stored memory and status, and registers it
+ * with the watchdog gate. Not started: the daemon starts its runner.
+ */
+export function buildRunningLoop(id: string, deps: LoopFactoryDeps): RunningLoop {
+  const { clock, store, liveness, resyncMs } = deps;
+  const loopLogger = deps.logger.child({ loop: id });
+  const cycle = buildReconciler(id, deps, loopLogger);
+  const runner = new LoopRunner({
+    name: id,
+    clock,
+    cycle: () => cycle.run(),
+    resyncMs,
+    backoff: { initialMs: 1_000, maxMs: 60_000 },
+    logger: loopLogger,
+    onCycleSuccess: () => liveness?.cycleSucceeded(id),
+  });
+  // Three missed resyncs before the watchdog gives up on the loop: a failure streak backs off
+  // to 60 s at most, so one streak of retries does not restart the daemon, a hung cycle does.
+  liveness?.addLoop(id, 3 * resyncMs);
+  const health = store.health?.();
+  if (health) cycle.setStorageHealth(health, clock.nowMs());
+  return { id, cycle, runner };
+}
+
+function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger): LoopReconciler {
+  const { config, sampler, store } = deps;
+  return new LoopReconciler({
+    spec: toLoopSpec(config(), id),
+    desired: desiredFromStore(store, id),
+    ...storedLoopState(store, id, loopLogger),
+    onCycle: (completed) => {
+      try {
+        deps.recorder.record(completed);
+      } catch (error) {
+        // Buffering history must never fail a cycle that has acted.
+        loopLogger.error({ err: error }, 'could not record the cycle');
+      }
+      // A fault latched in this cycle is rare, critical state: written at once, not batched
+      // (a crash must not lose it). A reset needs no such write: it is desired state.
+      if (completed.memory.latchedFault?.atMs === completed.nowMs) deps.flush();
+    },
+    interlockReadings: () =>
+      Object.fromEntries(
+        (config().loops[id]?.interlocks ?? []).map((interlock) => [
+          interlock.sensor,
+          sampler.latest(interlock.sensor),
+        ]),
+      ),
+    latestReading: () => {
+      const sensor = config().loops[id]?.sensor;
+      return sensor === undefined ? undefined : sampler.latestForLoop(sensor);
+    },
+    actuators: deps.actuators,
+    clock: deps.clock,
+    logger: loopLogger,
+    onStatus: deps.publishStatus,
+  });
+}
+
+/**
+ * Level-based: desired state is read from the store every cycle, so a change committed by
+ * any writer (MQTT, a reload) is picked up by the next cycle.
+ */
+function desiredFromStore(store: DaemonStore, id: string): () => CycleDesired {
+  return () => {
+    const row = store.desired.desired(id);
+    if (!row) throw new Error(`loop ${id}: no desired state in the store`);
+    const { generation, setpoint, mode, faultReset } = row;
+    return { generation, setpoint, mode, ...(faultReset === undefined ? {} : { faultReset }) };
+  };
+}

@@ -1,0 +1,118 @@
+import type { Logger } from 'pino';
+import type { LoopStatus } from '../core/status.js';
+import type { Clock, TimerHandle } from '../runtime/clock.js';
+import { formatStatusLine } from '../status-line.js';
+import type { DaemonStore } from './store.js';
+
+/** A loop as the periodic status line sees it. */
+export interface StatusLineSource {
+  status: LoopStatus | undefined;
+  /** The unit of its measurement in the running config ('' when none). */
+  unit: string;
+}
+
+export interface DaemonTimersOptions {
+  clock: Clock;
+  logger: Logger;
+  store: DaemonStore;
+  /** Batched state is written this often, ms (read when the timers start). */
+  flushEveryMs: () => number;
+  /** One status line per loop this often (clock time), ms; 0 disables. */
+  statusEveryMs: number;
+  /** The running loops, read at every status-line tick. */
+  statusLines: () => Iterable<StatusLineSource>;
+}
+
+/**
+ * The daemon's periodic work, all in one place: the batched flush of loop state, history
+ * retention and the status lines. Whatever spreads that work over time (many loops stall the
+ * event loop when it all runs in one tick) changes only this file.
+ */
+export class DaemonTimers {
+  private flushTimer: TimerHandle | undefined;
+  private pruneTimer: TimerHandle | undefined;
+  private statusTimer: TimerHandle | undefined;
+  /** Flushes failing in a row (logged once per streak). */
+  private flushFailures = 0;
+
+  constructor(private readonly opts: DaemonTimersOptions) {}
+
+  /** Status lines, flushes, then retention (which also runs once now). */
+  start(): void {
+    this.scheduleStatusLines();
+    this.scheduleFlushes();
+    this.schedulePruning();
+  }
+
+  /** Cancels every timer; a flush can still be asked for (the daemon's last one, after driving safe). */
+  stop(): void {
+    if (this.statusTimer) this.opts.clock.clearTimer(this.statusTimer);
+    if (this.flushTimer) this.opts.clock.clearTimer(this.flushTimer);
+    if (this.pruneTimer) this.opts.clock.clearTimer(this.pruneTimer);
+  }
+
+  /** Writes batched state; a storage failure is logged, never stops regulation. */
+  flush(): void {
+    const store = this.opts.store;
+    try {
+      store.state.flush();
+      if (this.flushFailures > 0 && !store.health) {
+        this.opts.logger.info({ failures: this.flushFailures }, 'loop state written to the database again');
+      }
+      this.flushFailures = 0;
+    } catch (error) {
+      this.flushFailures++;
+      // Once per streak of failures, never once per flush; a supervised store logs it itself.
+      const once = this.flushFailures === 1 && !store.health;
+      if (once)
+        this.opts.logger.error({ err: error }, 'could not write loop state to the database; will retry');
+      else this.opts.logger.debug({ err: error }, 'loop state still not written; will retry');
+    }
+    try {
+      store.check?.();
+    } catch (error) {
+      // Reported (and a damaged file recovered) by the store itself.
+      this.opts.logger.debug({ err: error }, 'desired state could not be read back');
+    }
+  }
+
+  private scheduleFlushes(): void {
+    const everyMs = this.opts.flushEveryMs();
+    const tick = () => {
+      this.flush();
+      this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
+    };
+    this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
+  }
+
+  /** History retention now and every hour; a failure is logged and retried next hour. */
+  private schedulePruning(): void {
+    const store = this.opts.store;
+    if (!store.prune) return;
+    const tick = () => {
+      try {
+        // Called on the store (a method of the supervisor, not a free function).
+        store.prune?.(this.opts.clock.nowMs());
+      } catch (error) {
+        // A supervised store logs storage failures once per streak itself.
+        const log = store.health ? 'debug' : 'error';
+        this.opts.logger[log]({ err: error }, 'history retention failed; will retry in an hour');
+      }
+      this.pruneTimer = this.opts.clock.setTimer(tick, 3_600_000);
+    };
+    tick();
+  }
+
+  private scheduleStatusLines(): void {
+    const everyMs = this.opts.statusEveryMs;
+    if (everyMs <= 0) return;
+    const tick = () => {
+      for (const { status, unit } of this.opts.statusLines()) {
+        if (!status) continue;
+        this.opts.logger.info({ status }, formatStatusLine(status, unit));
+      }
+      this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
+    };
+    this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
+  }
+}
