@@ -19,6 +19,8 @@ export interface FileValueOptions {
 
 /** One decimal number, optionally signed, with an optional exponent; nothing else. */
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** A device saying its value is unknown now (a kernel driver's `nan`, a script's `inf`). */
+const NOT_A_NUMBER = /^([+-]?)(nan|inf|infinity)$/i;
 
 /**
  * The number a file holds, or why there is none. Stricter than `Number()`, which reads an empty
@@ -28,6 +30,12 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 export function parseFileNumber(text: string): { ok: true; value: number } | { ok: false; problem: string } {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, problem: 'the file is empty' };
+  const unknown = NOT_A_NUMBER.exec(trimmed);
+  if (unknown) {
+    const [, sign, word] = unknown;
+    const infinity = sign === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    return { ok: true, value: word?.toLowerCase() === 'nan' ? Number.NaN : infinity };
+  }
   const value = Number(trimmed);
   if (!DECIMAL.test(trimmed) || !Number.isFinite(value)) {
     return { ok: false, problem: `not a number: ${JSON.stringify(trimmed.slice(0, 40))}` };
@@ -69,10 +77,15 @@ export class FileValueSensor implements SensorDriver {
     this.readText = opts.readFile ?? ((path) => readSysfsText(path));
   }
 
-  /** The file's number × scale + offset; throws why there is none. */
+  /**
+   * The file's number × scale + offset; throws why there is none. A file saying `nan` or `inf`
+   * reads as that value, as an MQTT sensor's does: the loops go safe in this cycle rather than
+   * when the last good reading goes stale.
+   */
   async read(): Promise<number> {
     const parsed = parseFileNumber(await this.readFile());
     if (!parsed.ok) throw new Error(`${this.path}: ${parsed.problem}`);
+    if (!Number.isFinite(parsed.value)) return parsed.value;
     // Rounded to 12 significant digits: 45123 × 0.001 reads 45.123, not 45.123000000000005.
     const value = Number((parsed.value * this.scale + this.offset).toPrecision(12));
     if (this.plausible && !(value >= this.plausible.min && value <= this.plausible.max)) {

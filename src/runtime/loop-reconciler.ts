@@ -34,7 +34,10 @@ export type CycleDesired = LoopDesired & { faultReset?: StoredFaultReset };
 
 export interface LoopReconcilerOptions {
   spec: LoopSpec;
-  /** Desired state, read fresh every cycle (the store, or the config without one). */
+  /**
+   * Desired state, read fresh every cycle (from the store's in-memory copy: SQLite is never
+   * read on the control path).
+   */
   desired: () => CycleDesired;
   /** Latest good reading of the loop's sensor (from the sampler). */
   latestReading: () => Reading | undefined;

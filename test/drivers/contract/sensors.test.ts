@@ -1,11 +1,12 @@
 /**
  * Every sensor driver against the one contract (sensor-contract.ts), each on its fake
  * device: simulated plant, fake MQTT transport, a DS18B20 sysfs tree in a temp dir, fake GPIO
- * ports on a fixture sysfs.
+ * ports on a fixture sysfs, a number in a file.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ds18b20Sensor } from '../../../src/drivers/ds18b20.js';
+import { FileValueSensor } from '../../../src/drivers/file-value.js';
 import { GpioInput } from '../../../src/drivers/gpio/input.js';
 import { GpioPulseRate } from '../../../src/drivers/gpio/pulse-rate.js';
 import { FopdtPlant } from '../../../src/drivers/sim/plant.js';
@@ -126,6 +127,25 @@ sensorContract({
         return 3;
       },
       released: () => ports.every((port) => port.unexported),
+    };
+  },
+});
+
+sensorContract({
+  name: 'FileValueSensor on a file in a temp dir',
+  readAfterStop: 'reads',
+  make: (t) => {
+    const root = tempTree(t, {});
+    const path = join(root, 'temp');
+    const driver = new FileValueSensor({ id: 'soc', path, scale: 0.001 });
+    return {
+      driver,
+      provide: () => {
+        writeTree(root, { temp: '45123\n' });
+        return 45.123;
+      },
+      fail: () => rmSync(path, { force: true }), // the device went away
+      released: () => true, // it holds nothing between reads
     };
   },
 });
