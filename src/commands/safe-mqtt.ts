@@ -65,23 +65,7 @@ export async function publishSafeCommands(
   }
   if (!settings) return fail('no broker configured');
   const url = redactUrl(settings.url);
-  // A client id of its own: the daemon's persistent session (and a restarted daemon) stay untouched.
-  const client = mqtt.connect(settings.url, {
-    clientId: `${settings.clientId}-safe`,
-    protocolVersion: settings.protocolVersion,
-    clean: true,
-    reconnectPeriod: 0,
-    // Our own deadline ends the wait (and says so); this one only backs it up.
-    connectTimeout: opts.timeoutMs + 1_000,
-    queueQoSZero: false,
-    ...(settings.username ? { username: settings.username } : {}),
-    ...(settings.password ? { password: settings.password } : {}),
-    ...(settings.ca ? { ca: settings.ca } : {}),
-    ...(settings.cert ? { cert: settings.cert } : {}),
-    ...(settings.key ? { key: settings.key } : {}),
-  });
-  // Errors are reported through the results; an 'error' without a listener would throw.
-  client.on('error', () => {});
+  const client = connectSafeClient(settings, opts.timeoutMs);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), opts.timeoutMs);
@@ -107,4 +91,26 @@ export async function publishSafeCommands(
     clearTimeout(timer);
     client.end(true);
   }
+}
+
+/** A client of its own for `safe`, one attempt, connecting now. */
+function connectSafeClient(settings: NonNullable<ReturnType<typeof mqttSettings>>, timeoutMs: number) {
+  // A client id of its own: the daemon's persistent session (and a restarted daemon) stay untouched.
+  const client = mqtt.connect(settings.url, {
+    clientId: `${settings.clientId}-safe`,
+    protocolVersion: settings.protocolVersion,
+    clean: true,
+    reconnectPeriod: 0,
+    // Our own deadline ends the wait (and says so); this one only backs it up.
+    connectTimeout: timeoutMs + 1_000,
+    queueQoSZero: false,
+    ...(settings.username ? { username: settings.username } : {}),
+    ...(settings.password ? { password: settings.password } : {}),
+    ...(settings.ca ? { ca: settings.ca } : {}),
+    ...(settings.cert ? { cert: settings.cert } : {}),
+    ...(settings.key ? { key: settings.key } : {}),
+  });
+  // Errors are reported through the results; an 'error' without a listener would throw.
+  client.on('error', () => {});
+  return client;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import mqtt from 'mqtt';
+import mqtt, { type MqttClient } from 'mqtt';
 import { loadConfigFile } from '../config/load.js';
 import { mqttOf } from '../config/schema.js';
-import { topicsFor } from '../mqtt/topics.js';
+import { type Topics, topicsFor } from '../mqtt/topics.js';
 import { redactUrl } from '../redact.js';
 import { mqttSettings } from './mqtt-setup.js';
 
@@ -14,6 +14,24 @@ export interface SetOptions {
   mqttUrl?: string;
   /** How long to wait for the daemon's result, ms. Default 10 000. */
   timeoutMs?: number;
+}
+
+/** The daemon's answer on `<loop>/result`. */
+interface SetResult {
+  requestId?: string;
+  accepted: boolean;
+  reason?: string;
+  generation?: number;
+}
+
+/** One command sent and the result awaited: where, what, and for how long. */
+interface SetRequest {
+  topics: Topics;
+  loop: string;
+  command: Record<string, unknown> & { requestId: string };
+  timeoutMs: number;
+  /** The broker URL as printed in messages. */
+  safeUrl: string;
 }
 
 /**
@@ -40,64 +58,17 @@ export async function setCommand(opts: SetOptions, write: (line: string) => void
     ...(opts.mode === undefined ? {} : { mode: opts.mode }),
     requestId,
   };
-  const client = mqtt.connect(settings.url, {
-    clientId: `homeostat-cli-${requestId}`,
-    protocolVersion: settings.protocolVersion,
-    clean: true,
-    reconnectPeriod: 0,
-    connectTimeout: 5_000,
-    ...(settings.username ? { username: settings.username } : {}),
-    ...(settings.password ? { password: settings.password } : {}),
-    ...(settings.ca ? { ca: settings.ca } : {}),
-    ...(settings.cert ? { cert: settings.cert } : {}),
-    ...(settings.key ? { key: settings.key } : {}),
-  });
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  // Printed in messages: never with the password a URL may carry.
-  const safeUrl = redactUrl(settings.url);
+  const client = connectCliClient(settings, requestId);
+  const request: SetRequest = {
+    topics,
+    loop: opts.loop,
+    command,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+    // Printed in messages: never with the password a URL may carry.
+    safeUrl: redactUrl(settings.url),
+  };
   try {
-    const result = await new Promise<{ accepted: boolean; reason?: string; generation?: number }>(
-      (resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(
-              new Error(
-                `no answer from homeostat within ${timeoutMs / 1000} s: is it running and connected to ${safeUrl}?`,
-              ),
-            ),
-          timeoutMs,
-        );
-        client.on('error', (error) => {
-          clearTimeout(timer);
-          reject(new Error(`cannot reach the broker at ${safeUrl}: ${error.message}`));
-        });
-        client.on('message', (_topic, payload) => {
-          try {
-            const message = JSON.parse(payload.toString('utf8')) as {
-              requestId?: string;
-              accepted: boolean;
-              reason?: string;
-              generation?: number;
-            };
-            if (message.requestId !== requestId) return;
-            clearTimeout(timer);
-            resolve(message);
-          } catch {
-            // Not a result of ours.
-          }
-        });
-        client.on('connect', () => {
-          client.subscribe(topics.loopResult(opts.loop), { qos: 1 }, (error) => {
-            if (error) {
-              clearTimeout(timer);
-              reject(error);
-              return;
-            }
-            client.publish(topics.loopSet(opts.loop), JSON.stringify(command), { qos: 1, retain: false });
-          });
-        });
-      },
-    );
+    const result = await sendAndAwaitResult(client, request);
     if (result.accepted) {
       write(`${opts.loop}: accepted (generation ${result.generation ?? '?'})`);
       return 0;
@@ -110,4 +81,63 @@ export async function setCommand(opts: SetOptions, write: (line: string) => void
   } finally {
     client.end(true);
   }
+}
+
+/** A client of its own for this one command (its id carries the request id), one attempt. */
+function connectCliClient(settings: NonNullable<ReturnType<typeof mqttSettings>>, requestId: string) {
+  return mqtt.connect(settings.url, {
+    clientId: `homeostat-cli-${requestId}`,
+    protocolVersion: settings.protocolVersion,
+    clean: true,
+    reconnectPeriod: 0,
+    connectTimeout: 5_000,
+    ...(settings.username ? { username: settings.username } : {}),
+    ...(settings.password ? { password: settings.password } : {}),
+    ...(settings.ca ? { ca: settings.ca } : {}),
+    ...(settings.cert ? { cert: settings.cert } : {}),
+    ...(settings.key ? { key: settings.key } : {}),
+  });
+}
+
+/**
+ * Once connected, subscribes to the loop's results, then publishes the command; resolves with
+ * the result that carries our request id, rejects on a broker error or after `timeoutMs`.
+ */
+function sendAndAwaitResult(client: MqttClient, request: SetRequest): Promise<SetResult> {
+  const { topics, loop, command, timeoutMs, safeUrl } = request;
+  return new Promise<SetResult>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `no answer from homeostat within ${timeoutMs / 1000} s: is it running and connected to ${safeUrl}?`,
+          ),
+        ),
+      timeoutMs,
+    );
+    client.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot reach the broker at ${safeUrl}: ${error.message}`));
+    });
+    client.on('message', (_topic, payload) => {
+      try {
+        const message = JSON.parse(payload.toString('utf8')) as SetResult;
+        if (message.requestId !== command.requestId) return;
+        clearTimeout(timer);
+        resolve(message);
+      } catch {
+        // Not a result of ours.
+      }
+    });
+    client.on('connect', () => {
+      client.subscribe(topics.loopResult(loop), { qos: 1 }, (error) => {
+        if (error) {
+          clearTimeout(timer);
+          reject(error);
+          return;
+        }
+        client.publish(topics.loopSet(loop), JSON.stringify(command), { qos: 1, retain: false });
+      });
+    });
+  });
 }

@@ -1,0 +1,101 @@
+/**
+ * What `homeostat safe` drives, read from the config: the GPIO relays (and where GPIO lives),
+ * and the MQTT actuators for the report. A config that no longer validates still names the
+ * relays that are wired, so they are read from its text as a best guess.
+ */
+import { parse } from 'yaml';
+import { readConfigText } from '../config/load.js';
+import { type Config, DEFAULT_SYSFS_ROOT } from '../config/schema.js';
+import type { GpioChipOverride } from '../drivers/gpio/chip.js';
+import type { SafeRelay } from './safe-gpio.js';
+
+/** The relays and actuators `safe` acts on, and where GPIO lives, from a config. */
+export interface SafePlan {
+  relays: SafeRelay[];
+  sysfsRoot: string;
+  chip: GpioChipOverride;
+  /** MQTT actuators, for the report: id and dead man's switch in seconds (0: none). */
+  mqtt: { id: string; kind: string; deadMan: string }[];
+}
+
+/** From a valid config. */
+export function planFromConfig(config: Config): SafePlan {
+  const relays: SafeRelay[] = [];
+  const mqtt: SafePlan['mqtt'] = [];
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    if (actuator.kind === 'gpio_relay') {
+      relays.push({
+        id,
+        bcm: actuator.bcm,
+        activeLow: actuator.activeLow,
+        safeLevel: actuator.safeState === 'on' ? 1 : 0,
+      });
+    } else if (actuator.kind === 'mqtt_switch' || actuator.kind === 'mqtt_level') {
+      mqtt.push({ id, kind: actuator.kind, deadMan: deadManText(actuator) });
+    }
+  }
+  return {
+    relays,
+    sysfsRoot: config.gpio.sysfsRoot,
+    chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
+    mqtt,
+  };
+}
+
+function deadManText(actuator: Config['actuators'][string]): string {
+  const none = 'no dead man’s switch: if it was not reached, it stays as it is until homeostat is back';
+  if (actuator.kind !== 'mqtt_switch') return none;
+  if (actuator.deadManS <= 0) return `${none} (deadManS 0)`;
+  const how = actuator.preset === 'tasmota' ? 'Tasmota PulseTime' : 'Zigbee2MQTT on_time';
+  return `turns itself off ≤ ${actuator.deadManS} s after its last ON (${how})`;
+}
+
+/**
+ * From a config that does not validate (edited while the daemon ran: the daemon kept the old
+ * one). The GPIO relays it names are still the best guess of what is wired: every
+ * `actuators.<id>` of kind `gpio_relay` with an integer `bcm`, defaults as in the schema
+ * (activeLow true, safeState off). Undefined when not even that can be read.
+ */
+export function planFromBrokenText(text: string): SafePlan | undefined {
+  let data: unknown;
+  try {
+    data = parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(data)) return undefined;
+  const gpio = isRecord(data.gpio) ? data.gpio : {};
+  const actuators = isRecord(data.actuators) ? data.actuators : {};
+  const relays: SafeRelay[] = [];
+  for (const [id, section] of Object.entries(actuators)) {
+    if (!isRecord(section) || section.kind !== 'gpio_relay') continue;
+    if (!Number.isInteger(section.bcm) || (section.bcm as number) < 0) continue;
+    relays.push({
+      id,
+      bcm: section.bcm as number,
+      activeLow: section.activeLow !== false,
+      safeLevel: section.safeState === 'on' ? 1 : 0,
+    });
+  }
+  return {
+    relays,
+    sysfsRoot:
+      typeof gpio.sysfsRoot === 'string' && gpio.sysfsRoot !== '' ? gpio.sysfsRoot : DEFAULT_SYSFS_ROOT,
+    chip: {
+      chipLabel: typeof gpio.chipLabel === 'string' ? gpio.chipLabel : undefined,
+      base: Number.isInteger(gpio.base) ? (gpio.base as number) : undefined,
+    },
+    mqtt: [],
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The relays of a config that no longer validates; read with the config's own checks and cap. */
+export async function readBrokenPlan(path: string): Promise<SafePlan | undefined> {
+  // Non-blocking and capped (a FIFO or /dev/zero as the config must not hang ExecStopPost).
+  const read = readConfigText(path);
+  return read.ok ? planFromBrokenText(read.text) : undefined;
+}

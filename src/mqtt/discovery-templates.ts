@@ -1,0 +1,53 @@
+/** What Home Assistant's entities show and send: mode names and value templates over `<loop>/state`. */
+import type { Mode } from '../core/types.js';
+
+/**
+ * Home Assistant climate HVAC mode for each homeostat temperature mode. The names coincide,
+ * so HA's mode commands are homeostat's mode payloads as they are (no command template).
+ * heat_cool is HA's "heat or cool as needed", which is what split range does with one setpoint.
+ */
+export const CLIMATE_MODE: Readonly<Partial<Record<Mode, string>>> = {
+  off: 'off',
+  heat: 'heat',
+  cool: 'cool',
+  heat_cool: 'heat_cool',
+};
+
+/** Valid climate `action_topic` values (docs: off, heating, cooling, drying, idle, fan). */
+export const CLIMATE_ACTIONS = ['off', 'heating', 'cooling', 'drying', 'idle', 'fan'] as const;
+/** Valid humidifier `action_topic` values (docs: off, humidifying, drying, idle). */
+export const HUMIDIFIER_ACTIONS = ['off', 'humidifying', 'drying', 'idle'] as const;
+
+/**
+ * Value templates over the retained `<loop>/state` JSON. They read `mode`, `setpoint`,
+ * `measured` (number or null/absent), `output` (−1..1), `action` and `conditions` (a list of
+ * `{type, status}`): the status publisher must keep those names. `'None'` is HA's payload for
+ * "unknown" (sensors, climate current temperature and action, humidifier mode), so a missing
+ * reading shows as unknown rather than as a stale number.
+ */
+export const STATE_TEMPLATES = {
+  setpoint: '{{ value_json.setpoint }}',
+  mode: '{{ value_json.mode }}',
+  measured: "{{ value_json.measured if value_json.measured is number else 'None' }}",
+  /** Signed percent: positive raises, negative lowers. */
+  outputPercent: "{{ (value_json.output * 100) | round(1) if value_json.output is number else 'None' }}",
+  /** ON while the Faulted condition is True (binary_sensor payload_on/off defaults ON/OFF). */
+  faulted:
+    "{{ 'ON' if (value_json.conditions | default([]) | selectattr('type', 'equalto', 'Faulted') " +
+    "| selectattr('status', 'equalto', 'True') | list | length) > 0 else 'OFF' }}",
+  /** ON while the StorageHealthy condition is False (the database cannot be used; regulation goes on). */
+  storageProblem:
+    "{{ 'ON' if (value_json.conditions | default([]) | selectattr('type', 'equalto', 'StorageHealthy') " +
+    "| selectattr('status', 'equalto', 'False') | list | length) > 0 else 'OFF' }}",
+  climateAction: actionTemplate(CLIMATE_ACTIONS),
+  humidifierAction: actionTemplate(HUMIDIFIER_ACTIONS),
+  /** Humidifier mode (HA modes exclude off, which is the entity's on/off state): 'None' when off. */
+  humidifierMode: "{{ value_json.mode if value_json.mode != 'off' else 'None' }}",
+  /** Humidifier on/off state, rendered as its payload_off ('off') or payload_on (`onMode`). */
+  humidifierState: (onMode: Mode) => `{{ 'off' if value_json.mode == 'off' else '${onMode}' }}`,
+} as const;
+
+function actionTemplate(valid: readonly string[]): string {
+  const list = valid.map((a) => `'${a}'`).join(', ');
+  return `{{ value_json.action if value_json.action in [${list}] else 'None' }}`;
+}
