@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { loadConfigFile } from '../config/load.js';
 import { createLogger, type LogFormat } from '../logger.js';
 import { Node, NodeSetupError } from '../node.js';
@@ -22,22 +23,8 @@ export interface RunOptions {
  */
 export async function runCommand(options: RunOptions): Promise<number> {
   const logger = createLogger({ format: options.logFormat });
-  // First of all: under a watchdog, a notify socket we cannot use means systemd would kill us
-  // every WatchdogSec. Exit at once instead (the unit does not restart after this exit code).
-  let notifier: Notifier;
-  try {
-    notifier = createNotifier(process.env, {
-      onSendError: (error, message) =>
-        logger.warn({ err: error }, `systemd notify: could not send ${message}`),
-    });
-  } catch (error) {
-    logger.fatal((error as Error).message);
-    return NOTIFY_UNAVAILABLE_EXIT_CODE;
-  }
-  if (notifier.problem) logger.warn(notifier.problem);
-  else if (notifier.enabled) {
-    logger.info({ watchdogPingMs: notifier.watchdogIntervalMs }, 'systemd notify enabled');
-  }
+  const notifier = openNotifier(logger);
+  if (notifier === undefined) return NOTIFY_UNAVAILABLE_EXIT_CODE;
   const loaded = loadConfigFile(options.configPath);
   if (!loaded.ok) {
     for (const line of loaded.errors) logger.error(`config: ${line}`);
@@ -66,8 +53,35 @@ export async function runCommand(options: RunOptions): Promise<number> {
     notifier.close();
     return 1;
   }
-  const started = node.start();
+  return runUntilStopped(node, logger);
+}
 
+/**
+ * The systemd notifier, or undefined when it cannot be used. First of all: under a watchdog, a
+ * notify socket we cannot use means systemd would kill us every WatchdogSec. Exit at once
+ * instead (the unit does not restart after this exit code).
+ */
+function openNotifier(logger: Logger): Notifier | undefined {
+  let notifier: Notifier;
+  try {
+    notifier = createNotifier(process.env, {
+      onSendError: (error, message) =>
+        logger.warn({ err: error }, `systemd notify: could not send ${message}`),
+    });
+  } catch (error) {
+    logger.fatal((error as Error).message);
+    return undefined;
+  }
+  if (notifier.problem) logger.warn(notifier.problem);
+  else if (notifier.enabled) {
+    logger.info({ watchdogPingMs: notifier.watchdogIntervalMs }, 'systemd notify enabled');
+  }
+  return notifier;
+}
+
+/** Starts the node and resolves with the exit code once a signal (or a defect) stopped it. */
+function runUntilStopped(node: Node, logger: Logger): Promise<number> {
+  const started = node.start();
   // Handlers are installed before the start completes: a SIGTERM during start-up still ends
   // with every actuator at its safe state and the database closed.
   return new Promise<number>((resolve) => {

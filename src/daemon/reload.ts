@@ -104,6 +104,7 @@ export class ReloadQueue {
       logger.error({ errors: loaded.errors }, 'reload: config invalid, keeping the running one');
       return { result: 'invalid', errors: loaded.errors };
     }
+    for (const warning of loaded.warnings) logger.warn(`reload: config: ${warning}`);
     let stored: StoredConfig;
     try {
       stored = target.storeConfig(loaded.config, loaded.text);
