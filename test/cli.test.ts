@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { defaultConfigPath, defaultDbPath } from '../src/commands/paths.js';
 import { speedProblem } from '../src/drivers/build.js';
 import type { ActuatorDriver, SensorDriver } from '../src/drivers/types.js';
+import { type HasAfter, tempDir, tempTree } from './support/tmp.js';
 
 const CLI = ['--import', 'tsx', 'src/cli.ts'];
 
@@ -14,14 +13,13 @@ function cli(...args: string[]) {
   return spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
 }
 
-function tempFile(name: string, text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'homeostat-cli-')), name);
-  writeFileSync(path, text);
-  return path;
+/** A file `name` holding `text` in a new directory removed after the test. */
+function tempFile(t: HasAfter, name: string, text: string): string {
+  return join(tempTree(t, { [name]: text }, 'homeostat-cli-'), name);
 }
 
 /** `homeostat run` on the demo at --speed 60 with JSON logs; `output` collects stdout and stderr. */
-function runDemo(nodeArgs: string[] = []) {
+function runDemo(t: HasAfter, nodeArgs: string[] = []) {
   const child = spawn(
     process.execPath,
     [
@@ -31,7 +29,7 @@ function runDemo(nodeArgs: string[] = []) {
       '--config',
       'config/demo.yaml',
       '--db',
-      join(mkdtempSync(join(tmpdir(), 'homeostat-run-')), 'state.db'),
+      join(tempDir(t, 'homeostat-run-'), 'state.db'),
       '--speed',
       '60',
       '--log-format',
@@ -56,8 +54,9 @@ describe('homeostat validate', () => {
     assert.match(result.stdout, /valid \(3 loop\(s\)\)/);
   });
 
-  test('a broken config: exit 1, one "path: message" line per problem, no stack trace', () => {
+  test('a broken config: exit 1, one "path: message" line per problem, no stack trace', (t) => {
     const path = tempFile(
+      t,
       'bad.yaml',
       [
         'version: 1',
@@ -98,8 +97,8 @@ describe('homeostat validate', () => {
 });
 
 describe('homeostat run', () => {
-  test('given the demo at --speed 60, when SIGTERM arrives, then actuators go to their safe state and it exits 0', async () => {
-    const demo = runDemo();
+  test('given the demo at --speed 60, when SIGTERM arrives, then actuators go to their safe state and it exits 0', async (t) => {
+    const demo = runDemo(t);
     const { child } = demo;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no cycle within 20 s:\n${demo.output}`)), 20_000);
@@ -128,13 +127,14 @@ describe('homeostat run', () => {
 });
 
 describe('homeostat run: a defect that escapes every handler', () => {
-  test('given the demo running, when an exception is thrown outside any handler, then the actuators are driven safe and it exits 1', async () => {
+  test('given the demo running, when an exception is thrown outside any handler, then the actuators are driven safe and it exits 1', async (t) => {
     // A preloaded module throws from a timer 3 s after start: a stand-in for any defect.
     const preload = tempFile(
+      t,
       'throw-later.mjs',
       "setTimeout(() => { throw new Error('injected defect'); }, 3000);\n",
     );
-    const demo = runDemo(['--import', preload]);
+    const demo = runDemo(t, ['--import', preload]);
     const code = await new Promise<number | null>((resolve) => demo.child.on('exit', resolve));
     const { output } = demo;
     assert.equal(code, 1, output);

@@ -10,20 +10,20 @@
  */
 import assert from 'node:assert/strict';
 import { describe, type MockTimers, test } from 'node:test';
-import pino from 'pino';
-import { parseConfigText } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
 import type { LoopStatus } from '../src/core/status.js';
 import { Daemon } from '../src/daemon.js';
 import { buildDrivers, type Drivers } from '../src/drivers/build.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
+import type { Clock } from '../src/runtime/clock.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { RealClock } from '../src/runtime/real-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
+import { validConfig } from './support/config.js';
+import { silentLogger } from './support/logger.js';
 import { inMemoryStore } from './support/store.js';
 
-const silent = pino({ level: 'silent' });
 const START_MS = Date.UTC(2026, 0, 1, 6);
 const TICK_MS = 10_000;
 const HOUR_MS = 3_600_000;
@@ -68,10 +68,25 @@ loops:
 const TIMING = `minOnS: ${HEATER_MIN_ON_MS / 1000}, minOffS: 60`;
 const COMPRESSOR_TIMING = `minOnS: 180, minOffS: ${COMPRESSOR_MIN_OFF_MS / 1000}`;
 
-function parse(text: string): Config {
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  return loaded.config;
+/** The heater and the compressor as simulated relays on a cold room (the last two configText arguments). */
+const SIMULATED_RELAYS = [
+  {
+    heater: `{ kind: simulated_relay, plant: room, gain: 20, ${TIMING} }`,
+    compressor: `{ kind: simulated_relay, plant: room, gain: -20, ${COMPRESSOR_TIMING} }`,
+  },
+  'simulation: { plants: { room: { kind: thermal, ambient: 10, timeConstantS: 3600 } } }',
+] as const;
+
+/** The daemon on `drivers`, its store in memory, quiet: not started. */
+function memoryDaemon(config: Config, drivers: Drivers, clock: Clock): Daemon {
+  return new Daemon({
+    config,
+    clock,
+    logger: silentLogger,
+    drivers,
+    statusEveryMs: 0,
+    ...inMemoryStore(clock),
+  });
 }
 
 /** What a scenario needs from a world: move time, step the wall, set the reading, see the relays. */
@@ -88,27 +103,13 @@ interface World {
 
 async function simulatedWorld(): Promise<World> {
   const clock = new ManualClock(START_MS);
-  const config = parse(
-    configText(
-      '{ kind: simulated, plant: room, periodS: 10 }',
-      {
-        heater: `{ kind: simulated_relay, plant: room, gain: 20, ${TIMING} }`,
-        compressor: `{ kind: simulated_relay, plant: room, gain: -20, ${COMPRESSOR_TIMING} }`,
-      },
-      'simulation: { plants: { room: { kind: thermal, ambient: 10, timeConstantS: 3600 } } }',
-    ),
+  const config = validConfig(
+    configText('{ kind: simulated, plant: room, periodS: 10 }', ...SIMULATED_RELAYS),
   );
   const drivers = buildDrivers(config, () => clock.nowMs());
   let monoMs = 0;
   const statuses: World['statuses'] = [];
-  const daemon = new Daemon({
-    config,
-    clock,
-    logger: silent,
-    drivers,
-    statusEveryMs: 0,
-    ...inMemoryStore(clock),
-  });
+  const daemon = memoryDaemon(config, drivers, clock);
   daemon.subscribe({ status: (status) => statuses.push({ monoMs, status }) });
   const sensor = drivers.sensors.get('t') as SimSensor;
   // The reading is held where the test puts it (a probe out of the water): only the relays move.
@@ -138,7 +139,7 @@ async function realDriverWorld(timers: MockTimers): Promise<World> {
   const clock = new RealClock({ wallMs: () => time.wallMs, monotonicMs: () => time.monoMs });
   const transport = new FakeTransport();
   const { factory, ports } = fakeFactory();
-  const config = parse(
+  const config = validConfig(
     configText(
       '{ kind: mqtt, topic: th/t, periodS: 60 }',
       {
@@ -155,14 +156,7 @@ async function realDriverWorld(timers: MockTimers): Promise<World> {
   let monoMs = 0;
   let reading = 12;
   const statuses: World['statuses'] = [];
-  const daemon = new Daemon({
-    config,
-    clock,
-    logger: silent,
-    drivers,
-    statusEveryMs: 0,
-    ...inMemoryStore(clock),
-  });
+  const daemon = memoryDaemon(config, drivers, clock);
   daemon.subscribe({ status: (status) => statuses.push({ monoMs, status }) });
   const settle = async () => {
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -300,25 +294,9 @@ describe('a step forward does not delay what triggers a cycle', () => {
   test('given a running heater and a wall clock just stepped 2 h forward, when the sensor reports NaN, then the heater is off before the clock moves', async () => {
     const clock = new ManualClock(START_MS);
     const transport = new FakeTransport();
-    const config = parse(
-      configText(
-        '{ kind: mqtt, topic: th/t, periodS: 60 }',
-        {
-          heater: `{ kind: simulated_relay, plant: room, gain: 20, ${TIMING} }`,
-          compressor: `{ kind: simulated_relay, plant: room, gain: -20, ${COMPRESSOR_TIMING} }`,
-        },
-        'simulation: { plants: { room: { kind: thermal, ambient: 10, timeConstantS: 3600 } } }',
-      ),
-    );
+    const config = validConfig(configText('{ kind: mqtt, topic: th/t, periodS: 60 }', ...SIMULATED_RELAYS));
     const drivers = buildDrivers(config, () => clock.nowMs(), { mqtt: transport });
-    const daemon = new Daemon({
-      config,
-      clock,
-      logger: silent,
-      drivers,
-      statusEveryMs: 0,
-      ...inMemoryStore(clock),
-    });
+    const daemon = memoryDaemon(config, drivers, clock);
     await daemon.start();
     for (let t = 0; t < 18; t++) {
       transport.deliver('th/t', '12');

@@ -3,15 +3,14 @@
  * that ran on the demo plants for a while (manual clock, real SQLite file in a temp dir).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import { eventsCommand, parseDurationMs, planCommand, statusCommand } from '../src/commands/inspect.js';
+import { DEMO } from './storage/support.js';
 import { startStoreDaemon } from './support/node.js';
+import { tempDir, tempTree } from './support/tmp.js';
 
-const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-commands-'));
+const dir = tempDir({ after }, 'homeostat-commands-');
 const dbPath = path.join(dir, 'state.db');
 
 function capture(run: (write: (line: string) => void) => number): { code: number; lines: string[] } {
@@ -64,30 +63,31 @@ describe('homeostat status', () => {
 });
 
 describe('homeostat plan', () => {
-  const configFile = (text: string) => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-plan-')), 'config.yaml');
-    fs.writeFileSync(file, text);
-    return file;
-  };
-  test('the applied file: no changes, exit 0', () => {
-    const { code, lines } = capture((write) => planCommand({ configPath: configFile(DEMO), dbPath }, write));
+  const configFile = (t: TestContext, text: string) =>
+    path.join(tempTree(t, { 'config.yaml': text }, 'homeostat-plan-'), 'config.yaml');
+  test('the applied file: no changes, exit 0', (t) => {
+    const { code, lines } = capture((write) =>
+      planCommand({ configPath: configFile(t, DEMO), dbPath }, write),
+    );
     assert.deepEqual({ code, lines }, { code: 0, lines: ['No changes.'] });
   });
-  test('a changed setpoint and a removed loop: Terraform-style lines, exit 2', () => {
+  test('a changed setpoint and a removed loop: Terraform-style lines, exit 2', (t) => {
     const text = DEMO.replace('setpoint: 18', 'setpoint: 19').slice(
       0,
       DEMO.indexOf('  greenhouse_humidity:'),
     );
-    const { code, lines } = capture((write) => planCommand({ configPath: configFile(text), dbPath }, write));
+    const { code, lines } = capture((write) =>
+      planCommand({ configPath: configFile(t, text), dbPath }, write),
+    );
     assert.equal(code, 2);
     assert.ok(lines.includes('~ loops.fermenter.setpoint 18 → 19'), lines.join('\n'));
     assert.ok(lines.includes('- loops.greenhouse_humidity (loop removed)'), lines.join('\n'));
     assert.match(lines.at(-1)!, /^Plan: \d+ to add, 1 to change, \d+ to remove\.$/);
   });
-  test('an invalid file: its path: message lines, exit 1', () => {
+  test('an invalid file: its path: message lines, exit 1', (t) => {
     const { code, lines } = capture((write) =>
       planCommand(
-        { configPath: configFile(DEMO.replace('sensor: room_temp', 'sensor: nope')), dbPath },
+        { configPath: configFile(t, DEMO.replace('sensor: room_temp', 'sensor: nope')), dbPath },
         write,
       ),
     );

@@ -3,25 +3,25 @@
  * heater stays off (also across a restart), and a reset lets the loop heat again.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { test } from 'node:test';
 import type { Daemon } from '../src/daemon.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
-import { holdWriteLock, tempDbPath } from './storage/support.js';
-import { startStoreDaemon } from './support/node.js';
+import { holdWriteLock, LATCHING_DEMO, tempDbPath } from './storage/support.js';
+import { startStoreDaemon, type TestNode } from './support/node.js';
 
 // The room heater barely heats (a heating element fell off), and the room loop watches it.
-const TEXT = fs
-  .readFileSync('config/demo.yaml', 'utf8')
-  .replace('gain: 20 # a heater raises: positive', 'gain: 0.05')
-  .replace(
-    '    raise: room_heater # only a heater, so the modes are off and heat\n',
-    (line) => `${line}    effectWatch: { periodS: 600, minChange: 1 }\n`,
-  );
+const TEXT = LATCHING_DEMO;
 
 const start = (dbPath: string, clock: ManualClock) => startStoreDaemon(TEXT, dbPath, clock);
 
 const room = (daemon: Daemon) => daemon.statuses().find((s) => s.loop === 'room')!;
+/** Stops the daemon and closes its database, as a clean shutdown does. */
+async function stop(run: TestNode): Promise<void> {
+  await run.daemon.stop();
+  run.db.close();
+}
+
+const faulted = (daemon: Daemon) => room(daemon).conditions.find((c) => c.type === 'Faulted');
 const heater = async (daemon: Daemon) => daemon.drivers.actuators.get('room_heater')!.observe();
 
 test('given an ineffective heater, it latches, stays off across a restart, and heats again after a reset', async (t) => {
@@ -33,27 +33,23 @@ test('given an ineffective heater, it latches, stays off across a restart, and h
 
   // When ten minutes of full heating do not raise the room by 1 °C …
   await clock.advance(10 * 60_000);
-  const faulted = room(run.daemon).conditions.find((c) => c.type === 'Faulted')!;
-  assert.equal(faulted.status, 'True');
-  assert.equal(faulted.reason, 'LatchedHeatingIneffective');
+  const latched = faulted(run.daemon)!;
+  assert.equal(latched.status, 'True');
+  assert.equal(latched.reason, 'LatchedHeatingIneffective');
   assert.equal(await heater(run.daemon), 0, '… the heater is off');
 
   // … and stays off across a restart (the latch was written at once).
-  await run.daemon.stop();
-  run.db.close();
+  await stop(run);
   run = await start(dbPath, clock);
   await clock.advance(60_000);
   assert.equal(await heater(run.daemon), 0, 'still off after the restart');
-  assert.equal(
-    room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.reason,
-    'LatchedHeatingIneffective',
-  );
+  assert.equal(faulted(run.daemon)?.reason, 'LatchedHeatingIneffective');
 
   // When a person resets it, the loop heats again and the reset is recorded.
   assert.equal(run.daemon.requestFaultReset('room', 'test', clock.nowMs()).accepted, true);
   await clock.advance(2 * 60_000);
   assert.equal(await heater(run.daemon), 1, 'heating again');
-  assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status, 'False');
+  assert.equal(faulted(run.daemon)?.status, 'False');
   assert.ok(
     run.store.desired.events({ loop: 'room' }).some((e) => e.kind === 'fault-reset' && e.source === 'test'),
   );
@@ -62,8 +58,7 @@ test('given an ineffective heater, it latches, stays off across a restart, and h
     false,
     'nothing latched any more',
   );
-  await run.daemon.stop();
-  run.db.close();
+  await stop(run);
 });
 
 test('given a reset latch, when the daemon dies right after its next cycle (no stop, no batched flush), then after a restart the latch stays cleared', async (t) => {
@@ -71,7 +66,7 @@ test('given a reset latch, when the daemon dies right after its next cycle (no s
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let run = await start(dbPath, clock);
   await clock.advance(15 * 60_000);
-  assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status, 'True');
+  assert.equal(faulted(run.daemon)?.status, 'True');
 
   // A person resets it; the loop's next cycle runs; then the process is killed: no stop(), so
   // nothing batched is flushed (memory.flush is 600 s in the demo).
@@ -84,12 +79,11 @@ test('given a reset latch, when the daemon dies right after its next cycle (no s
   run = await start(dbPath, restarted);
   await restarted.advance(1_000);
   assert.equal(
-    room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status,
+    faulted(run.daemon)?.status,
     'False',
     'the reset was written at once: the latch does not come back after a crash',
   );
-  await run.daemon.stop();
-  run.db.close();
+  await stop(run);
 });
 
 test('given the supervised store, when an hour passes, then history retention runs (old events are deleted)', async (t) => {
@@ -118,8 +112,7 @@ test('given the supervised store, when an hour passes, then history retention ru
     0,
     'the events of the start are gone',
   );
-  await run.daemon.stop();
-  run.db.close();
+  await stop(run);
 });
 
 test('given a latched fault on file, when the daemon restarts while another process holds the write lock (it starts on the in-memory stand-in), then the latch holds and is still in the file once the lock is gone', async (t) => {
@@ -127,9 +120,8 @@ test('given a latched fault on file, when the daemon restarts while another proc
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let run = await start(dbPath, clock);
   await clock.advance(15 * 60_000);
-  assert.equal(room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.status, 'True', 'latched');
-  await run.daemon.stop();
-  run.db.close();
+  assert.equal(faulted(run.daemon)?.status, 'True', 'latched');
+  await stop(run);
 
   // An edited file (it must be written) while another process holds the lock: the stand-in.
   const release = holdWriteLock(dbPath);
@@ -137,22 +129,17 @@ test('given a latched fault on file, when the daemon restarts while another proc
   assert.equal(run.store.onStandIn, true, 'started on the stand-in');
   await clock.advance(60_000);
   assert.equal(await heater(run.daemon), 0, 'the heater stays off: the latch came along');
-  assert.equal(
-    room(run.daemon).conditions.find((c) => c.type === 'Faulted')?.reason,
-    'LatchedHeatingIneffective',
-  );
+  assert.equal(faulted(run.daemon)?.reason, 'LatchedHeatingIneffective');
 
   release();
   await clock.advance(60_000);
   assert.equal(run.store.onStandIn, false, 'the file opened again');
   await clock.advance(60_000);
   assert.equal(await heater(run.daemon), 0, 'still held safe');
-  await run.daemon.stop();
-  run.db.close();
+  await stop(run);
 
   run = await start(dbPath, clock);
   await clock.advance(60_000);
   assert.equal(await heater(run.daemon), 0, 'and after another restart');
-  await run.daemon.stop();
-  run.db.close();
+  await stop(run);
 });

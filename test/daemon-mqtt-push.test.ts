@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import pino from 'pino';
 import { parseConfigText } from '../src/config/load.js';
 import { Daemon } from '../src/daemon.js';
 import { buildDrivers } from '../src/drivers/build.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
+import { silentLogger } from './support/logger.js';
 import { inMemoryStore } from './support/store.js';
 
 const CONFIG = `
@@ -36,7 +36,7 @@ async function start() {
   const daemon = new Daemon({
     config: loaded.config,
     clock,
-    logger: pino({ level: 'silent' }),
+    logger: silentLogger,
     drivers,
     statusEveryMs: 0,
     ...inMemoryStore(clock, CONFIG),

@@ -6,20 +6,20 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import pino from 'pino';
-import { parseConfigText } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
 import { Daemon } from '../src/daemon.js';
 import { buildDrivers, type Drivers } from '../src/drivers/build.js';
 import { GpioInput } from '../src/drivers/gpio/input.js';
 import type { PinLevel } from '../src/drivers/gpio/port.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
+import type { Clock } from '../src/runtime/clock.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
+import { validConfig } from './support/config.js';
+import { silentLogger } from './support/logger.js';
 import { inMemoryStore } from './support/store.js';
 
-const silent = pino({ level: 'silent' });
 const START_MS = Date.UTC(2026, 0, 1);
 
 /** A cold room (ambient 10 °C, setpoint 20 °C): the heater runs flat out. */
@@ -47,10 +47,16 @@ loops:
 `;
 }
 
-function parse(text: string): Config {
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  return loaded.config;
+/** The daemon on `drivers`, its store in memory, quiet: not started. */
+function memoryDaemon(config: Config, drivers: Drivers, clock: Clock): Daemon {
+  return new Daemon({
+    config,
+    clock,
+    logger: silentLogger,
+    drivers,
+    statusEveryMs: 0,
+    ...inMemoryStore(clock),
+  });
 }
 
 async function heaterLevel(drivers: Drivers): Promise<number | undefined> {
@@ -58,14 +64,7 @@ async function heaterLevel(drivers: Drivers): Promise<number | undefined> {
 }
 
 async function start(config: Config, drivers: Drivers, clock: ManualClock) {
-  const daemon = new Daemon({
-    config,
-    clock,
-    logger: silent,
-    drivers,
-    statusEveryMs: 0,
-    ...inMemoryStore(clock),
-  });
+  const daemon = memoryDaemon(config, drivers, clock);
   await daemon.start();
   await clock.advance(60_000);
   assert.equal(await heaterLevel(drivers), 1, 'given a cold room, the heater runs');
@@ -79,7 +78,7 @@ function sensorHealth(daemon: Daemon) {
 describe('a non-finite reading sends the loop safe at once', () => {
   test('simulated sensor: given a running heater, when the sensor reads NaN at its next period, then the heater is off in that cycle', async () => {
     const clock = new ManualClock(START_MS);
-    const config = parse(configText('{ kind: simulated, plant: room, periodS: 10 }'));
+    const config = validConfig(configText('{ kind: simulated, plant: room, periodS: 10 }'));
     const drivers = buildDrivers(config, () => clock.nowMs());
     const daemon = await start(config, drivers, clock);
     (drivers.sensors.get('t') as SimSensor).injectFault({ kind: 'nan' });
@@ -109,16 +108,9 @@ describe('a non-finite reading sends the loop safe at once', () => {
     test(`${name}: given a running heater, when the message arrives, then the heater is off before the clock moves`, async () => {
       const clock = new ManualClock(START_MS);
       const transport = new FakeTransport();
-      const config = parse(configText(sensor));
+      const config = validConfig(configText(sensor));
       const drivers = buildDrivers(config, () => clock.nowMs(), { mqtt: transport });
-      const daemon = new Daemon({
-        config,
-        clock,
-        logger: silent,
-        drivers,
-        statusEveryMs: 0,
-        ...inMemoryStore(clock),
-      });
+      const daemon = memoryDaemon(config, drivers, clock);
       await daemon.start();
       transport.deliver('th/t', good);
       await clock.advance(90_000); // past minOffS from the safe start
@@ -139,7 +131,7 @@ describe('a non-finite reading sends the loop safe at once', () => {
   test('GPIO input as an interlock: given a running heater, when the pin reads a non-finite value, then the loop pauses at once', async () => {
     const clock = new ManualClock(START_MS);
     const sysfsRoot = pi4Sysfs();
-    const config = parse(
+    const config = validConfig(
       configText(
         '{ kind: simulated, plant: room, periodS: 10 }',
         `  window: { kind: gpio_input, bcm: 5, periodS: 10 }\ngpio: { sysfsRoot: "${sysfsRoot}" }`,

@@ -5,29 +5,21 @@
  * Real SQLite files in a temp directory, a manual clock, the simulated demo plants.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, type TestContext, test } from 'node:test';
 import { loadConfigFile, parseConfigText } from '../src/config/load.js';
 import type { Daemon } from '../src/daemon.js';
 import type { SimContinuous } from '../src/drivers/sim/actuator.js';
-import { startStoreDaemon } from './support/node.js';
+import { DEMO, startDemoStore } from './storage/support.js';
 
-const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
-
-async function startDemo(text = DEMO) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-reload-'));
-  const started = await startStoreDaemon(text, path.join(dir, 'state.db'));
-  await started.clock.advance(20 * 60_000);
-  return started;
+async function startDemo(t: TestContext, text = DEMO) {
+  return (await startDemoStore(t, 'homeostat-reload-', 20, { text })).run;
 }
 
 const byLoop = (daemon: Daemon) => Object.fromEntries(daemon.statuses().map((s) => [s.loop, s]));
 
 describe('hot reload', () => {
-  test('given a running demo, when the file changes the fermenter setpoint, then only the fermenter gets a new generation', async () => {
-    const { daemon, store, clock } = await startDemo();
+  test('given a running demo, when the file changes the fermenter setpoint, then only the fermenter gets a new generation', async (t) => {
+    const { daemon, store, clock } = await startDemo(t);
     const before = byLoop(daemon);
     const roomMemoryBefore = store.desired.desired('room');
     const outcome = await daemon.reload(parseConfigText(DEMO.replace('setpoint: 18', 'setpoint: 19')));
@@ -43,8 +35,8 @@ describe('hot reload', () => {
     await daemon.stop();
   });
 
-  test('given a running demo, when the file becomes invalid, then the last good config keeps running and ConfigValid=False names the problem', async () => {
-    const { daemon, clock } = await startDemo();
+  test('given a running demo, when the file becomes invalid, then the last good config keeps running and ConfigValid=False names the problem', async (t) => {
+    const { daemon, clock } = await startDemo(t);
     const outcome = await daemon.reload(parseConfigText(DEMO.replace('sensor: room_temp', 'sensor: nope')));
     assert.equal(outcome.result, 'invalid');
     await clock.advance(60_000);
@@ -59,8 +51,8 @@ describe('hot reload', () => {
     await daemon.stop();
   });
 
-  test('given a running demo, when a loop is removed from the file, then its actuators go safe and it is forgotten', async () => {
-    const { daemon, store } = await startDemo();
+  test('given a running demo, when a loop is removed from the file, then its actuators go safe and it is forgotten', async (t) => {
+    const { daemon, store } = await startDemo(t);
     const withoutHumidity = DEMO.slice(0, DEMO.indexOf('  greenhouse_humidity:'));
     const fogger = daemon.drivers.actuators.get('fogger')!;
     assert.ok(((await fogger.observe()) ?? 0) > 0, 'the fogger was running');
@@ -75,10 +67,10 @@ describe('hot reload', () => {
     await daemon.stop();
   });
 
-  test('given a running demo, when the room gain changes, then its output continues where it was (bumpless)', async () => {
+  test('given a running demo, when the room gain changes, then its output continues where it was (bumpless)', async (t) => {
     // Two identical daemons (same seeded noise); one gets kp 0.75 → 0.5 right after a setpoint step.
-    const changed = await startDemo();
-    const twin = await startDemo();
+    const changed = await startDemo(t);
+    const twin = await startDemo(t);
     // Settled, then both asked for +0.5 °C so the error is real and the output unsaturated.
     for (const { clock, store } of [changed, twin]) {
       await clock.advance(60 * 60_000);
@@ -104,8 +96,8 @@ describe('hot reload', () => {
     await twin.daemon.stop();
   });
 
-  test('given an actuator whose driver changes, when its old driver cannot be written, then the reload still applies', async () => {
-    const { daemon, clock } = await startDemo();
+  test('given an actuator whose driver changes, when its old driver cannot be written, then the reload still applies', async (t) => {
+    const { daemon, clock } = await startDemo(t);
     const oldFogger = daemon.drivers.actuators.get('fogger') as SimContinuous;
     oldFogger.failWrites(new Error('device gone'));
     const outcome = await daemon.reload(parseConfigText(DEMO.replace('gain: 40', 'gain: 35')));
@@ -121,8 +113,8 @@ describe('hot reload', () => {
     await daemon.stop();
   });
 
-  test('the same file again is no change: same generation', async () => {
-    const { daemon } = await startDemo();
+  test('the same file again is no change: same generation', async (t) => {
+    const { daemon } = await startDemo(t);
     const before = byLoop(daemon).room!.generation;
     const outcome = await daemon.reload(loadConfigFile('config/demo.yaml'));
     assert.equal(outcome.result, 'unchanged');
@@ -130,8 +122,8 @@ describe('hot reload', () => {
     await daemon.stop();
   });
 
-  test('given a heating room, when the loop is switched to another heater, then the one no loop drives any more is driven safe', async () => {
-    const { daemon, clock } = await startDemo();
+  test('given a heating room, when the loop is switched to another heater, then the one no loop drives any more is driven safe', async (t) => {
+    const { daemon, clock } = await startDemo(t);
     const heater = daemon.drivers.actuators.get('room_heater')!;
     await clock.advance(60_000);
     // A cold room heats at full output at first: wait until the old heater is on.

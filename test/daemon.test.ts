@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import pino from 'pino';
-import { loadConfigFile } from '../src/config/load.js';
-import type { Config } from '../src/config/schema.js';
 import { Daemon } from '../src/daemon.js';
 import { buildDrivers } from '../src/drivers/build.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
+import { demoConfig } from './support/config.js';
+import { silentLogger } from './support/logger.js';
 import { inMemoryStore } from './support/store.js';
-
-const silent = pino({ level: 'silent' });
-
-function demoConfig(): Config {
-  const loaded = loadConfigFile('config/demo.yaml');
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  return loaded.config;
-}
 
 /** Runs the demo daemon on a manual clock, sampling actuator levels every `stepMs`. */
 async function runDemo(minutes: number, onStep?: (daemon: Daemon, atMs: number) => Promise<void> | void) {
@@ -25,7 +16,7 @@ async function runDemo(minutes: number, onStep?: (daemon: Daemon, atMs: number) 
   const daemon = new Daemon({
     config,
     clock,
-    logger: silent,
+    logger: silentLogger,
     drivers,
     statusEveryMs: 0,
     ...inMemoryStore(clock),

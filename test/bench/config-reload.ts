@@ -11,8 +11,6 @@
  * plants, sensors and actuators (the worst: every node validated). Prints figures; exits 0.
  */
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import {
@@ -21,6 +19,7 @@ import {
   loadConfigFileOffThread,
   MAX_CONFIG_BYTES,
 } from '../../src/config/load.js';
+import { makeTempDir } from '../support/tmp.js';
 
 const HEADER = 'version: 1\nnode: { id: bench }\n';
 
@@ -90,7 +89,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'homeostat-bench-config-'));
+const { dir, remove } = makeTempDir('homeostat-bench-config-');
 try {
   const cases: Array<[name: string, text: string | undefined]> = [
     ['baseline (nothing loaded)', undefined],
@@ -126,5 +125,5 @@ try {
     }
   }
 } finally {
-  await rm(dir, { recursive: true, force: true });
+  remove();
 }

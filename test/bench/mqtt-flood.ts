@@ -33,10 +33,9 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import mqtt from 'mqtt';
-import pino from 'pino';
 import { RealClock } from '../../src/runtime/real-clock.js';
-import { demoConfigText, makeTempDir, sleep } from '../integration/helpers.js';
-import { startMosquitto } from '../integration/mosquitto.js';
+import { sleep } from '../integration/helpers.js';
+import { benchBroker } from '../support/broker.js';
 import { buildTestNode } from '../support/node.js';
 
 const BASE = 'homeostat/demo';
@@ -130,16 +129,13 @@ async function main(): Promise<number> {
   const n = Number(args.n);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer, got ${args.n}`);
 
-  const broker = await startMosquitto();
-  const { dir, remove } = makeTempDir('homeostat-bench-flood-');
-  const cleanups: Array<() => unknown> = [() => remove(), () => broker.dispose()];
+  const bench = await benchBroker('homeostat-bench-flood-');
+  const { broker, logger, onRelease } = bench;
   try {
-    const text = demoConfigText((doc) => doc.setIn(['mqtt', 'url'], broker.url));
     const clock = new RealClock();
-    const logger = pino({ level: 'warn' }, pino.destination(2));
-    const dbPath = join(dir, 'state.db');
+    const dbPath = join(bench.dir, 'state.db');
     // The node as `homeostat run` builds it, on the test's broker; started below.
-    const node = buildTestNode(text, dbPath, { clock, logger, mqtt: {} });
+    const node = buildTestNode(bench.demoText, dbPath, { clock, logger, mqtt: {} });
     const { connection, daemon } = node;
     if (!connection) throw new Error('the demo config names no broker');
     // Counts what reaches the bridge's command handlers (what the broker did not drop).
@@ -168,7 +164,7 @@ async function main(): Promise<number> {
       }
       return publish(topic, payload, opts);
     };
-    cleanups.push(() => node.stop('bench'));
+    onRelease(() => node.stop('bench'));
     await node.start();
     const started = node.bridge;
     if (!started) throw new Error('the MQTT bridge did not start');
@@ -194,7 +190,7 @@ async function main(): Promise<number> {
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    cleanups.push(() => counter.kill());
+    onRelease(() => counter.kill());
     let results = 0;
     let sawState = false;
     let partial = '';
@@ -208,7 +204,7 @@ async function main(): Promise<number> {
       }
     });
     const probe = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
-    cleanups.push(() => probe.endAsync(true));
+    onRelease(() => probe.endAsync(true));
     const startDeadline = Date.now() + START_TIMEOUT_MS;
     // The daemon is up once it published a state and answered a probe command.
     while (!sawState || results === 0) {
@@ -238,10 +234,10 @@ async function main(): Promise<number> {
       }
       longestGapMs = Math.max(longestGapMs, now - lastCycleAtMs);
     }, 50);
-    cleanups.push(() => clearInterval(sampler));
+    onRelease(() => clearInterval(sampler));
     const histogram = monitorEventLoopDelay({ resolution: 5 });
     histogram.enable();
-    cleanups.push(() => histogram.disable());
+    onRelease(() => histogram.disable());
 
     const phases: Phase[] = [];
     let cpuAtStart = process.cpuUsage();
@@ -350,13 +346,7 @@ async function main(): Promise<number> {
     console.log(JSON.stringify(figures));
     return answered > 0 && answered + droppedBusy <= delivered ? 0 : 1;
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        console.error(`cleanup failed: ${(error as Error).message}`);
-      }
-    }
+    await bench.release();
   }
 }
 

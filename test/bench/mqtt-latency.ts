@@ -5,14 +5,23 @@
  *
  * Starts a private Mosquitto (test/integration/mosquitto.ts) and the daemon in-process on the
  * demo config, as `homeostat run` builds it (src/node.ts: simulated plants, real clock, the
- * store supervisor on a real SQLite file in a temp dir, the MqttBridge), then sends N setpoint commands to
- * the room loop, alternating 21 and 22 so each one is a change, one at a time (QoS 1), and
- * measures with process.hrtime, from just before the publish:
+ * store supervisor on a real SQLite file in a temp dir, the MqttBridge), then sends N setpoint commands
+ * round-robin to the demo's three loops, each alternating between two values off its starting
+ * setpoint so each one is a change, one at a time (QoS 1), and measures with process.hrtime,
+ * from just before the publish:
  * - command → result: the `<loop>/result` with accepted:true and the new setpoint arrives
  *   (validated, committed to SQLite, published);
  * - command → state: a `<loop>/state` with the new setpoint and observedGeneration equal to
  *   its generation arrives (the loop ran a cycle on it and published).
  * Both travel client → broker → daemon → broker → client over loopback.
+ *
+ * Pacing: the daemon accepts at most `burst` changes at once per loop, then `perMinute`
+ * (src/mqtt/change-limiter.ts, 10 then 30 a minute); beyond that a command is refused, as it
+ * would be for a person or Home Assistant. The bench keeps to the limit as a user must: the
+ * client keeps the same token bucket per loop (a little slower, so clock jitter never makes it
+ * ahead of the daemon's) and waits for a token before each command. The first `burst` commands
+ * of each loop go at once, the rest one every ~2 s per loop (~0.7 s over three loops), so the
+ * default 200 commands take about two minutes; the wait is not in the figures.
  *
  * Nagle's algorithm: MQTT.js leaves it on, and so does Mosquitto unless `set_tcp_nodelay true`.
  * With a request/response pattern each one that is on holds a small write until the previous
@@ -27,26 +36,37 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import mqtt from 'mqtt';
-import pino from 'pino';
+import { type ChangeLimit, DEFAULT_CHANGE_LIMIT } from '../../src/mqtt/change-limiter.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
-import { demoConfigText, makeTempDir } from '../integration/helpers.js';
-import { startMosquitto } from '../integration/mosquitto.js';
+import { benchBroker } from '../support/broker.js';
 import { startTestNode } from '../support/node.js';
 
-const LOOP = 'room';
 const BASE = 'homeostat/demo';
-const COMMAND_TOPIC = `${BASE}/${LOOP}/setpoint/set`;
-const RESULT_TOPIC = `${BASE}/${LOOP}/result`;
-const STATE_TOPIC = `${BASE}/${LOOP}/state`;
+/**
+ * The demo's loops and the two setpoints each alternates between: both off the demo's own
+ * (20, 18, 65) and within its limits, so every command is a change.
+ */
+const LOOP_VALUES: ReadonlyArray<readonly [loop: string, values: readonly [number, number]]> = [
+  ['room', [21, 22]],
+  ['fermenter', [17, 19]],
+  ['greenhouse_humidity', [60, 70]],
+];
+const commandTopic = (loop: string) => `${BASE}/${loop}/setpoint/set`;
+const resultTopic = (loop: string) => `${BASE}/${loop}/result`;
+const stateTopic = (loop: string) => `${BASE}/${loop}/state`;
 const DISCOVERY_TOPIC = 'homeassistant/device/demo/config';
-/** Alternated so that every command changes the setpoint (the demo starts at 20). */
-const VALUES = [21, 22] as const;
+/**
+ * The client refills its buckets this much slower than the daemon: its clock and the daemon's
+ * differ by the publish's travel time, and a command that arrived a few ms early would be refused.
+ */
+const PACING_MARGIN = 0.95;
 /** A command not answered (result and state) within this is a failure, ms. */
 const COMMAND_TIMEOUT_MS = 5_000;
 /** The daemon connecting and publishing its first state may take this long, ms. */
 const START_TIMEOUT_MS = 15_000;
 
 interface Pending {
+  loop: string;
   value: number;
   startNs: bigint;
   resultNs?: bigint;
@@ -76,21 +96,21 @@ async function main(): Promise<number> {
   const n = Number(args.n);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer, got ${args.n}`);
 
-  const broker = await startMosquitto();
-  const { dir, remove } = makeTempDir('homeostat-bench-mqtt-');
-  const cleanups: Array<() => unknown> = [() => remove(), () => broker.dispose()];
+  const bench = await benchBroker('homeostat-bench-mqtt-');
+  const { broker, logger, onRelease } = bench;
   try {
-    const text = demoConfigText((doc) => doc.setIn(['mqtt', 'url'], broker.url));
     const clock = new RealClock();
-    // Warnings and errors only, to stderr: the figures are the output.
-    const logger = pino({ level: 'warn' }, pino.destination(2));
     // The node as `homeostat run` builds it, on the test's broker.
-    const { node } = await startTestNode(text, join(dir, 'state.db'), { clock, logger, mqtt: {} });
-    cleanups.push(() => node.stop('bench'));
+    const { node } = await startTestNode(bench.demoText, join(bench.dir, 'state.db'), {
+      clock,
+      logger,
+      mqtt: {},
+    });
+    onRelease(() => node.stop('bench'));
     if (!node.bridge) throw new Error('the demo config names no broker');
 
     const client = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
-    cleanups.push(() => client.endAsync(true));
+    onRelease(() => client.endAsync(true));
     const socket = client.stream as Partial<Socket>;
     if (!args.nagle) socket.setNoDelay?.(true);
     let pending: Pending | undefined;
@@ -100,11 +120,11 @@ async function main(): Promise<number> {
     client.on('message', (topic, payload) => {
       const nowNs = process.hrtime.bigint();
       if (topic === DISCOVERY_TOPIC) sawDiscovery = true;
-      if (topic === STATE_TOPIC && payload.length > 0) sawState = true;
+      if (topic.endsWith('/state') && payload.length > 0) sawState = true;
       if (sawDiscovery && sawState) ready?.();
       const current = pending;
       if (!current || payload.length === 0) return;
-      if (topic === RESULT_TOPIC && current.resultNs === undefined) {
+      if (topic === resultTopic(current.loop) && current.resultNs === undefined) {
         const result = JSON.parse(payload.toString()) as {
           accepted: boolean;
           reason?: string;
@@ -118,7 +138,7 @@ async function main(): Promise<number> {
           return;
         }
         current.resultGeneration = result.generation;
-      } else if (topic === STATE_TOPIC && current.stateNs === undefined) {
+      } else if (topic === stateTopic(current.loop) && current.stateNs === undefined) {
         const state = JSON.parse(payload.toString()) as {
           setpoint: number;
           generation: number;
@@ -135,7 +155,10 @@ async function main(): Promise<number> {
     await withTimeout(
       new Promise<void>((resolve) => {
         ready = resolve;
-        void client.subscribeAsync([RESULT_TOPIC, STATE_TOPIC, DISCOVERY_TOPIC], { qos: 1 });
+        const loops = LOOP_VALUES.map(([loop]) => loop);
+        void client.subscribeAsync([...loops.map(resultTopic), ...loops.map(stateTopic), DISCOVERY_TOPIC], {
+          qos: 1,
+        });
       }),
       START_TIMEOUT_MS,
       'the daemon connecting and publishing discovery and a state',
@@ -144,18 +167,24 @@ async function main(): Promise<number> {
 
     const resultMs: number[] = [];
     const stateMs: number[] = [];
+    const pacer = new ChangePacer(DEFAULT_CHANGE_LIMIT);
+    const startedMs = performance.now();
+    let waitedMs = 0;
     for (let i = 0; i < n; i++) {
-      const value = VALUES[i % VALUES.length]!;
+      const [loop, values] = LOOP_VALUES[i % LOOP_VALUES.length]!;
+      const value = values[Math.floor(i / LOOP_VALUES.length) % values.length]!;
+      waitedMs += await pacer.take(loop);
       let done = () => {};
       const answered = new Promise<void>((resolve) => {
         done = resolve;
       });
-      const command: Pending = { value, startNs: process.hrtime.bigint(), done };
+      const command: Pending = { loop, value, startNs: process.hrtime.bigint(), done };
       pending = command;
-      client.publish(COMMAND_TOPIC, String(value), { qos: 1 });
-      await withTimeout(answered, COMMAND_TIMEOUT_MS, `command ${i + 1} (setpoint ${value})`);
+      client.publish(commandTopic(loop), String(value), { qos: 1 });
+      const what = `command ${i + 1} (${loop} setpoint ${value})`;
+      await withTimeout(answered, COMMAND_TIMEOUT_MS, what);
       pending = undefined;
-      if (command.rejected) throw new Error(`command ${i + 1} (setpoint ${value}): ${command.rejected}`);
+      if (command.rejected) throw new Error(`${what}: ${command.rejected}`);
       if (command.stateGeneration !== command.resultGeneration) {
         throw new Error(
           `command ${i + 1}: state generation ${command.stateGeneration} ≠ result generation ${command.resultGeneration}`,
@@ -165,9 +194,13 @@ async function main(): Promise<number> {
       stateMs.push(Number(command.stateNs! - command.startNs) / 1e6);
     }
 
+    const { burst, perMinute } = DEFAULT_CHANGE_LIMIT;
     const report = {
       commands: n,
-      loop: LOOP,
+      loops: LOOP_VALUES.map(([loop]) => loop),
+      pacing: `round-robin over the loops; per loop ${burst} at once, then ${perMinute}/min (the daemon's change limit)`,
+      wallS: Math.round((performance.now() - startedMs) / 100) / 10,
+      pacingWaitS: Math.round(waitedMs / 100) / 10,
       broker: 'mosquitto (loopback)',
       clock: 'real (speed 1)',
       clientNagle: args.nagle,
@@ -180,8 +213,9 @@ async function main(): Promise<number> {
         `| ${name.padEnd(18)} | ${[s.p50, s.p95, s.p99, s.max, s.mean].map((v) => v.toFixed(2).padStart(7)).join(' | ')} |`;
       process.stdout.write(
         [
-          `MQTT command latency: ${n} setpoint commands to "${LOOP}" (alternating ${VALUES.join('/')}), one at a time, QoS 1,`,
+          `MQTT command latency: ${n} setpoint commands round-robin to ${report.loops.join(', ')} (each alternating two values), one at a time, QoS 1,`,
           `Mosquitto defaults (Nagle on), test client Nagle ${args.nagle ? 'on' : 'off'}`,
+          `Paced under the daemon's change limit (per loop ${burst} at once, then ${perMinute}/min): ${report.wallS} s in all, ${report.pacingWaitS} s of it waiting for the limit (not in the figures)`,
           '',
           '| ms                 |     p50 |     p95 |     p99 |     max |    mean |',
           '| ------------------ | ------: | ------: | ------: | ------: | ------: |',
@@ -196,13 +230,41 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        process.stderr.write(`cleanup: ${(error as Error).message}\n`);
-      }
+    await bench.release();
+  }
+}
+
+/**
+ * The daemon's change limit as the client keeps it: a token bucket per loop (ChangeLimiter's
+ * arithmetic, refilled PACING_MARGIN slower). `take` waits until the loop has a token, takes
+ * it, and returns how long it waited, ms.
+ */
+class ChangePacer {
+  private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
+  private readonly perMs: number;
+
+  constructor(private readonly limit: ChangeLimit) {
+    this.perMs = (limit.perMinute * PACING_MARGIN) / 60_000;
+  }
+
+  async take(loop: string): Promise<number> {
+    const bucket = this.refilled(loop);
+    const waitMs = bucket.tokens >= 1 ? 0 : Math.ceil((1 - bucket.tokens) / this.perMs);
+    if (waitMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      this.refilled(loop);
     }
+    bucket.tokens -= 1;
+    return waitMs;
+  }
+
+  private refilled(loop: string): { tokens: number; atMs: number } {
+    const nowMs = performance.now();
+    const bucket = this.buckets.get(loop) ?? { tokens: this.limit.burst, atMs: nowMs };
+    bucket.tokens = Math.min(this.limit.burst, bucket.tokens + (nowMs - bucket.atMs) * this.perMs);
+    bucket.atMs = nowMs;
+    this.buckets.set(loop, bucket);
+    return bucket;
   }
 }
 

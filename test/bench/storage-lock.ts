@@ -16,17 +16,17 @@
  * its p99, the number of loop cycles completed and of writes refused. Exits 0 unless it crashes.
  */
 import { fork } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import pino from 'pino';
 import { loadConfigFile } from '../../src/config/load.js';
 import { Daemon } from '../../src/daemon.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
 import { StoreSupervisor } from '../../src/store/supervisor.js';
+import { silentLogger } from '../support/logger.js';
+import { makeTempDir } from '../support/tmp.js';
 
 const args = process.argv.slice(2);
 const seconds = Number(args[args.indexOf('--seconds') + 1]) || 30;
@@ -86,12 +86,12 @@ async function main(): Promise<void> {
 }
 
 async function measure(mode: 'no lock' | 'busy_timeout 5000' | 'now'): Promise<Result> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-bench-lock-'));
+  const { dir, remove } = makeTempDir('homeostat-bench-lock-');
   const dbPath = path.join(dir, 'state.db');
   const loaded = loadConfigFile('config/demo.yaml');
   if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
   const clock = new RealClock();
-  const logger = pino({ level: 'silent' });
+  const logger = silentLogger;
   const store = new StoreSupervisor({ path: dbPath, clock, logger });
   let cycles = 0;
   const daemon = new Daemon({
@@ -150,6 +150,6 @@ async function measure(mode: 'no lock' | 'busy_timeout 5000' | 'now'): Promise<R
   };
   await daemon.stop();
   store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  remove();
   return result;
 }

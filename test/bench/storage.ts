@@ -20,10 +20,8 @@
  * filesystem's own metadata and journal. Prints figures; always exits 0 unless it crashes.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pino from 'pino';
 import { loadConfigFile } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { toLoopSpec } from '../../src/config/to-loop-spec.js';
@@ -39,6 +37,8 @@ import { DesiredStore } from '../../src/store/desired-store.js';
 import { PAGE_SIZE_BYTES } from '../../src/store/migrations.js';
 import { pruneHistory, RETENTION_DEFAULTS } from '../../src/store/retention.js';
 import { encodeSamples, type Sample, StateStore } from '../../src/store/state-store.js';
+import { silentLogger } from '../support/logger.js';
+import { makeTempDir, withTempDir } from '../support/tmp.js';
 
 const TARGET_BYTES_PER_LOOP_DAY = 1_000_000;
 const SAMPLE_PERIOD_S = 10;
@@ -110,13 +110,8 @@ if (sweep) {
 // ---------------------------------------------------------------------------------------
 // One run
 
-async function run(spec: RunSpec): Promise<RunResult> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-bench-'));
-  try {
-    return await runIn(dir, spec);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+function run(spec: RunSpec): Promise<RunResult> {
+  return withTempDir((dir) => runIn(dir, spec), 'homeostat-bench-');
 }
 
 async function runIn(dir: string, spec: RunSpec): Promise<RunResult> {
@@ -125,8 +120,7 @@ async function runIn(dir: string, spec: RunSpec): Promise<RunResult> {
   createWithPageSize(dbPath, spec.pageSize);
 
   let nowMs = START_MS - 1;
-  const logger = pino({ level: 'silent' });
-  const { db } = openStore({ path: dbPath, logger, nowMs: () => nowMs });
+  const { db } = openStore({ path: dbPath, logger: silentLogger, nowMs: () => nowMs });
   const store = { desired: new DesiredStore(db, () => nowMs), state: new StateStore(db) };
   applyConfig(store, config, demo.ok ? demo.text : '');
   prefill(db, store.state, Object.keys(config.loops), START_MS, spec.flushS);
@@ -226,18 +220,14 @@ function createWithPageSize(dbPath: string, pageSize: number): void {
 
 /** The page size a file openStore creates gets (PAGE_SIZE_BYTES once database.ts sets it). */
 function pageSizeOpenStoreGives(): number {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-bench-'));
+  const { dir, remove } = makeTempDir('homeostat-bench-');
   try {
-    const { db } = openStore({
-      path: path.join(dir, 'probe.db'),
-      logger: pino({ level: 'silent' }),
-      nowMs: Date.now,
-    });
+    const { db } = openStore({ path: path.join(dir, 'probe.db'), logger: silentLogger, nowMs: Date.now });
     const size = db.pragma('page_size', { simple: true }) as number;
     db.close();
     return size;
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    remove();
   }
 }
 

@@ -10,10 +10,10 @@
  * out. Exit code: node --test's.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir } from '../support/tmp.js';
 import { FIGURES_FILE_ENV, type Figures, summaryTable } from './support/figures.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -29,7 +29,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'homeostat-faults-'));
+const { dir, remove: removeDir } = makeTempDir('homeostat-faults-');
 const figuresFile = join(dir, 'figures.jsonl');
 const child = spawn(
   process.execPath,
@@ -59,7 +59,7 @@ try {
 } catch {
   // No scenario got as far as its figures.
 }
-rmSync(dir, { recursive: true, force: true });
+removeDir();
 console.log('\n== fault-injection figures (npm run test:faults)\n');
 console.log(figures.length > 0 ? summaryTable(figures) : '(no figures recorded)');
 // The runner's counts again, last, in the plain form CI reads ("N passed, N failed").

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, type TestContext, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type YAML from 'yaml';
 import type { LoopReport } from '../../src/commands/inspect.js';
@@ -228,18 +228,26 @@ function assertHealthy(snap: Snapshot, dir: string, context: string): void {
   }
 }
 
+/**
+ * The crash config in a new temp dir and the database path beside it; after the test, every
+ * process started here is killed and the dir removed.
+ */
+function crashFiles(t: TestContext, prefix: string): { dir: string; configPath: string; dbPath: string } {
+  const { dir, remove } = makeTempDir(prefix);
+  t.after(async () => {
+    await killAll();
+    remove();
+  });
+  const configPath = join(dir, 'homeostat.yaml');
+  writeFileSync(configPath, crashConfigText());
+  return { dir, configPath, dbPath: join(dir, 'state.db') };
+}
+
 describe('crash and restart: kill -9 at varied moments at --speed 60', () => {
   after(killAll);
 
   test('desired state, the config generation and controller memory survive 8 crashes; runtime changes too', async (t) => {
-    const { dir, remove } = makeTempDir('homeostat-crash-');
-    t.after(async () => {
-      await killAll();
-      remove();
-    });
-    const configPath = join(dir, 'homeostat.yaml');
-    writeFileSync(configPath, crashConfigText());
-    const dbPath = join(dir, 'state.db');
+    const { dir, configPath, dbPath } = crashFiles(t, 'homeostat-crash-');
     const random = seededRandom(0x5eed_2024);
 
     // Given a first run that applied the file as generation 1 and regulated for 150 s of clock time
@@ -457,14 +465,7 @@ describe('crash and restart: kill -9 at varied moments at --speed 60', () => {
   });
 
   test('a loop removed from the file is finalized after a crash: desired row gone, events, actuators safe', async (t) => {
-    const { dir, remove } = makeTempDir('homeostat-finalize-');
-    t.after(async () => {
-      await killAll();
-      remove();
-    });
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(dir, 'state.db');
-    writeFileSync(configPath, crashConfigText());
+    const { configPath, dbPath } = crashFiles(t, 'homeostat-finalize-');
 
     // Given a daemon that regulated the three demo loops and crashed
     let run = await start(configPath, dbPath);
@@ -544,14 +545,7 @@ describe('crash and restart: kill -9 at varied moments at --speed 60', () => {
   });
 
   test('a removal the crash interrupted (committed, not yet finalized) is finalized at the next start', async (t) => {
-    const { dir, remove } = makeTempDir('homeostat-finalize-crash-');
-    t.after(async () => {
-      await killAll();
-      remove();
-    });
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(dir, 'state.db');
-    writeFileSync(configPath, crashConfigText());
+    const { configPath, dbPath } = crashFiles(t, 'homeostat-finalize-crash-');
     let run = await start(configPath, dbPath);
     await run.daemon.waitForLine('homeostat regulating 3 loop(s)');
     await sleep(300);

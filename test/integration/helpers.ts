@@ -1,10 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import YAML from 'yaml';
+import { makeTempDir as makeSupportTempDir } from '../support/tmp.js';
+
+export { DEMO_CONFIG_PATH, demoConfigText } from '../support/config.js';
 
 /**
  * Helpers for integration tests that run homeostat as a child process, the way systemd does:
@@ -14,9 +13,6 @@ import YAML from 'yaml';
 
 /** The repository root: children run from here so `--import tsx` and `src/cli.ts` resolve. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** The demo config (simulated plants, three loops). */
-export const DEMO_CONFIG_PATH = join(REPO_ROOT, 'config', 'demo.yaml');
 
 /** One pino JSON log line; the other fields depend on the message. */
 export interface LogLine {
@@ -265,20 +261,9 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A fresh temporary directory and a function that deletes it. */
+/** A fresh temporary directory and a function that deletes it (test/support/tmp.ts, named `homeostat-it-…`). */
 export function makeTempDir(prefix = 'homeostat-it-'): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/**
- * The demo config's text after `edit` (a yaml Document: `doc.setIn`, `doc.deleteIn`…; comments
- * are kept). Without an edit, the demo as shipped.
- */
-export function demoConfigText(edit?: (doc: YAML.Document) => void): string {
-  const doc = YAML.parseDocument(readFileSync(DEMO_CONFIG_PATH, 'utf8'));
-  edit?.(doc);
-  return doc.toString();
+  return makeSupportTempDir(prefix);
 }
 
 /** Opens a database file read-only (the daemon may be running: WAL lets both read). */

@@ -1,8 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import type { MqttConnectionOptions } from '../../src/mqtt/client.js';
+import { type HasAfter, makeTempDir } from '../support/tmp.js';
 
 /**
  * A real Mosquitto broker per test, on a free loopback port, configured in a temporary
@@ -59,7 +61,7 @@ process.on('exit', () => {
 /** Starts a Mosquitto broker; rejects with an install hint when the binary is missing. */
 export async function startMosquitto(opts: BrokerOptions = {}): Promise<Broker> {
   const mosquitto = findBinary(MOSQUITTO_PATHS, 'mosquitto');
-  const dir = mkdtempSync(join(tmpdir(), 'homeostat-mosquitto-'));
+  const { dir, remove } = makeTempDir('homeostat-mosquitto-');
   const logPath = join(dir, 'mosquitto.log');
   const confPath = join(dir, 'mosquitto.conf');
   const tls = opts.tls ? makeServerTls(dir) : undefined;
@@ -154,10 +156,32 @@ export async function startMosquitto(opts: BrokerOptions = {}): Promise<Broker> 
     start,
     dispose: async () => {
       await stop();
-      rmSync(dir, { recursive: true, force: true });
+      remove();
     },
     log: () => readLog(logPath),
   };
+}
+
+/**
+ * Connection timings for a broker that restarts under the test: reconnect 20 ms doubling to
+ * 100 ms (found again within a tenth of a second; the daemon's default starts at 1 s), and
+ * publishes and stops that give up after 2 s.
+ */
+export const FAST_RECONNECT: MqttConnectionOptions = {
+  reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 },
+  publishTimeoutMs: 2_000,
+  stopTimeoutMs: 2_000,
+};
+
+/**
+ * A broker for one test (`t`: node:test's context, or anything with `after`), disposed of
+ * after it. A test that must stop other things first passes its own `after` that runs them
+ * in reverse.
+ */
+export async function brokerFor(t: HasAfter, opts?: BrokerOptions): Promise<Broker> {
+  const broker = await startMosquitto(opts);
+  t.after(() => broker.dispose());
+  return broker;
 }
 
 /** A certificate authority: its certificate and key (PEM files). */

@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import type Database from 'better-sqlite3';
 import mqtt, { type MqttClient } from 'mqtt';
-import pino from 'pino';
 import type YAML from 'yaml';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { Daemon } from '../../src/daemon.js';
 import type { MqttBridge } from '../../src/mqtt/bridge.js';
-import type { MqttConnectionOptions } from '../../src/mqtt/client.js';
 import { reasonKind } from '../../src/mqtt/rejection-log.js';
 import { ScaledClock } from '../../src/runtime/scaled-clock.js';
 import type { DesiredStore } from '../../src/store/desired-store.js';
+import { validConfig } from '../support/config.js';
+import { type LogRecord, recordingLogger } from '../support/logger.js';
 import { startTestNode } from '../support/node.js';
 import {
   demoConfigText,
@@ -26,7 +26,7 @@ import {
   startDaemon,
   waitUntil,
 } from './helpers.js';
-import { type Broker, type BrokerOptions, startMosquitto } from './mosquitto.js';
+import { type Broker, type BrokerOptions, brokerFor as brokerForTest, FAST_RECONNECT } from './mosquitto.js';
 
 /**
  * The daemon's MQTT side against a real Mosquitto (one per test, on a free port): an in-process
@@ -48,12 +48,6 @@ const stateTopic = (loop: string) => `${BASE}/${loop}/state`;
 const resultTopic = (loop: string) => `${BASE}/${loop}/result`;
 /** The unique-id (cmps key) prefix of a loop's Home Assistant components. */
 const componentPrefix = (loop: string) => `homeostat_demo_${loop}_`;
-/** Reconnect within a tenth of a second of a broker restart (the daemon's default starts at 1 s). */
-const FAST: MqttConnectionOptions = {
-  reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 },
-  publishTimeoutMs: 2_000,
-  stopTimeoutMs: 2_000,
-};
 
 /** The contract's `<loop>/state` JSON, as far as these tests read it. */
 interface StatePayload {
@@ -93,12 +87,6 @@ interface DiscoveryJson {
   cmps: Record<string, { p: string } & Record<string, unknown>>;
 }
 
-interface LogRecord {
-  level: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
 // ---------------------------------------------------------------------------------------
 // Per-test resources, released in reverse order of acquisition
 
@@ -118,26 +106,9 @@ function onCleanup(t: TestContext, fn: () => unknown): void {
   list.push(fn);
 }
 
-async function brokerFor(t: TestContext, opts?: BrokerOptions): Promise<Broker> {
-  const broker = await startMosquitto(opts);
-  onCleanup(t, () => broker.dispose());
-  return broker;
-}
-
-/** A debug-level pino logger that keeps every record (for "never logged" assertions). */
-function recordingLogger(): { logger: pino.Logger; records: LogRecord[]; text: () => string } {
-  const lines: string[] = [];
-  const records: LogRecord[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    {
-      write: (line: string) => {
-        lines.push(line);
-        records.push(JSON.parse(line) as LogRecord);
-      },
-    },
-  );
-  return { logger, records, text: () => lines.join('') };
+/** A broker for one test, disposed of after the node that uses it has stopped. */
+function brokerFor(t: TestContext, opts?: BrokerOptions): Promise<Broker> {
+  return brokerForTest({ after: (fn) => onCleanup(t, fn) }, opts);
 }
 
 interface Stack {
@@ -157,7 +128,7 @@ interface Stack {
 interface StackOptions {
   /** Edits the demo config (mqtt.url is already the test broker's). */
   edit?: (doc: YAML.Document) => void;
-  /** The node's MQTT connection reconnects within a tenth of a second (FAST). */
+  /** The node's MQTT connection reconnects within a tenth of a second (FAST_RECONNECT). */
   fastReconnect?: boolean;
   /** Reuse this directory's database (a restart); default a fresh temp dir. */
   dir?: string;
@@ -172,17 +143,15 @@ async function startStack(t: TestContext, broker: Broker, opts: StackOptions = {
     doc.setIn(['mqtt', 'url'], broker.url);
     opts.edit?.(doc);
   });
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  const config = loaded.config;
+  const config = validConfig(text);
   const clock = new ScaledClock(SPEED);
-  const { logger, records, text: logText } = recordingLogger();
+  const { logger, records, text: logText } = recordingLogger({ level: 'debug' });
   const dbPath = join(dir, 'state.db');
   // The node as `homeostat run` builds it; with fastReconnect, its connection reconnects faster.
   const { node, daemon } = await startTestNode(text, dbPath, {
     clock,
     logger,
-    mqtt: opts.fastReconnect ? { connection: FAST } : {},
+    mqtt: opts.fastReconnect ? { connection: FAST_RECONNECT } : {},
   });
   // The demo config names a broker (here, the test's).
   const started = node.bridge;
@@ -356,6 +325,23 @@ const isIso = (text: unknown) =>
   typeof text === 'string' && !Number.isNaN(Date.parse(text)) && new Date(text).toISOString() === text;
 
 // ---------------------------------------------------------------------------------------
+
+/**
+ * The two discovery payloads a loop's removal publishes after the first `discoveriesBefore`:
+ * the marker that reduces its components to their platform, then the discovery without them.
+ */
+async function removalMarkerAndDiscovery(
+  watch: Watch,
+  discoveriesBefore: number,
+): Promise<Array<DiscoveryJson | undefined>> {
+  await waitUntil(() => watch.on(DISCOVERY).length >= discoveriesBefore + 2, {
+    what: 'the removal marker and the new discovery',
+  });
+  return watch
+    .on(DISCOVERY)
+    .slice(discoveriesBefore)
+    .map((p) => JSON.parse(p) as DiscoveryJson);
+}
 
 describe('MQTT bridge against Mosquitto (in-process daemon, demo config, 60× clock)', () => {
   test('given the demo config, when the daemon starts, then availability, device discovery and every loop state are retained', async (t) => {
@@ -743,13 +729,7 @@ describe('MQTT bridge against Mosquitto (in-process daemon, demo config, 60× cl
       async () => ((await retainedOf(broker, stateTopic(gh))) === undefined ? true : undefined),
       'the greenhouse state cleared',
     );
-    await waitUntil(() => watch.on(DISCOVERY).length >= discoveriesBefore + 2, {
-      what: 'the removal marker and the new discovery',
-    });
-    const [marker, final] = watch
-      .on(DISCOVERY)
-      .slice(discoveriesBefore)
-      .map((p) => JSON.parse(p) as DiscoveryJson);
+    const [marker, final] = await removalMarkerAndDiscovery(watch, discoveriesBefore);
     for (const key of ghKeys) {
       assert.deepEqual(marker?.cmps[key], { p: original.cmps[key]!.p }, `marker for ${key}`);
       assert.equal(final?.cmps[key], undefined);
@@ -819,13 +799,7 @@ describe('MQTT bridge against Mosquitto (in-process daemon, demo config, 60× cl
     await waitUntil(() => watch.on(stateTopic(gh)).slice(ghBefore).includes(''), {
       what: 'the greenhouse state cleared',
     });
-    await waitUntil(() => watch.on(DISCOVERY).length >= discoveriesBefore + 2, {
-      what: 'the removal marker and the new discovery',
-    });
-    const [marker, final] = watch
-      .on(DISCOVERY)
-      .slice(discoveriesBefore)
-      .map((p) => JSON.parse(p) as DiscoveryJson);
+    const [marker, final] = await removalMarkerAndDiscovery(watch, discoveriesBefore);
     for (const key of ghKeys) {
       assert.deepEqual(
         marker?.cmps[key],

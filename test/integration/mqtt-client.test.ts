@@ -4,15 +4,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
-import pino from 'pino';
 import {
   MqttConnection,
   type MqttConnectionOptions,
   type MqttSettings,
   topicMatchesFilter,
 } from '../../src/mqtt/client.js';
+import { LogLevel, type LogRecord, recordingLogger } from '../support/logger.js';
 import { REPO_ROOT, sleep, waitUntil } from './helpers.js';
-import { type Broker, type BrokerOptions, createTestCa, startMosquitto } from './mosquitto.js';
+import { type Broker, brokerFor, createTestCa, FAST_RECONNECT } from './mosquitto.js';
 
 /**
  * The daemon's MQTT connection against a real Mosquitto on a free port (one per test), watched
@@ -23,12 +23,6 @@ import { type Broker, type BrokerOptions, createTestCa, startMosquitto } from '.
 
 const BASE = 'homeostat/it';
 const AVAILABILITY = `${BASE}/availability`;
-/** 20 ms doubling to 100 ms: a restarted broker is found again within a tenth of a second. */
-const FAST: MqttConnectionOptions = {
-  reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 },
-  publishTimeoutMs: 2_000,
-  stopTimeoutMs: 2_000,
-};
 
 interface Received {
   topic: string;
@@ -36,22 +30,9 @@ interface Received {
   retain: boolean;
 }
 
-interface LogRecord {
-  level: number;
-  msg: string;
-  err?: string;
-  url?: string;
-  [field: string]: unknown;
-}
-
-const WARN = 40;
-
-/** A debug-level pino logger that keeps its records for assertions. */
-function recordingLogger(): { logger: pino.Logger; records: LogRecord[] } {
-  const records: LogRecord[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void records.push(JSON.parse(line)) });
-  return { logger, records };
-}
+const WARN = LogLevel.warn;
+/** The error text of a record: the connection logs its errors as strings. */
+const errText = (record: LogRecord | undefined): string => (record?.err as string | undefined) ?? '';
 
 let clientNo = 0;
 function settingsFor(broker: Broker, extra: Partial<MqttSettings> = {}): MqttSettings {
@@ -65,20 +46,13 @@ function settingsFor(broker: Broker, extra: Partial<MqttSettings> = {}): MqttSet
   };
 }
 
-/** A broker for one test, removed after it. */
-async function brokerFor(t: TestContext, opts?: BrokerOptions): Promise<Broker> {
-  const broker = await startMosquitto(opts);
-  t.after(() => broker.dispose());
-  return broker;
-}
-
 /** A connection for one test, stopped after it (stop is idempotent). */
 function connectionFor(
   t: TestContext,
   settings: MqttSettings,
-  opts: MqttConnectionOptions = FAST,
+  opts: MqttConnectionOptions = FAST_RECONNECT,
 ): { conn: MqttConnection; records: LogRecord[]; connects: () => number } {
-  const { logger, records } = recordingLogger();
+  const { logger, records } = recordingLogger({ level: 'debug' });
   const conn = new MqttConnection(settings, logger, opts);
   let connects = 0;
   conn.onConnect(() => {
@@ -86,6 +60,36 @@ function connectionFor(
   });
   t.after(() => conn.stop());
   return { conn, records, connects: () => connects };
+}
+
+/**
+ * A broker whose password file has user `homeostat` with password `s3cret!`, and a connection
+ * for one test that logs in as `homeostat` with `password`.
+ */
+async function passwordBrokerFor(t: TestContext, password: string) {
+  const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 's3cret!' }] });
+  return { broker, ...connectionFor(t, settingsFor(broker, { username: 'homeostat', password })) };
+}
+
+/**
+ * Starts the connection, waits for `attempts` failed attempts (`what`), and checks that it never
+ * connected and warned once, for a reason matching `why`; returns that warning.
+ */
+async function expectRefusedOnce(
+  { conn, records, connects }: ReturnType<typeof connectionFor>,
+  attempts: number,
+  what: string,
+  why: RegExp,
+): Promise<LogRecord | undefined> {
+  conn.start();
+  await waitUntil(() => countAttempts(records) >= attempts, { what });
+
+  assert.equal(conn.connected, false);
+  assert.equal(connects(), 0);
+  const warnings = records.filter((r) => r.level === WARN);
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.match(errText(warnings[0]), why);
+  return warnings[0];
 }
 
 /**
@@ -302,11 +306,7 @@ describe('MqttConnection against Mosquitto', () => {
   }
 
   test('given a password file, the right password connects', async (t) => {
-    const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 's3cret!' }] });
-    const { conn, records, connects } = connectionFor(
-      t,
-      settingsFor(broker, { username: 'homeostat', password: 's3cret!' }),
-    );
+    const { conn, records, connects } = await passwordBrokerFor(t, 's3cret!');
 
     conn.start();
     await waitUntil(() => connects() === 1, { what: 'connect with password' });
@@ -316,21 +316,11 @@ describe('MqttConnection against Mosquitto', () => {
   });
 
   test('given a wrong password, the connection keeps retrying without throwing and warns once per streak', async (t) => {
-    const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 's3cret!' }] });
-    const { conn, records, connects } = connectionFor(
-      t,
-      settingsFor(broker, { username: 'homeostat', password: 'wrong-pw' }),
-    );
+    const { broker, ...refused } = await passwordBrokerFor(t, 'wrong-pw');
+    const { conn, records } = refused;
 
-    conn.start();
-    await waitUntil(() => countAttempts(records) >= 4, { what: 'four refused attempts' });
-
-    assert.equal(conn.connected, false);
-    assert.equal(connects(), 0);
-    const warnings = records.filter((r) => r.level === WARN);
-    assert.equal(warnings.length, 1, JSON.stringify(warnings));
-    assert.match(warnings[0]?.err ?? '', /not authori[sz]ed/i);
-    assert.equal(warnings[0]?.url, broker.url);
+    const warning = await expectRefusedOnce(refused, 4, 'four refused attempts', /not authori[sz]ed/i);
+    assert.equal(warning?.url, broker.url);
     assert.ok(!JSON.stringify(records).includes('wrong-pw'), 'the password is never logged');
     await conn.stop(); // resolves although never connected
   });
@@ -357,27 +347,13 @@ describe('MqttConnection against Mosquitto', () => {
   test('given a TLS broker, a client trusting another CA keeps failing and says why once', async (t) => {
     const broker = await brokerFor(t, { tls: true });
     const wrongCa = createTestCa(broker.dir, 'other-ca');
-    const { conn, records, connects } = connectionFor(
-      t,
-      settingsFor(broker, { ca: readFileSync(wrongCa.certPath) }),
-    );
+    const refused = connectionFor(t, settingsFor(broker, { ca: readFileSync(wrongCa.certPath) }));
 
-    conn.start();
-    await waitUntil(() => countAttempts(records) >= 3, { what: 'three TLS failures' });
-
-    assert.equal(conn.connected, false);
-    assert.equal(connects(), 0);
-    const warnings = records.filter((r) => r.level === WARN);
-    assert.equal(warnings.length, 1, JSON.stringify(warnings));
-    assert.match(warnings[0]?.err ?? '', /certificate/i);
+    await expectRefusedOnce(refused, 3, 'three TLS failures', /certificate/i);
   });
 
   test('given a connected daemon, when the broker restarts refusing its password, then the refusal is logged at warning with the reason, once per streak', async (t) => {
-    const broker = await brokerFor(t, { passwordFile: [{ username: 'homeostat', password: 's3cret!' }] });
-    const { conn, records, connects } = connectionFor(
-      t,
-      settingsFor(broker, { username: 'homeostat', password: 's3cret!' }),
-    );
+    const { broker, conn, records, connects } = await passwordBrokerFor(t, 's3cret!');
     conn.start();
     await waitUntil(() => connects() === 1, { what: 'connect with the right password' });
 
@@ -390,7 +366,7 @@ describe('MqttConnection against Mosquitto', () => {
     await broker.start();
     await waitUntil(() => countAttempts(records) >= attemptsBefore + 4, { what: 'four refused attempts' });
 
-    const refusals = records.filter((r) => r.level === WARN && /not authori[sz]ed/i.test(r.err ?? ''));
+    const refusals = records.filter((r) => r.level === WARN && /not authori[sz]ed/i.test(errText(r)));
     assert.equal(refusals.length, 1, JSON.stringify(records.filter((r) => r.level >= WARN)));
     assert.match(refusals[0]!.msg, /refused/i);
     assert.ok(!JSON.stringify(records).includes('s3cret!'), 'the password is never logged');
@@ -451,7 +427,7 @@ describe('MqttConnection against Mosquitto', () => {
 
     assert.equal(conn.connected, false);
     assert.equal(countWarnings(records), 1);
-    assert.match(records.find((r) => r.level === WARN)?.err ?? '', /ECONNREFUSED/);
+    assert.match(errText(records.find((r) => r.level === WARN)), /ECONNREFUSED/);
     await conn.stop();
   });
 });

@@ -10,17 +10,17 @@
  * are lower bounds only (a loaded machine makes things late, never early).
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
-import pino from 'pino';
 import { safeCommand } from '../../src/commands/safe.js';
 import type { LoopStatus } from '../../src/core/status.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
+import { recordingLogger } from '../support/logger.js';
 import { startTestNode } from '../support/node.js';
+import { tempTree } from '../support/tmp.js';
 import { CliProcess, makeTempDir, sleep, waitUntil } from './helpers.js';
-import { type Broker, startMosquitto } from './mosquitto.js';
+import { type Broker, brokerFor, FAST_RECONNECT } from './mosquitto.js';
 
 const COMMAND_TOPIC = 'cmnd/plug/POWER';
 const STATE_TOPIC = 'stat/plug/POWER';
@@ -128,21 +128,14 @@ loops:
     controller: { type: hysteresis }
     retryInitialS: ${opts.retryInitialS}
 `;
-  const logLines: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
+  const { logger, text: logText } = recordingLogger({ level: 'debug' });
   const temp = makeTempDir('homeostat-mqtt-drivers-');
   // The node as `homeostat run` builds it (its drivers share the node's one connection; with
   // MQTT drivers, regulation starts once it is connected), reconnecting faster.
   const { node, daemon, store } = await startTestNode(text, join(temp.dir, 'state.db'), {
     clock: new RealClock(),
     logger,
-    mqtt: {
-      connection: {
-        reconnect: { initialMs: 20, maxMs: 100, jitter: 0.2 },
-        publishTimeoutMs: 2_000,
-        stopTimeoutMs: 2_000,
-      },
-    },
+    mqtt: { connection: FAST_RECONNECT },
   });
   t.after(async () => {
     await node.stop('test');
@@ -151,13 +144,7 @@ loops:
   assert.ok(node.connection?.connected, 'the daemon connects to the broker');
   const room = (): LoopStatus | undefined => daemon.statuses().find((s) => s.loop === 'room');
   const condition = (type: string) => room()?.conditions.find((c) => c.type === type);
-  return { daemon, store, room, condition, log: () => logLines.join('') };
-}
-
-async function brokerFor(t: TestContext): Promise<Broker> {
-  const broker = await startMosquitto();
-  t.after(() => broker.dispose());
-  return broker;
+  return { daemon, store, room, condition, log: logText };
 }
 
 describe('MQTT drivers in a running daemon', () => {
@@ -326,11 +313,9 @@ describe("dead man's switches on the wire (deadManS)", () => {
 });
 
 describe('homeostat safe with MQTT actuators (best effort, after the daemon died)', () => {
-  function safeConfig(dir: string, url: string): string {
-    const path = join(dir, 'config.yaml');
-    writeFileSync(
-      path,
-      `
+  /** The config file `homeostat safe` reads, in a temp dir removed after the test. */
+  function safeConfigFile(t: TestContext, url: string): string {
+    const config = `
 version: 1
 node: { id: dead }
 mqtt: { url: "${url}" }
@@ -344,15 +329,12 @@ loops:
   room: { sensor: t, raise: heater, lower: cooler, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
   air: { sensor: t, raise: fogger, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: pid, kp: 0.2 } }
   water: { sensor: t, raise: pump, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
-`,
-    );
-    return path;
+`;
+    return join(tempTree(t, { 'config.yaml': config }, 'homeostat-safe-mqtt-'), 'config.yaml');
   }
 
   test('with the broker up, every MQTT actuator gets its safe command (QoS 1, not retained) and exit is 0', async (t) => {
     const broker = await brokerFor(t);
-    const temp = makeTempDir('homeostat-safe-mqtt-');
-    t.after(temp.remove);
     const client = await deviceClient(t, broker, 'recorder');
     const messages: [string, string, boolean][] = [];
     client.on('message', (topic, payload, packet) =>
@@ -361,7 +343,7 @@ loops:
     await client.subscribeAsync(['cmnd/#', 'zigbee2mqtt/#'], { qos: 1 });
     const lines: string[] = [];
     const code = await safeCommand(
-      { configPath: safeConfig(temp.dir, broker.url), sysfsRoot: '/nonexistent', env: {} },
+      { configPath: safeConfigFile(t, broker.url), sysfsRoot: '/nonexistent', env: {} },
       (line) => lines.push(line),
     );
     assert.equal(code, 0, lines.join('\n'));
@@ -384,11 +366,9 @@ loops:
     const broker = await brokerFor(t);
     const url = broker.url;
     await broker.dispose();
-    const temp = makeTempDir('homeostat-safe-mqtt-');
-    t.after(temp.remove);
     const lines: string[] = [];
     const code = await safeCommand(
-      { configPath: safeConfig(temp.dir, url), sysfsRoot: '/nonexistent', env: {}, mqttTimeoutMs: 500 },
+      { configPath: safeConfigFile(t, url), sysfsRoot: '/nonexistent', env: {}, mqttTimeoutMs: 500 },
       (line) => lines.push(line),
     );
     assert.equal(code, 0, lines.join('\n'));
@@ -399,12 +379,12 @@ loops:
 });
 
 describe('homeostat run with MQTT drivers', () => {
-  /** A config file for `homeostat run`: the plug heats a simulated cold room. */
-  function writeRunConfig(dir: string, broker: Broker): string {
-    const path = join(dir, 'config.yaml');
-    writeFileSync(
-      path,
-      `
+  /**
+   * `homeostat run` (JSON logs, `extraArgs` appended) on a config where the plug heats a
+   * simulated cold room, config and database in a temp dir removed after the test.
+   */
+  function runPlugged(t: TestContext, broker: Broker, extraArgs: string[] = []): CliProcess {
+    const config = `
 version: 1
 node: { id: plugged }
 mqtt: { url: "${broker.url}" }
@@ -415,29 +395,30 @@ actuators:
   heater: { kind: mqtt_switch, preset: tasmota, device: plug }
 loops:
   room: { sensor: room_temp, raise: heater, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
-`,
-    );
-    return path;
+`;
+    const dir = tempTree(t, { 'config.yaml': config }, 'homeostat-mqtt-run-');
+    const configPath = join(dir, 'config.yaml');
+    const dbPath = join(dir, 'state.db');
+    return new CliProcess([
+      'run',
+      '--config',
+      configPath,
+      '--db',
+      dbPath,
+      ...extraArgs,
+      '--log-format',
+      'json',
+    ]);
   }
 
   test('one connection for bridge and drivers: the plug is switched ON, discovery is published, and SIGTERM leaves it OFF', async (t) => {
     const broker = await brokerFor(t);
-    const temp = makeTempDir('homeostat-mqtt-run-');
-    t.after(temp.remove);
     const plug = await fakeTasmotaPlug(t, broker, 'confirms');
     const watcher = await deviceClient(t, broker, 'watcher');
     const seen = new Map<string, string>();
     watcher.on('message', (topic, payload) => seen.set(topic, payload.toString()));
     await watcher.subscribeAsync(['homeostat/plugged/#', 'homeassistant/device/plugged/config'], { qos: 1 });
-    const run = new CliProcess([
-      'run',
-      '--config',
-      writeRunConfig(temp.dir, broker),
-      '--db',
-      join(temp.dir, 'state.db'),
-      '--log-format',
-      'json',
-    ]);
+    const run = runPlugged(t, broker);
     t.after(() => run.kill('SIGKILL'));
     await waitUntil(() => plug.commands.some((c) => c.payload === 'ON'), {
       what: `the plug switched ON\n${run.output}`,
@@ -461,19 +442,7 @@ loops:
 
   test('--speed is refused when a driver talks MQTT', async (t) => {
     const broker = await brokerFor(t);
-    const temp = makeTempDir('homeostat-mqtt-run-');
-    t.after(temp.remove);
-    const run = new CliProcess([
-      'run',
-      '--config',
-      writeRunConfig(temp.dir, broker),
-      '--db',
-      join(temp.dir, 'state.db'),
-      '--speed',
-      '60',
-      '--log-format',
-      'json',
-    ]);
+    const run = runPlugged(t, broker, ['--speed', '60']);
     const exit = await run.exited;
     assert.equal(exit.code, 1, run.output);
     assert.ok(run.find('--speed needs every driver to be simulated; real drivers: heater'), run.output);

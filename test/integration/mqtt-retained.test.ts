@@ -5,30 +5,23 @@
  * on a manual clock (the latch needs 15 simulated minutes), and its MQTT bridge.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import mqtt from 'mqtt';
 import type { Daemon } from '../../src/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
+import { LATCHING_DEMO } from '../storage/support.js';
 import { startStoreDaemon, startTestNode } from '../support/node.js';
+import { tempDir } from '../support/tmp.js';
 import { waitUntil } from './helpers.js';
-import { startMosquitto } from './mosquitto.js';
+import { brokerFor } from './mosquitto.js';
 
 const BASE = 'homeostat/demo';
 const RESET = `${BASE}/room/fault/reset`;
 
 /** The demo, with a room heater that barely heats and an effect watch on the room loop. */
 function latchingConfig(brokerUrl: string): string {
-  return fs
-    .readFileSync('config/demo.yaml', 'utf8')
-    .replace('url: mqtt://127.0.0.1:1883', `url: ${brokerUrl}`)
-    .replace('gain: 20 # a heater raises: positive', 'gain: 0.05')
-    .replace(
-      '    raise: room_heater # only a heater, so the modes are off and heat\n',
-      (line) => `${line}    effectWatch: { periodS: 600, minChange: 1 }\n`,
-    );
+  return LATCHING_DEMO.replace('url: mqtt://127.0.0.1:1883', `url: ${brokerUrl}`);
 }
 
 const faulted = (daemon: Daemon) =>
@@ -39,11 +32,8 @@ const faulted = (daemon: Daemon) =>
 const heater = (daemon: Daemon) => daemon.drivers.actuators.get('room_heater')!.observe();
 
 test('given a latched fault and a fault/reset left retained on the broker, when the daemon restarts, then the latch stays, the replay is refused and cleared; a live reset still clears it', async (t) => {
-  const broker = await startMosquitto();
-  t.after(() => broker.dispose());
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-retained-reset-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const dbPath = path.join(dir, 'state.db');
+  const broker = await brokerFor(t);
+  const dbPath = path.join(tempDir(t, 'homeostat-retained-reset-'), 'state.db');
   const text = latchingConfig(broker.url);
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
 

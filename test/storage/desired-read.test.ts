@@ -5,35 +5,33 @@
  * last desired state it had.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
-import pino from 'pino';
 import { parseConfigText } from '../../src/config/load.js';
 import { Daemon } from '../../src/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { openStore } from '../../src/store/database.js';
 import { DesiredStore, type LoopDesiredRow } from '../../src/store/desired-store.js';
 import { StateStore } from '../../src/store/state-store.js';
+import { errnoError } from '../support/assert.js';
+import { silentLogger } from '../support/logger.js';
+import { DEMO, tempDbPath } from './support.js';
 
 /** A desired store whose reads throw while `broken` (a damaged page, say). */
 class BreakableDesiredStore extends DesiredStore {
   broken = false;
   override desired(loop: string): LoopDesiredRow | undefined {
-    if (this.broken)
-      throw Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+    if (this.broken) throw errnoError('SQLITE_CORRUPT', 'database disk image is malformed');
     return super.desired(loop);
   }
 }
 
-test('given a desired-state read that starts throwing, then every loop regulates on from its last desired state', async () => {
-  const text = fs.readFileSync('config/demo.yaml', 'utf8');
+test('given a desired-state read that starts throwing, then every loop regulates on from its last desired state', async (t) => {
+  const text = DEMO;
   const loaded = parseConfigText(text);
   assert.ok(loaded.ok);
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const logger = pino({ level: 'silent' });
-  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-read-')), 'state.db');
+  const logger = silentLogger;
+  const dbPath = tempDbPath(t, 'homeostat-read-');
   const { db } = openStore({ path: dbPath, logger, nowMs: () => clock.nowMs() });
   const desired = new BreakableDesiredStore(db, () => clock.nowMs());
   const daemon = new Daemon({

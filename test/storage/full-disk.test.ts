@@ -11,17 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { Daemon } from '../../src/daemon.js';
+import { recordingLogger } from '../support/logger.js';
 import { startStoreDaemon } from '../support/node.js';
-import { fillUp, recordingLogger, smallFilesystem } from './support.js';
-
-const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
-
-const storageHealthy = (daemon: Daemon, loop: string) =>
-  daemon
-    .statuses()
-    .find((s) => s.loop === loop)
-    ?.conditions.find((c) => c.type === 'StorageHealthy');
+import { DEMO, fillUp, smallFilesystem, storageHealthy } from './support.js';
 
 describe('a full disk', () => {
   test('given a full disk at start, then the loops regulate from the config, StorageHealthy says disk full, and once space is freed the file opens with the state carried over', async (t) => {
@@ -30,7 +22,7 @@ describe('a full disk', () => {
     try {
       fillUp(fsys.dir);
       const dbPath = path.join(fsys.dir, 'state.db');
-      const { logger, lines } = recordingLogger();
+      const { logger, lines } = recordingLogger({ level: 'debug' });
       const run = await startStoreDaemon(DEMO, dbPath, undefined, { logger });
       await run.clock.advance(20 * 60_000);
 
@@ -78,7 +70,7 @@ describe('a full disk', () => {
     if ('skip' in fsys) return t.skip(fsys.skip);
     try {
       const dbPath = path.join(fsys.dir, 'state.db');
-      const { logger, lines } = recordingLogger();
+      const { logger, lines } = recordingLogger({ level: 'debug' });
       const run = await startStoreDaemon(DEMO, dbPath, undefined, { logger });
       await run.clock.advance(60_000);
       fillUp(fsys.dir);

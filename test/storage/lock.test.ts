@@ -6,28 +6,14 @@
  * logged once. `npm run bench:storage-lock` measures the event-loop stall.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { Daemon } from '../../src/daemon.js';
-import { startStoreDaemon } from '../support/node.js';
-import { holdWriteLock, recordingLogger } from './support.js';
-
-const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
-
-const storageHealthy = (daemon: Daemon, loop: string) =>
-  daemon
-    .statuses()
-    .find((s) => s.loop === loop)
-    ?.conditions.find((c) => c.type === 'StorageHealthy');
+import { recordingLogger } from '../support/logger.js';
+import { holdWriteLock, startDemoStore, storageHealthy } from './support.js';
 
 describe('a write lock held by another process', () => {
-  test('given a lock, when a command comes, then it is rejected with the reason and changes nothing', async () => {
-    const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-lock-')), 'state.db');
-    const run = await startStoreDaemon(DEMO, dbPath);
-    await run.clock.advance(60_000);
+  test('given a lock, when a command comes, then it is rejected with the reason and changes nothing', async (t) => {
+    const { run, dbPath } = await startDemoStore(t, 'homeostat-lock-', 1);
     const before = run.store.desired.desired('room');
     const release = holdWriteLock(dbPath);
 
@@ -55,11 +41,9 @@ describe('a write lock held by another process', () => {
     run.store.close();
   });
 
-  test('given a lock over many flushes, then regulation goes on, the state is written once it is free, and the streak is logged once', async () => {
-    const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-lock-')), 'state.db');
-    const { logger, lines } = recordingLogger();
-    const run = await startStoreDaemon(DEMO, dbPath, undefined, { logger });
-    await run.clock.advance(60_000);
+  test('given a lock over many flushes, then regulation goes on, the state is written once it is free, and the streak is logged once', async (t) => {
+    const { logger, lines } = recordingLogger({ level: 'debug' });
+    const { run, dbPath } = await startDemoStore(t, 'homeostat-lock-', 1, { logger });
     const release = holdWriteLock(dbPath);
     const lockedAtMs = run.clock.nowMs();
 

@@ -6,29 +6,19 @@
  * and later edits apply.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, type TestContext, test } from 'node:test';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Daemon } from '../../src/daemon.js';
-import { startStoreDaemon } from '../support/node.js';
-import { holdWriteLock } from './support.js';
+import { DEMO, holdWriteLock, startDemoStore } from './support.js';
 
-const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
 const fermenter = (daemon: Daemon) => daemon.statuses().find((s) => s.loop === 'fermenter')!;
 
-async function startDemo() {
-  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-reload-lock-')), 'state.db');
-  const run = await startStoreDaemon(DEMO, dbPath);
-  await run.clock.advance(5 * 60_000);
-  return { ...run, dbPath };
-}
+const startDemo = (t: TestContext) => startDemoStore(t, 'homeostat-reload-lock-', 5);
 
 describe('a reload the database cannot take', () => {
-  test('given a locked database, when the file changes, then nothing changes, ConfigValid says why, and the retry applies it once the lock is gone', async () => {
-    const run = await startDemo();
-    const release = holdWriteLock(run.dbPath);
+  test('given a locked database, when the file changes, then nothing changes, ConfigValid says why, and the retry applies it once the lock is gone', async (t) => {
+    const { run, dbPath } = await startDemo(t);
+    const release = holdWriteLock(dbPath);
     const configBefore = run.daemon.currentConfig();
 
     const outcome = await run.daemon.reload(parseConfigText(DEMO.replace('setpoint: 18', 'setpoint: 19')));
@@ -50,9 +40,9 @@ describe('a reload the database cannot take', () => {
     run.store.close();
   });
 
-  test('given a reload that failed, when the file is edited again, then the newer edit applies (hot reload still on)', async () => {
-    const run = await startDemo();
-    const release = holdWriteLock(run.dbPath);
+  test('given a reload that failed, when the file is edited again, then the newer edit applies (hot reload still on)', async (t) => {
+    const { run, dbPath } = await startDemo(t);
+    const release = holdWriteLock(dbPath);
     const failed = await run.daemon.reload(parseConfigText(DEMO.replace('setpoint: 18', 'setpoint: 19')));
     assert.equal(failed.result, 'failed');
     await run.clock.advance(10 * 60_000);

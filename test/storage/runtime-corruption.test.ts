@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -16,8 +15,7 @@ import type { LoopStatus } from '../../src/core/status.js';
 import type { Daemon } from '../../src/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { startStoreDaemon } from '../support/node.js';
-
-const DEMO = fs.readFileSync('config/demo.yaml', 'utf8');
+import { LATCHING_DEMO, startDemoStore, tempDbPath } from './support.js';
 
 /**
  * Overwrites every page but the header page with garbage, as a failing SD card would, and
@@ -52,16 +50,12 @@ const condition = (status: LoopStatus | undefined, type: string) =>
   status?.conditions.find((c) => c.type === type);
 const byLoop = (daemon: Daemon) => Object.fromEntries(daemon.statuses().map((s) => [s.loop, s]));
 
-function tempDb(): string {
-  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-corrupt-')), 'state.db');
-}
-
 describe('a database damaged while running', () => {
-  test('given the demo regulating, when its pages are damaged, then every loop keeps reconciling and StorageHealthy=False is published', async () => {
-    const dbPath = tempDb();
+  test('given the demo regulating, when its pages are damaged, then every loop keeps reconciling and StorageHealthy=False is published', async (t) => {
     const published: LoopStatus[] = [];
-    const run = await startStoreDaemon(DEMO, dbPath, undefined, { onStatus: (s) => published.push(s) });
-    await run.clock.advance(20 * 60_000);
+    const { run, dbPath } = await startDemoStore(t, 'homeostat-corrupt-', 20, {
+      onStatus: (s) => published.push(s),
+    });
 
     damagePages(run.db, dbPath);
     const damagedAtMs = run.clock.nowMs();
@@ -86,10 +80,8 @@ describe('a database damaged while running', () => {
     run.store.close();
   });
 
-  test('given a runtime setpoint, when the file is damaged, then it is moved aside and a fresh one holds the config, the setpoint and an event, without a restart', async () => {
-    const dbPath = tempDb();
-    const run = await startStoreDaemon(DEMO, dbPath);
-    await run.clock.advance(5 * 60_000);
+  test('given a runtime setpoint, when the file is damaged, then it is moved aside and a fresh one holds the config, the setpoint and an event, without a restart', async (t) => {
+    const { run, dbPath } = await startDemoStore(t, 'homeostat-corrupt-', 5);
     run.store.desired.setDesired('room', { setpoint: 21.5 }, 'mqtt');
     const generationBefore = run.store.desired.desired('room')!.generation;
     await run.clock.advance(60_000);
@@ -126,10 +118,8 @@ describe('a database damaged while running', () => {
     run.store.close();
   });
 
-  test('given damage only to the desired-state pages (which the loops never read), then it is found within a flush period and recovered', async () => {
-    const dbPath = tempDb();
-    const run = await startStoreDaemon(DEMO, dbPath);
-    await run.clock.advance(5 * 60_000);
+  test('given damage only to the desired-state pages (which the loops never read), then it is found within a flush period and recovered', async (t) => {
+    const { run, dbPath } = await startDemoStore(t, 'homeostat-corrupt-', 5);
     damageTable(run.db, dbPath, 'loop_desired');
     // One flush period (storage.memoryFlushS, 600 s): the flush reads the desired rows back.
     await run.clock.advance(11 * 60_000);
@@ -144,13 +134,10 @@ describe('a database damaged while running', () => {
     run.store.close();
   });
 
-  test('given a latched fault, when the file is damaged and recovered, then the latch is in the fresh file and survives a restart', async () => {
+  test('given a latched fault, when the file is damaged and recovered, then the latch is in the fresh file and survives a restart', async (t) => {
     // The room heater barely heats, and the room loop watches its effect (as test/daemon-latch).
-    const text = DEMO.replace('gain: 20 # a heater raises: positive', 'gain: 0.05').replace(
-      '    raise: room_heater # only a heater, so the modes are off and heat\n',
-      (line) => `${line}    effectWatch: { periodS: 600, minChange: 1 }\n`,
-    );
-    const dbPath = tempDb();
+    const text = LATCHING_DEMO;
+    const dbPath = tempDbPath(t, 'homeostat-corrupt-');
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     let run = await startStoreDaemon(text, dbPath, clock);
     await clock.advance(16 * 60_000);
