@@ -10,19 +10,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, type MockTimers, test } from 'node:test';
-import type { Config } from '../src/config/schema.js';
 import type { LoopStatus } from '../src/core/status.js';
-import { Daemon } from '../src/daemon.js';
+import type { Daemon } from '../src/daemon.js';
 import { buildDrivers, type Drivers } from '../src/drivers/build.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
-import type { Clock } from '../src/runtime/clock.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { RealClock } from '../src/runtime/real-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
 import { validConfig } from './support/config.js';
-import { silentLogger } from './support/logger.js';
-import { inMemoryStore } from './support/store.js';
+import { memoryDaemon } from './support/store.js';
 
 const START_MS = Date.UTC(2026, 0, 1, 6);
 const TICK_MS = 10_000;
@@ -76,18 +73,6 @@ const SIMULATED_RELAYS = [
   },
   'simulation: { plants: { room: { kind: thermal, ambient: 10, timeConstantS: 3600 } } }',
 ] as const;
-
-/** The daemon on `drivers`, its store in memory, quiet: not started. */
-function memoryDaemon(config: Config, drivers: Drivers, clock: Clock): Daemon {
-  return new Daemon({
-    config,
-    clock,
-    logger: silentLogger,
-    drivers,
-    statusEveryMs: 0,
-    ...inMemoryStore(clock),
-  });
-}
 
 /** What a scenario needs from a world: move time, step the wall, set the reading, see the relays. */
 interface World {

@@ -7,18 +7,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Config } from '../src/config/schema.js';
-import { Daemon } from '../src/daemon.js';
+import type { Daemon } from '../src/daemon.js';
 import { buildDrivers, type Drivers } from '../src/drivers/build.js';
 import { GpioInput } from '../src/drivers/gpio/input.js';
 import type { PinLevel } from '../src/drivers/gpio/port.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
-import type { Clock } from '../src/runtime/clock.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
 import { validConfig } from './support/config.js';
-import { silentLogger } from './support/logger.js';
-import { inMemoryStore } from './support/store.js';
+import { memoryDaemon } from './support/store.js';
 
 const START_MS = Date.UTC(2026, 0, 1);
 
@@ -45,18 +43,6 @@ loops:
     limits: { min: 5, max: 30 }
     controller: { type: hysteresis, coldTolerance: 0.3, hotTolerance: 0.3 }
 `;
-}
-
-/** The daemon on `drivers`, its store in memory, quiet: not started. */
-function memoryDaemon(config: Config, drivers: Drivers, clock: Clock): Daemon {
-  return new Daemon({
-    config,
-    clock,
-    logger: silentLogger,
-    drivers,
-    statusEveryMs: 0,
-    ...inMemoryStore(clock),
-  });
 }
 
 async function heaterLevel(drivers: Drivers): Promise<number | undefined> {

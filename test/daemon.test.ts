@@ -1,26 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Daemon } from '../src/daemon.js';
+import type { Daemon } from '../src/daemon.js';
 import { buildDrivers } from '../src/drivers/build.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { demoConfig } from './support/config.js';
-import { silentLogger } from './support/logger.js';
-import { inMemoryStore } from './support/store.js';
+import { memoryDaemon } from './support/store.js';
 
 /** Runs the demo daemon on a manual clock, sampling actuator levels every `stepMs`. */
 async function runDemo(minutes: number, onStep?: (daemon: Daemon, atMs: number) => Promise<void> | void) {
   const config = demoConfig();
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const drivers = buildDrivers(config, () => clock.nowMs());
-  const daemon = new Daemon({
-    config,
-    clock,
-    logger: silentLogger,
-    drivers,
-    statusEveryMs: 0,
-    ...inMemoryStore(clock),
-  });
+  const daemon = memoryDaemon(config, drivers, clock);
   await daemon.start();
   const stepMs = 5_000;
   for (let t = 0; t < minutes * 60_000; t += stepMs) {

@@ -9,11 +9,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import { MQTT_START_WAIT_MS, Node } from '../src/node.js';
+import { MQTT_START_WAIT_MS, type Node } from '../src/node.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import type { Notifier } from '../src/systemd/notify.js';
-import { demoConfigText, minimalSimConfigText, validConfig } from './support/config.js';
-import { silentLogger } from './support/logger.js';
+import { demoConfigText, minimalSimConfigText } from './support/config.js';
 import { buildTestNode } from './support/node.js';
 import { tempDir } from './support/tmp.js';
 
@@ -86,22 +85,12 @@ function tracedNode(t: TestContext, text: string, opts: { mqttUrl?: string; dela
   writeFileSync(configPath, text);
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const events: string[] = [];
-  // As test/support/node.ts builds it, plus the notifier and the gate's clock it cannot pass yet.
-  // Without `mqttUrl`, no broker: the one the demo names is not used (as buildTestNode does).
-  const { mqtt: namedBroker, ...withoutMqtt } = validConfig(text);
-  const config = opts.mqttUrl && namedBroker ? { ...withoutMqtt, mqtt: namedBroker } : withoutMqtt;
-  const node = new Node({
-    configPath,
-    loaded: { config, text },
-    dbPath: join(dir, 'state.db'),
+  const node = buildTestNode(text, join(dir, 'state.db'), {
     clock,
     gateClock: clock,
-    logger: silentLogger,
     notifier: recordingNotifier(events),
-    env: {},
-    statusEveryMs: 0,
-    watchConfig: false,
-    ...(opts.mqttUrl ? { mqttUrl: opts.mqttUrl, mqttConnection: FAST_MQTT } : {}),
+    configPath,
+    ...(opts.mqttUrl ? { mqtt: { url: opts.mqttUrl, connection: FAST_MQTT } } : {}),
   });
   const delayMs = opts.delayMs ?? 0;
   trace(events, node.daemon, 'start', 'daemon.start', delayMs);

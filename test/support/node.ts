@@ -5,7 +5,7 @@
  * a daemon themselves, so what is tested is what runs. Not a test file itself.
  */
 import assert from 'node:assert/strict';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { LoopStatus } from '../../src/core/status.js';
@@ -14,8 +14,10 @@ import type { MqttConnectionOptions } from '../../src/mqtt/client.js';
 import { Node } from '../../src/node.js';
 import type { Clock } from '../../src/runtime/clock.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
+import type { Notifier } from '../../src/systemd/notify.js';
+import { silentLogger } from './logger.js';
 
-export const silentLogger = pino({ level: 'silent' });
+export { silentLogger };
 
 export interface TestNodeOptions {
   /** Default a ManualClock at 2026-01-01T00:00Z. */
@@ -34,6 +36,10 @@ export interface TestNodeOptions {
   /** Where `node.reload()` reads the config; default none (tests call daemon.reload). */
   configPath?: string;
   gpioPortFactory?: GpioPortFactory;
+  /** What systemd hears; default a disabled notifier. */
+  notifier?: Notifier;
+  /** The watchdog gate's clock; default the monotonic clock of production. */
+  gateClock?: Clock;
 }
 
 /** A started node and what tests read of it. */
@@ -67,6 +73,8 @@ export function buildTestNode(text: string, dbPath: string, opts: TestNodeOption
     statusEveryMs: opts.statusEveryMs ?? 0,
     watchConfig: false,
     ...(opts.gpioPortFactory ? { gpioPortFactory: opts.gpioPortFactory } : {}),
+    ...(opts.notifier ? { notifier: opts.notifier } : {}),
+    ...(opts.gateClock ? { gateClock: opts.gateClock } : {}),
   });
   if (opts.onStatus) node.daemon.subscribe({ status: opts.onStatus });
   return node;

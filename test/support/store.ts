@@ -4,12 +4,15 @@
  * built in a test reads desired state from a store as in production. Not a test file itself.
  */
 import type Database from 'better-sqlite3';
-import pino from 'pino';
-import type { DaemonStore } from '../../src/daemon-store.js';
+import type { Config } from '../../src/config/schema.js';
+import { Daemon } from '../../src/daemon/daemon.js';
+import type { DaemonStore } from '../../src/daemon/store.js';
+import type { Drivers } from '../../src/kinds/build.js';
 import type { Clock } from '../../src/runtime/clock.js';
 import { openStandIn } from '../../src/store/database.js';
 import { DesiredStore } from '../../src/store/desired-store.js';
 import { StateStore } from '../../src/store/state-store.js';
+import { silentLogger } from './logger.js';
 
 export interface MemoryStore extends DaemonStore {
   database: Database.Database;
@@ -18,7 +21,7 @@ export interface MemoryStore extends DaemonStore {
 
 /** A fresh in-memory store stamped by `clock` (the test's clock). */
 export function memoryStore(clock: Pick<Clock, 'nowMs'>): MemoryStore {
-  const database = openStandIn(pino({ level: 'silent' }));
+  const database = openStandIn(silentLogger);
   return {
     database,
     desired: new DesiredStore(database, () => clock.nowMs()),
@@ -37,4 +40,16 @@ export function inMemoryStore(
   configText = '# config built by the test\n',
 ): { store: MemoryStore; configText: string } {
   return { store: memoryStore(clock), configText };
+}
+
+/** A Daemon on `drivers` with an in-memory store and no status lines, as unit tests build it. */
+export function memoryDaemon(config: Config, drivers: Drivers, clock: Clock, configText?: string): Daemon {
+  return new Daemon({
+    config,
+    clock,
+    logger: silentLogger,
+    drivers,
+    statusEveryMs: 0,
+    ...inMemoryStore(clock, configText),
+  });
 }
