@@ -9,9 +9,9 @@ import {
 import { loadConfigFileOffThread } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { Daemon } from './daemon/daemon.js';
-import { buildDrivers, type Drivers, speedProblem } from './drivers/build.js';
 import type { GpioPortFactory } from './drivers/gpio/port.js';
 import { offlineTransport } from './drivers/mqtt/transport.js';
+import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt/client.js';
 import { redactUrl } from './redact.js';

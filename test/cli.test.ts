@@ -3,8 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { defaultConfigPath, defaultDbPath } from '../src/commands/paths.js';
-import { speedProblem } from '../src/drivers/build.js';
 import type { ActuatorDriver, SensorDriver } from '../src/drivers/types.js';
+import { speedProblem } from '../src/kinds/build.js';
 import { type HasAfter, tempDir, tempTree } from './support/tmp.js';
 
 const CLI = ['--import', 'tsx', 'src/cli.ts'];

@@ -11,9 +11,9 @@
 import assert from 'node:assert/strict';
 import { describe, type MockTimers, test } from 'node:test';
 import type { LoopStatus } from '../src/core/status.js';
-import type { Daemon } from '../src/daemon.js';
-import { buildDrivers, type Drivers } from '../src/drivers/build.js';
+import type { Daemon } from '../src/daemon/daemon.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
+import { buildDrivers, type Drivers } from '../src/kinds/build.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { RealClock } from '../src/runtime/real-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';

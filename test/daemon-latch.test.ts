@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Daemon } from '../src/daemon.js';
+import type { Daemon } from '../src/daemon/daemon.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { holdWriteLock, LATCHING_DEMO, tempDbPath } from './storage/support.js';
 import { startStoreDaemon, type TestNode } from './support/node.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseConfigText } from '../src/config/load.js';
-import { Daemon } from '../src/daemon.js';
-import { buildDrivers } from '../src/drivers/build.js';
+import { Daemon } from '../src/daemon/daemon.js';
+import { buildDrivers } from '../src/kinds/build.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';
 import { silentLogger } from './support/logger.js';

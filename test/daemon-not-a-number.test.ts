@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Config } from '../src/config/schema.js';
-import type { Daemon } from '../src/daemon.js';
-import { buildDrivers, type Drivers } from '../src/drivers/build.js';
+import type { Daemon } from '../src/daemon/daemon.js';
 import { GpioInput } from '../src/drivers/gpio/input.js';
 import type { PinLevel } from '../src/drivers/gpio/port.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
+import { buildDrivers, type Drivers } from '../src/kinds/build.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { fakeFactory, pi4Sysfs } from './drivers/gpio/fakes.js';
 import { FakeTransport } from './drivers/mqtt/fake-transport.js';

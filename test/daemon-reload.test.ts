@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, type TestContext, test } from 'node:test';
 import { loadConfigFile, parseConfigText } from '../src/config/load.js';
-import type { Daemon } from '../src/daemon.js';
+import type { Daemon } from '../src/daemon/daemon.js';
 import type { SimContinuous } from '../src/drivers/sim/actuator.js';
 import { DEMO, startDemoStore } from './storage/support.js';
 

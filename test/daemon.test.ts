@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Daemon } from '../src/daemon.js';
-import { buildDrivers } from '../src/drivers/build.js';
+import type { Daemon } from '../src/daemon/daemon.js';
 import type { SimSensor } from '../src/drivers/sim/sensor.js';
+import { buildDrivers } from '../src/kinds/build.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { demoConfig } from './support/config.js';
 import { memoryDaemon } from './support/store.js';

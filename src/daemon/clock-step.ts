@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Drivers } from '../drivers/build.js';
+import type { Drivers } from '../kinds/build.js';
 import { shiftDriverTimes } from '../runtime/clock.js';
 import type { Sampler } from '../runtime/sampler.js';
 import type { RunningLoop } from './loop-factory.js';

@@ -2,7 +2,7 @@ import type { ConfigResult } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { toLoopSpec } from '../config/to-loop-spec.js';
 import type { LoopStatus } from '../core/status.js';
-import { buildDrivers, type Drivers } from '../drivers/build.js';
+import { buildDrivers, type Drivers } from '../kinds/build.js';
 import type { LoopControl } from '../mqtt/bridge.js';
 import type { FaultResetOutcome } from '../mqtt/commands.js';
 import type { SafeStateEvent } from '../runtime/drive-safe.js';

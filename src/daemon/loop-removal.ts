@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import type { Drivers } from '../drivers/build.js';
+import type { Drivers } from '../kinds/build.js';
 import type { Clock } from '../runtime/clock.js';
 import type { SafeStateEvent } from '../runtime/drive-safe.js';
 import type { LoopLiveness } from '../systemd/watchdog.js';

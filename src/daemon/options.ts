@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
-import type { Drivers } from '../drivers/build.js';
+import type { Drivers } from '../kinds/build.js';
 import type { Clock } from '../runtime/clock.js';
 import type { LoopLiveness } from '../systemd/watchdog.js';
 import type { DaemonStore } from './store.js';

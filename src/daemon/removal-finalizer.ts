@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { parseConfigText } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { toLoopSpec } from '../config/to-loop-spec.js';
-import { buildDrivers, type Drivers } from '../drivers/build.js';
+import { buildDrivers, type Drivers } from '../kinds/build.js';
 import { driveSafe, type SafeTarget } from '../runtime/drive-safe.js';
 import type { DaemonStore } from './store.js';
 

@@ -22,7 +22,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { loadConfigFile } from '../../src/config/load.js';
-import { Daemon } from '../../src/daemon.js';
+import { Daemon } from '../../src/daemon/daemon.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
 import { StoreSupervisor } from '../../src/store/supervisor.js';
 import { silentLogger } from '../support/logger.js';

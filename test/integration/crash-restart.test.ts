@@ -8,7 +8,7 @@ import type { LoopReport } from '../../src/commands/inspect.js';
 import { parseConfigText } from '../../src/config/load.js';
 import type { LoopMemory } from '../../src/core/loop-state.js';
 import type { LoopStatus } from '../../src/core/status.js';
-import { applyConfig } from '../../src/daemon-store.js';
+import { applyConfig } from '../../src/daemon/store.js';
 import { type DesiredRecord, DesiredStore } from '../../src/store/desired-store.js';
 import { StateStore } from '../../src/store/state-store.js';
 import {

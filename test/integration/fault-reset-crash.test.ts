@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import mqtt from 'mqtt';
-import type { Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { startStoreDaemon } from '../support/node.js';
 import { DEMO_CONFIG_PATH, killAll, makeTempDir, startDaemon, waitUntil, withReadOnlyDb } from './helpers.js';

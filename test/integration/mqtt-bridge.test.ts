@@ -9,7 +9,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import type YAML from 'yaml';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import type { Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import type { MqttBridge } from '../../src/mqtt/bridge.js';
 import { reasonKind } from '../../src/mqtt/rejection-log.js';
 import { ScaledClock } from '../../src/runtime/scaled-clock.js';

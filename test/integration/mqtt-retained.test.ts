@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import mqtt from 'mqtt';
-import type { Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { LATCHING_DEMO } from '../storage/support.js';
 import { startStoreDaemon, startTestNode } from '../support/node.js';

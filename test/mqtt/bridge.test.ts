@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import type { IPublishPacket } from 'mqtt';
 import pino from 'pino';
 import { parseConfigText } from '../../src/config/load.js';
-import { applyConfig } from '../../src/daemon-store.js';
+import { applyConfig } from '../../src/daemon/store.js';
 import {
   BIRTH_MIN_INTERVAL_MS,
   BUSY_REPORT_MS,

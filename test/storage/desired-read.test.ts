@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfigText } from '../../src/config/load.js';
-import { Daemon } from '../../src/daemon.js';
+import { Daemon } from '../../src/daemon/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { openStore } from '../../src/store/database.js';
 import { DesiredStore, type LoopDesiredRow } from '../../src/store/desired-store.js';

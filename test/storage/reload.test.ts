@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, type TestContext, test } from 'node:test';
 import { parseConfigText } from '../../src/config/load.js';
-import type { Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import { DEMO, holdWriteLock, startDemoStore } from './support.js';
 
 const fermenter = (daemon: Daemon) => daemon.statuses().find((s) => s.loop === 'fermenter')!;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { LoopStatus } from '../../src/core/status.js';
-import type { Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { startStoreDaemon } from '../support/node.js';
 import { LATCHING_DEMO, startDemoStore, tempDbPath } from './support.js';

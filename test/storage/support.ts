@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Condition } from '../../src/core/types.js';
-import type { Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
 import { DEMO_CONFIG_PATH } from '../support/config.js';
 import { startStoreDaemon, type TestNode } from '../support/node.js';
 import { type HasAfter, makeTempDir, tempDir } from '../support/tmp.js';

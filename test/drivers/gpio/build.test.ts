@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseConfigText } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
-import {
-  buildDrivers,
-  createActuatorDriver,
-  createSensorDriver,
-  driverKey,
-  speedProblem,
-} from '../../../src/drivers/build.js';
 import { Ds18b20Sensor } from '../../../src/drivers/ds18b20.js';
 import { GpioInput } from '../../../src/drivers/gpio/input.js';
 import { GpioPulseRate } from '../../../src/drivers/gpio/pulse-rate.js';
 import { GpioRelay } from '../../../src/drivers/gpio/relay.js';
+import {
+  buildDrivers,
+  createActuatorDriver,
+  createSensorDriver,
+  speedProblem,
+} from '../../../src/kinds/build.js';
+import { driverKey } from '../../../src/kinds/registry.js';
 import { chipFiles, fakeFactory, tempTree } from './fakes.js';
 
 /** A Pi 4 on Bookworm (BCM 0 is sysfs 512) with one DS18B20 reading 23.125 °C. */

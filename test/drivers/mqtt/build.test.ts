@@ -3,9 +3,10 @@ import { describe, test } from 'node:test';
 import { parseConfigText } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
 import { MIN_DEAD_MAN_S } from '../../../src/config/schema.js';
-import { buildDrivers, createActuatorDriver, driverKey, speedProblem } from '../../../src/drivers/build.js';
 import { MqttLevel, MqttSwitch } from '../../../src/drivers/mqtt/actuator.js';
 import { MqttSensor } from '../../../src/drivers/mqtt/sensor.js';
+import { buildDrivers, createActuatorDriver, speedProblem } from '../../../src/kinds/build.js';
+import { driverKey } from '../../../src/kinds/registry.js';
 import { FakeTransport } from './fake-transport.js';
 
 /** A node with a Tasmota sensor, a Tasmota plug, a Zigbee2MQTT plug, a dimmer and a simulated sensor. */
