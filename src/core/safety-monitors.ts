@@ -226,13 +226,19 @@ function capStarts(
   return { ...(Object.keys(startsMs).length > 0 ? { memory: startsMs } : {}), heldOff };
 }
 
-function watchStuck(
+/**
+ * A watch that may latch a fault: its memory for the next cycle and its fault, if any. It pushes
+ * the times it next needs a cycle onto `wakeTimes`.
+ */
+type LatchingWatch<Memory> = (
   spec: LoopSpec,
   memory: SafetyMemory | undefined,
   inputs: MonitorInputs,
   nowMs: number,
   wakeTimes: number[],
-): { memory?: SafetyMemory['stuck']; fault?: LatchedFault } {
+) => { memory?: Memory; fault?: LatchedFault };
+
+const watchStuck: LatchingWatch<SafetyMemory['stuck']> = (spec, memory, inputs, nowMs, wakeTimes) => {
   const watch = spec.stuckWatch;
   const value = inputs.value;
   if (watch === undefined || value === undefined) return {};
@@ -265,15 +271,9 @@ function watchStuck(
     }
   }
   return { ...(Object.keys(stuck).length > 0 ? { memory: stuck } : {}), ...(fault ? { fault } : {}) };
-}
+};
 
-function watchRunaway(
-  spec: LoopSpec,
-  memory: SafetyMemory | undefined,
-  inputs: MonitorInputs,
-  nowMs: number,
-  wakeTimes: number[],
-): { memory?: SafetyMemory['runaway']; fault?: LatchedFault } {
+const watchRunaway: LatchingWatch<SafetyMemory['runaway']> = (spec, memory, inputs, nowMs, wakeTimes) => {
   const watch = spec.runawayWatch;
   const value = inputs.value;
   if (watch === undefined || value === undefined) return {};
@@ -298,7 +298,7 @@ function watchRunaway(
       atMs: nowMs,
     },
   };
-}
+};
 
 /**
  * The monitor memory with every absolute time moved by `deltaMs` (a wall-clock step, see

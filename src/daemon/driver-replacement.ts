@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { safeLevelOf } from '../config/to-loop-spec.js';
-import { createActuatorDriver, createSensorDriver, type Drivers, driverKey } from '../drivers/build.js';
+import { createActuatorDriver, createSensorDriver, type Drivers } from '../kinds/build.js';
+import { driverKey } from '../kinds/registry.js';
 import type { Clock } from '../runtime/clock.js';
 import { driveSafe, type SafeStateEvent } from '../runtime/drive-safe.js';
 
@@ -31,16 +32,21 @@ export async function replaceChangedDrivers(
     .map(([id]) => id);
   await driveOldActuatorsSafe(before, next, replaced, opts);
   await restartActuatorDrivers(before, next, replaced, opts);
-  for (const id of Object.keys(before.actuators)) {
-    if (next.actuators[id]) continue;
-    await opts.drivers.actuators.get(id)?.stop?.();
-    opts.drivers.actuators.delete(id);
-  }
+  await stopRemovedDrivers(opts.drivers.actuators, before.actuators, next.actuators);
   await replaceSensorDrivers(before, next, opts);
-  for (const id of Object.keys(before.sensors)) {
-    if (next.sensors[id]) continue;
-    await opts.drivers.sensors.get(id)?.stop?.();
-    opts.drivers.sensors.delete(id);
+  await stopRemovedDrivers(opts.drivers.sensors, before.sensors, next.sensors);
+}
+
+/** The drivers of sections the new config no longer has stop and are forgotten. */
+async function stopRemovedDrivers(
+  running: Map<string, { stop?(): Promise<void> }>,
+  before: Record<string, unknown>,
+  next: Record<string, unknown>,
+): Promise<void> {
+  for (const id of Object.keys(before)) {
+    if (next[id]) continue;
+    await running.get(id)?.stop?.();
+    running.delete(id);
   }
 }
 
@@ -89,15 +95,10 @@ async function restartActuatorDrivers(
         .stop?.()
         .catch((error) => logger.error({ err: error, actuator: id }, `${id}: old driver did not stop`));
     }
-    try {
-      const driver = createActuatorDriver(next, id, drivers, () => clock.nowMs());
-      await driver.start?.();
-      drivers.actuators.set(id, driver);
-    } catch (error) {
-      // Its loop's writes fail ("no driver") and are reported; the other actuators regulate.
-      drivers.actuators.delete(id);
-      logger.error({ err: error, actuator: id }, `${id}: driver could not start on reload`);
-    }
+    // One that cannot start: its loop's writes fail ("no driver") and are reported; the others regulate.
+    await startNewDriver(drivers.actuators, 'actuator', id, logger, () =>
+      createActuatorDriver(next, id, drivers, () => clock.nowMs()),
+    );
   }
 }
 
@@ -111,15 +112,31 @@ async function replaceSensorDrivers(
     const old = before.sensors[id];
     if (old && driverKey(old) === driverKey(section) && drivers.sensors.has(id)) continue;
     await drivers.sensors.get(id)?.stop?.();
-    try {
-      const driver = createSensorDriver(next, id, drivers, () => clock.nowMs());
-      await driver.start?.();
-      drivers.sensors.set(id, driver);
-    } catch (error) {
-      // No reading: its loops go safe (missing reading) and say why.
-      drivers.sensors.delete(id);
-      logger.error({ err: error, sensor: id }, `${id}: driver could not start on reload`);
-    }
+    // One that cannot start gives no reading: its loops go safe (missing reading) and say why.
+    await startNewDriver(drivers.sensors, 'sensor', id, logger, () =>
+      createSensorDriver(next, id, drivers, () => clock.nowMs()),
+    );
+  }
+}
+
+/**
+ * Creates and starts the new driver of `id` and puts it in `running`; a driver that cannot be
+ * created or started leaves `id` without one, logged.
+ */
+async function startNewDriver<Driver extends { start?(): Promise<void> }>(
+  running: Map<string, Driver>,
+  what: 'sensor' | 'actuator',
+  id: string,
+  logger: Logger,
+  create: () => Driver,
+): Promise<void> {
+  try {
+    const driver = create();
+    await driver.start?.();
+    running.set(id, driver);
+  } catch (error) {
+    running.delete(id);
+    logger.error({ err: error, [what]: id }, `${id}: driver could not start on reload`);
   }
 }
 

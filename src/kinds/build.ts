@@ -66,27 +66,23 @@ export function buildDrivers(config: HardwareConfig, nowMs: () => number, deps: 
   return drivers;
 }
 
-export function createSensorDriver(
+/** Builds the driver of one section of `config` (a reload replaces drivers one by one). */
+type DriverFactory<Driver> = (
   config: HardwareConfig,
   id: string,
   drivers: Drivers,
   nowMs: () => number,
-): SensorDriver {
-  const sensor = own(config.sensors, id);
-  if (!sensor) throw new Error(`unknown sensor "${id}"`);
-  return sensorKindOf(sensor.kind).createDriver(sensor, contextOf(config, id, drivers, nowMs));
-}
+) => Driver;
 
-export function createActuatorDriver(
-  config: HardwareConfig,
-  id: string,
-  drivers: Drivers,
-  nowMs: () => number,
-): ActuatorDriver {
-  const actuator = own(config.actuators, id);
-  if (!actuator) throw new Error(`unknown actuator "${id}"`);
+export const createSensorDriver: DriverFactory<SensorDriver> = (config, id, drivers, nowMs) => {
+  const sensor = sectionOf(config.sensors, 'sensor', id);
+  return sensorKindOf(sensor.kind).createDriver(sensor, contextOf(config, id, drivers, nowMs));
+};
+
+export const createActuatorDriver: DriverFactory<ActuatorDriver> = (config, id, drivers, nowMs) => {
+  const actuator = sectionOf(config.actuators, 'actuator', id);
   return actuatorKindOf(actuator.kind).createDriver(actuator, contextOf(config, id, drivers, nowMs));
-}
+};
 
 /** What a kind's factory may use: shared connections and plants are created once, on demand. */
 function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: () => number): DriverContext {
@@ -109,10 +105,7 @@ function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: 
 function plantOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: () => number): FopdtPlant {
   let plant = drivers.plants.get(id);
   if (!plant) {
-    const plantConfig = own(config.simulation.plants, id);
-    // The config schema checks references; this guards against a schema/driver mismatch.
-    if (!plantConfig) throw new Error(`unknown simulation plant "${id}"`);
-    plant = new FopdtPlant(plantConfig, nowMs());
+    plant = new FopdtPlant(sectionOf(config.simulation.plants, 'simulation plant', id), nowMs());
     drivers.plants.set(id, plant);
   }
   return plant;
@@ -128,7 +121,13 @@ export function speedProblem(drivers: Pick<Drivers, 'sensors' | 'actuators'>): s
   return `--speed needs every driver to be simulated; real drivers: ${real.map((d) => d.id).join(', ')}`;
 }
 
-/** `record[key]` for own keys only, so an id like "constructor" never finds a prototype member. */
-function own<T>(record: Record<string, T>, key: string): T | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
+/**
+ * The section `id` of `record` (own keys only, so an id like "constructor" never finds a
+ * prototype member). The config schema checks references; the error guards against a
+ * schema/driver mismatch.
+ */
+function sectionOf<T>(record: Record<string, T>, what: string, id: string): T {
+  const section = Object.hasOwn(record, id) ? record[id] : undefined;
+  if (section === undefined) throw new Error(`unknown ${what} "${id}"`);
+  return section;
 }

@@ -31,6 +31,34 @@ export const sensorCommon = {
     .describe('Seconds after which the latest reading counts as missing. Default 3 × periodS.'),
 };
 
+/** How a sensor kind describes its `plausible` field, in its own unit and terms. */
+export interface PlausibleText {
+  /** Of `plausible.min`. */
+  min: string;
+  /** Of `plausible.max`. */
+  max: string;
+  /** Of `plausible` itself, with its default. */
+  range: string;
+}
+
+/** A sensor's believable range: readings outside are rejected by its driver. */
+export function plausibleSchema(text: PlausibleText) {
+  return z
+    .strictObject({ min: z.number().describe(text.min), max: z.number().describe(text.max) })
+    .optional()
+    .describe(text.range);
+}
+
+/** A `plausible` range, when given, must not be empty (a sensor's, a loop's). */
+export function checkPlausible(
+  section: { plausible?: { min: number; max: number } | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (section.plausible && !(section.plausible.min < section.plausible.max)) {
+    ctx.addIssue({ code: 'custom', path: ['plausible', 'min'], message: 'must be less than plausible.max' });
+  }
+}
+
 /** A BCM GPIO number: the Pi's main controller has 54 (58 on a Pi 4, the last 4 unused). */
 export const bcmSchema = z
   .number()
@@ -41,6 +69,17 @@ export const bcmSchema = z
     'BCM GPIO number, 0..53 (GPIO17 of pinout diagrams, not the header pin); each pin once per file. ' +
       'Required.',
   );
+
+/**
+ * The pin of a GPIO kind (spread into its object): its BCM number and `activeLow`, whose default
+ * and meaning are the kind's (a relay board is usually active low, an input is not).
+ */
+export function gpioPinFields(activeLow: { default: boolean; description: string }) {
+  return {
+    bcm: bcmSchema,
+    activeLow: z.boolean().default(activeLow.default).describe(activeLow.description),
+  };
+}
 
 /** A simulated actuator's effect on its plant. */
 export const gainSchema = z

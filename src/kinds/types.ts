@@ -50,6 +50,16 @@ export interface CheckResult {
   fix?: string;
 }
 
+/** What a thrown value says: an Error's message, anything else as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A check that failed by a thrown error: its message is the detail. */
+export function failedCheck(name: string, error: unknown, fix: string): CheckResult {
+  return { name, status: 'fail', detail: messageOf(error), fix };
+}
+
 /** What a kind's doctor check may use besides its sections. */
 export interface DoctorEnv {
   /** Where sysfs is mounted (gpio.sysfsRoot). */

@@ -1,4 +1,4 @@
-import { writeEvent, writeModeEvent, writeSetpointEvent } from './desired-events.js';
+import { writeDesiredChangeEvent, writeEvent } from './desired-events.js';
 import {
   type ApplyConfigResult,
   assertFiniteSetpoint,
@@ -55,21 +55,19 @@ export function applyConfigInTransaction(
   for (const [loop, file] of Object.entries(input.loops)) applyFileLoop(run, loop, file);
   markRemovedLoops(run, input.loops);
 
-  writeEvent(
-    stmt.insertEvent,
-    now,
-    undefined,
-    'config-applied',
-    'file',
-    `config generation ${generation} applied`,
-    {
+  writeEvent(stmt.insertEvent, {
+    atMs: now,
+    kind: 'config-applied',
+    source: 'file',
+    message: `config generation ${generation} applied`,
+    data: {
       generation,
       hash,
       addedLoops: result.addedLoops,
       changedLoops: result.changedLoops,
       removedLoops: result.removedLoops,
     },
-  );
+  });
   return result;
 }
 
@@ -100,19 +98,14 @@ function addLoop({ stmt, now, generation, result }: ApplyRun, loop: string, file
     fault_reset_generation: null,
   });
   result.addedLoops.push(loop);
-  writeEvent(
-    stmt.insertEvent,
-    now,
+  writeEvent(stmt.insertEvent, {
+    atMs: now,
     loop,
-    'loop-added',
-    'file',
-    `loop ${loop} added (generation ${generation})`,
-    {
-      generation,
-      setpoint: file.setpoint,
-      mode: file.mode,
-    },
-  );
+    kind: 'loop-added',
+    source: 'file',
+    message: `loop ${loop} added (generation ${generation})`,
+    data: { generation, setpoint: file.setpoint, mode: file.mode },
+  });
 }
 
 /** The stored row with the file's values, where the file has the newer intent. */
@@ -155,20 +148,22 @@ function mergeLoop(
 
   const change = { now, loop, source: 'file' as const, generation };
   if (setpointChanged)
-    writeSetpointEvent(stmt.insertEvent, { ...change, from: row.setpoint, to: next.setpoint });
-  if (modeChanged) writeModeEvent(stmt.insertEvent, { ...change, from: row.mode, to: next.mode });
+    writeDesiredChangeEvent(stmt.insertEvent, 'setpoint', {
+      ...change,
+      from: row.setpoint,
+      to: next.setpoint,
+    });
+  if (modeChanged)
+    writeDesiredChangeEvent(stmt.insertEvent, 'mode', { ...change, from: row.mode, to: next.mode });
   if (sectionChanged && !setpointChanged && !modeChanged) {
-    writeEvent(
-      stmt.insertEvent,
-      now,
+    writeEvent(stmt.insertEvent, {
+      atMs: now,
       loop,
-      'loop-config-changed',
-      'file',
-      `loop ${loop} configuration changed`,
-      {
-        generation,
-      },
-    );
+      kind: 'loop-config-changed',
+      source: 'file',
+      message: `loop ${loop} configuration changed`,
+      data: { generation },
+    });
   }
 }
 
@@ -181,16 +176,13 @@ function markRemovedLoops(
     if (Object.hasOwn(loops, row.loop)) continue;
     stmt.markRemoved.run(now, row.loop);
     result.removedLoops.push(row.loop);
-    writeEvent(
-      stmt.insertEvent,
-      now,
-      row.loop,
-      'loop-removed',
-      'file',
-      `loop ${row.loop} removed from the config`,
-      {
-        generation,
-      },
-    );
+    writeEvent(stmt.insertEvent, {
+      atMs: now,
+      loop: row.loop,
+      kind: 'loop-removed',
+      source: 'file',
+      message: `loop ${row.loop} removed from the config`,
+      data: { generation },
+    });
   }
 }

@@ -1,5 +1,5 @@
 import type { Mode } from '../core/types.js';
-import { writeEvent, writeModeEvent, writeSetpointEvent } from './desired-events.js';
+import { writeDesiredChangeEvent, writeEvent } from './desired-events.js';
 import type { ChangeSource, DesiredRecord } from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
 
@@ -41,12 +41,16 @@ export function setDesiredInTransaction(
   if (setpointChanged && change.setpoint !== undefined) {
     next.setpoint = change.setpoint;
     next.setpoint_source = source;
-    writeSetpointEvent(stmt.insertEvent, { ...recorded, from: row.setpoint, to: change.setpoint });
+    writeDesiredChangeEvent(stmt.insertEvent, 'setpoint', {
+      ...recorded,
+      from: row.setpoint,
+      to: change.setpoint,
+    });
   }
   if (modeChanged && change.mode !== undefined) {
     next.mode = change.mode;
     next.mode_source = source;
-    writeModeEvent(stmt.insertEvent, { ...recorded, from: row.mode, to: change.mode });
+    writeDesiredChangeEvent(stmt.insertEvent, 'mode', { ...recorded, from: row.mode, to: change.mode });
   }
   stmt.upsert.run(next);
   return { changed: true, generation, committed: next };
@@ -72,11 +76,18 @@ export function resetFaultInTransaction(
   };
   stmt.upsert.run(committed);
   const what = fault === undefined ? 'latched fault' : `latched fault ${fault}`;
-  writeEvent(stmt.insertEvent, now, loop, 'fault-reset', source, `${what} reset (${source})`, {
-    generation: next,
-    requestedAtMs,
-    ...(fault === undefined ? {} : { fault }),
-    ...(requestId === undefined ? {} : { requestId }),
+  writeEvent(stmt.insertEvent, {
+    atMs: now,
+    loop,
+    kind: 'fault-reset',
+    source,
+    message: `${what} reset (${source})`,
+    data: {
+      generation: next,
+      requestedAtMs,
+      ...(fault === undefined ? {} : { fault }),
+      ...(requestId === undefined ? {} : { requestId }),
+    },
   });
   return committed;
 }

@@ -22,48 +22,39 @@ export interface EventRecord {
   data_json: string | null;
 }
 
-/** Writes one event; `data` must be JSON-serializable (undefined: no data). */
-export function writeEvent(
-  insert: InsertEventStatement,
-  atMs: number,
-  loop: string | undefined,
-  kind: string,
-  source: string | undefined,
-  message: string,
-  data: unknown,
-): void {
+/** Writes one event; `data` must be JSON-serializable (absent: no data). */
+export function writeEvent(insert: InsertEventStatement, event: StoredEvent): void {
+  const { atMs, loop, kind, source, message, data } = event;
   const dataJson = data === undefined ? null : JSON.stringify(data);
   insert.run(atMs, loop ?? null, kind, source ?? null, message, dataJson);
 }
 
 /** What changed in a desired setpoint or mode, for its 'setpoint-changed'/'mode-changed' event. */
-export interface DesiredChange<T> {
+export interface DesiredChange {
   now: number;
   loop: string;
-  from: T;
-  to: T;
+  /** A setpoint or a mode: the event says which. */
+  from: number | string;
+  to: number | string;
   source: ChangeSource;
   generation: number;
   requestId?: string;
 }
 
-export function writeSetpointEvent(insert: InsertEventStatement, change: DesiredChange<number>): void {
+/** Writes the 'setpoint-changed' or 'mode-changed' event of `change`. */
+export function writeDesiredChangeEvent(
+  insert: InsertEventStatement,
+  field: 'setpoint' | 'mode',
+  change: DesiredChange,
+): void {
   const { now, loop, from, to, source, generation, requestId } = change;
-  writeEvent(insert, now, loop, 'setpoint-changed', source, `setpoint ${from} → ${to} (${source})`, {
-    from,
-    to,
-    generation,
-    ...(requestId === undefined ? {} : { requestId }),
-  });
-}
-
-export function writeModeEvent(insert: InsertEventStatement, change: DesiredChange<string>): void {
-  const { now, loop, from, to, source, generation, requestId } = change;
-  writeEvent(insert, now, loop, 'mode-changed', source, `mode ${from} → ${to} (${source})`, {
-    from,
-    to,
-    generation,
-    ...(requestId === undefined ? {} : { requestId }),
+  writeEvent(insert, {
+    atMs: now,
+    loop,
+    kind: `${field}-changed`,
+    source,
+    message: `${field} ${from} → ${to} (${source})`,
+    data: { from, to, generation, ...(requestId === undefined ? {} : { requestId }) },
   });
 }
 

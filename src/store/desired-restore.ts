@@ -27,15 +27,13 @@ export function restoreInTransaction(
     next.generation = nextGeneration(stmt);
     next.updated_at_ms = nowMs();
     stmt.upsert.run(next);
-    writeEvent(
-      stmt.insertEvent,
-      next.updated_at_ms,
-      want.loop,
-      'desired-restored',
-      undefined,
-      `setpoint ${next.setpoint} (${next.setpoint_source}), mode ${next.mode} (${next.mode_source}) carried over from memory`,
-      { generation: next.generation, setpoint: next.setpoint, mode: next.mode },
-    );
+    writeEvent(stmt.insertEvent, {
+      atMs: next.updated_at_ms,
+      loop: want.loop,
+      kind: 'desired-restored',
+      message: `setpoint ${next.setpoint} (${next.setpoint_source}), mode ${next.mode} (${next.mode_source}) carried over from memory`,
+      data: { generation: next.generation, setpoint: next.setpoint, mode: next.mode },
+    });
     restored.push(want.loop);
   }
   return restored;

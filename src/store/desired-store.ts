@@ -306,7 +306,12 @@ export class DesiredStore {
         .transaction(() => {
           if (this.stmt.deleteRemoved.run(loop).changes === 0) return;
           this.stmt.deleteLoopState.run(loop);
-          this.event(this.nowMs(), loop, 'loop-finalized', undefined, `loop ${loop} finalized`, undefined);
+          writeEvent(this.stmt.insertEvent, {
+            atMs: this.nowMs(),
+            loop,
+            kind: 'loop-finalized',
+            message: `loop ${loop} finalized`,
+          });
         })
         .immediate(),
     );
@@ -327,9 +332,7 @@ export class DesiredStore {
   }): void {
     const atMs = this.nowMs();
     try {
-      this.observe('recordEvent', () =>
-        this.event(atMs, event.loop, event.kind, event.source, event.message, event.data),
-      );
+      this.observe('recordEvent', () => writeEvent(this.stmt.insertEvent, { atMs, ...event }));
     } catch (error) {
       const defer = this.options.deferEvent;
       if (!defer) throw error;
@@ -358,16 +361,5 @@ export class DesiredStore {
   private reloadLive(rows: readonly DesiredRecord[]): void {
     this.live.clear();
     for (const row of rows) this.live.set(row.loop, toDesiredRow(row));
-  }
-
-  private event(
-    atMs: number,
-    loop: string | undefined,
-    kind: string,
-    source: string | undefined,
-    message: string,
-    data: unknown,
-  ): void {
-    writeEvent(this.stmt.insertEvent, atMs, loop, kind, source, message, data);
   }
 }

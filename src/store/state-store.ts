@@ -172,15 +172,7 @@ export class StateStore {
       }
     }
     for (const event of events) {
-      writeEvent(
-        this.statements.insertEvent,
-        event.atMs,
-        event.loop,
-        event.kind,
-        event.source,
-        event.message,
-        event.data,
-      );
+      writeEvent(this.statements.insertEvent, event);
       rows++;
     }
     return rows;

@@ -4,7 +4,7 @@ import type { Config } from '../../config/schema.js';
 import type { CheckResult } from '../../kinds/types.js';
 import { redactUrl } from '../../redact.js';
 import { mqttSettings } from '../mqtt-setup.js';
-import { messageOf } from './shared.js';
+import { failedCheck, messageOf } from './shared.js';
 
 /** How long the broker check waits for a CONNACK, ms. */
 export const BROKER_TIMEOUT_MS = 5_000;
@@ -24,12 +24,11 @@ export async function checkBroker(
   try {
     settings = mqttSettings(config, undefined, opts.env ?? process.env);
   } catch (error) {
-    return {
+    return failedCheck(
       name,
-      status: 'fail',
-      detail: messageOf(error),
-      fix: 'make the file readable by the user running homeostat, or correct its path in the mqtt block',
-    };
+      error,
+      'make the file readable by the user running homeostat, or correct its path in the mqtt block',
+    );
   }
   if (!settings) return { name, status: 'skip', detail: 'no broker URL configured' };
   const url = redactUrl(settings.url);

@@ -4,7 +4,7 @@ import type { Config } from '../../config/schema.js';
 import { exportedDirection, listGpioChips, resolveGpio } from '../../drivers/gpio/chip.js';
 import { gpioPinOf } from '../../kinds/registry.js';
 import type { CheckResult } from '../../kinds/types.js';
-import { type CanWrite, canWriteFs, messageOf } from './shared.js';
+import { type CanWrite, canWriteFs, failedCheck } from './shared.js';
 
 const GPIO_GROUP_FIX =
   'add the service user to the gpio group, which owns /sys/class/gpio on Raspberry Pi OS: ' +
@@ -79,12 +79,11 @@ async function checkPin(
       override: { base: block.base, chipLabel: block.chipLabel },
     });
   } catch (error) {
-    return {
+    return failedCheck(
       name,
-      status: 'fail',
-      detail: messageOf(error),
-      fix: "set gpio.chipLabel to the label of the Pi's main GPIO chip (listed above), or gpio.base to its base",
-    };
+      error,
+      "set gpio.chipLabel to the label of the Pi's main GPIO chip (listed above), or gpio.base to its base",
+    );
   }
   const where = `sysfs ${resolved.sysfsNumber} on ${resolved.chip} (base ${resolved.base})`;
   const direction = await exportedDirection(root, resolved.sysfsNumber).catch(() => undefined);

@@ -11,6 +11,4 @@ export const canWriteFs: CanWrite = (path) =>
     () => false,
   );
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export { failedCheck, messageOf } from '../../kinds/types.js';

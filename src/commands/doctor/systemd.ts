@@ -1,7 +1,7 @@
 /** Doctor check 6: systemd's notify socket. */
 import type { CheckResult } from '../../kinds/types.js';
 import { createNotifier, type NotifierOptions, notifySocketAddress } from '../../systemd/notify.js';
-import { messageOf } from './shared.js';
+import { failedCheck } from './shared.js';
 
 /**
  * The notify socket in `$NOTIFY_SOCKET`, when set: its address is valid and it accepts a
@@ -23,7 +23,7 @@ export function checkNotify(
   try {
     notifySocketAddress(socket);
   } catch (error) {
-    return { name, status: 'fail', detail: messageOf(error), fix };
+    return failedCheck(name, error, fix);
   }
   const notifier = createNotifier({ NOTIFY_SOCKET: socket }, opts);
   try {

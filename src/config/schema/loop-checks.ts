@@ -3,6 +3,7 @@
  * are relative to the loop; load.ts turns them into `loops.<id>.a.b: message`.
  */
 import type { z } from 'zod';
+import { checkPlausible } from '../../kinds/fields.js';
 import { QUANTITY_DEFAULTS } from './common.js';
 import type { RawLoop } from './loop.js';
 import { allowedModes } from './modes.js';
@@ -19,9 +20,7 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
       message: `${loop.setpoint} is outside limits ${loop.limits.min}..${loop.limits.max}`,
     });
   }
-  if (loop.plausible && !(loop.plausible.min < loop.plausible.max)) {
-    ctx.addIssue({ code: 'custom', path: ['plausible', 'min'], message: 'must be less than plausible.max' });
-  }
+  checkPlausible(loop, ctx);
   checkLoopMonitors(loop, ctx);
   if (loop.raise === undefined && loop.lower === undefined) {
     ctx.addIssue({ code: 'custom', path: [], message: 'needs a raise or a lower actuator (or both)' });

@@ -1,20 +1,18 @@
 import { z } from 'zod';
 import { GpioRelay } from '../../drivers/gpio/relay.js';
-import { bcmSchema, relayFields, resolveRelayBand, type WithBand } from '../fields.js';
+import { gpioPinFields, relayFields, type WithBand } from '../fields.js';
 import { actuatorKind } from '../types.js';
 import { relayOutput } from './shared.js';
 
 const schema = z
   .strictObject({
     kind: z.literal('gpio_relay').describe('Actuator kind.'),
-    bcm: bcmSchema,
-    activeLow: z
-      .boolean()
-      .default(true)
-      .describe(
+    ...gpioPinFields({
+      default: true,
+      description:
         'The relay is energised when the pin is low, as on most opto-isolated relay boards; false for ' +
-          'boards switched by a high pin. Default true.',
-      ),
+        'boards switched by a high pin. Default true.',
+    }),
     ...relayFields,
   })
   .describe(
@@ -28,7 +26,6 @@ export const gpioRelay = actuatorKind<typeof schema, WithBand<z.output<typeof sc
   ...relayOutput,
   simulated: false,
   usesMqtt: false,
-  resolve: resolveRelayBand,
   gpioPin: (relay) => relay.bcm,
   driverFields: ['bcm', 'activeLow'],
   createDriver: (relay, ctx) =>

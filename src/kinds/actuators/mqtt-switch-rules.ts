@@ -47,7 +47,8 @@ export function switchPayloads(raw: RawSwitch): Partial<SwitchPayloads> {
   return merged;
 }
 
-const REQUIRED_SWITCH_KEYS = [
+/** The topics and payloads every MQTT relay needs, given or from its preset. */
+export const REQUIRED_SWITCH_KEYS = [
   'commandTopic',
   'stateTopic',
   'payloadOn',

@@ -10,7 +10,13 @@ import {
   type WithBand,
 } from '../fields.js';
 import { actuatorKind } from '../types.js';
-import { checkMqttSwitch, resolveDeadManS, switchDeadMan, switchPayloads } from './mqtt-switch-rules.js';
+import {
+  checkMqttSwitch,
+  REQUIRED_SWITCH_KEYS,
+  resolveDeadManS,
+  switchDeadMan,
+  switchPayloads,
+} from './mqtt-switch-rules.js';
 import { relayOutput } from './shared.js';
 
 const schema = z
@@ -108,19 +114,7 @@ export const mqttSwitch = actuatorKind<typeof schema, MqttSwitchConfig>({
   commandTopic: (raw) => switchPayloads(raw).commandTopic,
   // preset and device only matter through what they resolve to, but a changed preset changes
   // how the dead man's switch is sent: kept in the key.
-  driverFields: [
-    'preset',
-    'device',
-    'commandTopic',
-    'stateTopic',
-    'payloadOn',
-    'payloadOff',
-    'stateOn',
-    'stateOff',
-    'stateField',
-    'stateStaleAfterS',
-    'deadManS',
-  ],
+  driverFields: ['preset', 'device', ...REQUIRED_SWITCH_KEYS, 'stateField', 'stateStaleAfterS', 'deadManS'],
   createDriver: (relay, ctx) =>
     new MqttSwitch({
       id: ctx.id,

@@ -1,10 +1,14 @@
 import type { ActuatorSpec } from '../../core/loop-spec.js';
-import type { RelayFields } from '../fields.js';
+import { type RelayFields, resolveRelayBand } from '../fields.js';
 import type { LoopUse } from '../types.js';
 
-/** Relay kinds: 0 or 1, their safeState as a level, their timing and band as the core's spec. */
+/**
+ * Relay kinds: 0 or 1, their band resolved (a kind with more to resolve calls resolveRelayBand
+ * itself), their safeState as a level, their timing and band as the core's spec.
+ */
 export const relayOutput = {
   output: 'relay' as const,
+  resolve: resolveRelayBand,
   safeLevel: (relay: RelayFields): number => (relay.safeState === 'on' ? 1 : 0),
   spec: (id: string, relay: RelayFields, loop: LoopUse): ActuatorSpec => ({
     id,

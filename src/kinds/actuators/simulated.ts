@@ -1,16 +1,30 @@
 import { z } from 'zod';
 import { SimContinuous, SimRelay } from '../../drivers/sim/actuator.js';
-import {
-  gainSchema,
-  maxOnSchema,
-  ref,
-  relayFields,
-  resolveRelayBand,
-  safeLevelSchema,
-  type WithBand,
-} from '../fields.js';
-import { actuatorKind } from '../types.js';
+import { gainSchema, maxOnSchema, ref, relayFields, safeLevelSchema, type WithBand } from '../fields.js';
+import { actuatorKind, type DriverContext } from '../types.js';
 import { asParsed, continuousOutput, relayOutput } from './shared.js';
+
+/** The fields both simulated actuators have: the plant they act on and how much. */
+interface PlantUse {
+  plant: string;
+  gain: number;
+}
+
+/** The traits both simulated actuators share: no hardware, a plant driven with a gain. */
+const drivesPlant = {
+  simulated: true,
+  usesMqtt: false,
+  plant: (actuator: PlantUse) => ({ plant: actuator.plant, gain: actuator.gain }),
+  driverFields: ['plant', 'gain'] as const,
+};
+
+/** Both drivers' options: the plant (created on first use), the gain and the clock. */
+const simOptions = (actuator: PlantUse, ctx: DriverContext) => ({
+  id: ctx.id,
+  plant: ctx.plant(actuator.plant),
+  gain: actuator.gain,
+  nowMs: ctx.nowMs,
+});
 
 const relaySchema = z
   .strictObject({
@@ -25,13 +39,8 @@ export const simulatedRelay = actuatorKind<typeof relaySchema, WithBand<z.output
   kind: 'simulated_relay',
   schema: relaySchema,
   ...relayOutput,
-  simulated: true,
-  usesMqtt: false,
-  resolve: resolveRelayBand,
-  plant: (relay) => ({ plant: relay.plant, gain: relay.gain }),
-  driverFields: ['plant', 'gain'],
-  createDriver: (relay, ctx) =>
-    new SimRelay({ id: ctx.id, plant: ctx.plant(relay.plant), gain: relay.gain, nowMs: ctx.nowMs }),
+  ...drivesPlant,
+  createDriver: (relay, ctx) => new SimRelay(simOptions(relay, ctx)),
 });
 
 const continuousSchema = z
@@ -48,16 +57,7 @@ export const simulatedContinuous = actuatorKind({
   kind: 'simulated_continuous',
   schema: continuousSchema,
   ...continuousOutput,
-  simulated: true,
-  usesMqtt: false,
+  ...drivesPlant,
   resolve: asParsed,
-  plant: (actuator) => ({ plant: actuator.plant, gain: actuator.gain }),
-  driverFields: ['plant', 'gain'],
-  createDriver: (actuator, ctx) =>
-    new SimContinuous({
-      id: ctx.id,
-      plant: ctx.plant(actuator.plant),
-      gain: actuator.gain,
-      nowMs: ctx.nowMs,
-    }),
+  createDriver: (actuator, ctx) => new SimContinuous(simOptions(actuator, ctx)),
 });

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ds18b20Sensor, listDs18b20 } from '../../drivers/ds18b20.js';
-import type { CheckResult, DoctorEnv } from '../types.js';
+import { type CheckResult, type DoctorEnv, failedCheck } from '../types.js';
 
 /** The fields of a ds18b20 section the check reads. */
 interface ProbeSection {
@@ -53,7 +53,7 @@ export async function checkDs18b20(
       const tempC = await sensor.read();
       results.push({ name, status: 'ok', detail: `${tempC} °C (${address ?? 'the only one'})` });
     } catch (error) {
-      results.push({ name, status: 'fail', detail: messageOf(error), fix: ds18b20Fix(id, section, present) });
+      results.push(failedCheck(name, error, ds18b20Fix(id, section, present)));
     }
   }
   return results;
@@ -69,8 +69,4 @@ function ds18b20Fix(id: string, section: ProbeSection, present: string[]): strin
       : 'check the wiring: data on GPIO4 with a 4.7 kΩ pull-up to 3.3 V, ground, 3.3 V';
   }
   return 'check the wiring: data on GPIO4 with a 4.7 kΩ pull-up to 3.3 V, ground, 3.3 V; long cables need stronger pull-ups';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

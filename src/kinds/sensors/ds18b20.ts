@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Ds18b20Sensor } from '../../drivers/ds18b20.js';
-import { sensorCommon } from '../fields.js';
+import { checkPlausible, plausibleSchema, sensorCommon } from '../fields.js';
 import { sensorKind } from '../types.js';
 import { checkDs18b20 } from './ds18b20-doctor.js';
 
@@ -16,15 +16,11 @@ const schema = z
           'present (an error when there are several).',
       ),
     ...sensorCommon,
-    plausible: z
-      .strictObject({
-        min: z.number().describe('Lowest believable reading, °C.'),
-        max: z.number().describe('Highest believable reading, °C; must be greater than min.'),
-      })
-      .optional()
-      .describe(
-        'Readings outside are rejected by the driver (kept out of history too), °C. Default -55..125.',
-      ),
+    plausible: plausibleSchema({
+      min: 'Lowest believable reading, °C.',
+      max: 'Highest believable reading, °C; must be greater than min.',
+      range: 'Readings outside are rejected by the driver (kept out of history too), °C. Default -55..125.',
+    }),
     maxRatePerS: z
       .number()
       .gt(0)
@@ -37,15 +33,7 @@ const schema = z
     'A DS18B20 temperature probe on the 1-Wire bus (dtoverlay=w1-gpio in /boot/firmware/config.txt, ' +
       'GPIO4 by default, 4.7 kΩ pull-up), °C. Rejects CRC errors, the 85 °C power-on value and jumps.',
   )
-  .superRefine((sensor, ctx) => {
-    if (sensor.plausible && !(sensor.plausible.min < sensor.plausible.max)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['plausible', 'min'],
-        message: 'must be less than plausible.max',
-      });
-    }
-  });
+  .superRefine(checkPlausible);
 
 /** A DS18B20; the 1-Wire pin is the kernel's (dtoverlay), not one of the file's pins. */
 export const ds18b20Sensor = sensorKind({

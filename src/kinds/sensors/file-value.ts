@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FileValueSensor } from '../../drivers/file-value.js';
-import { sensorCommon } from '../fields.js';
-import { type CheckResult, sensorKind } from '../types.js';
+import { checkPlausible, plausibleSchema, sensorCommon } from '../fields.js';
+import { type CheckResult, failedCheck, sensorKind } from '../types.js';
 
 const schema = z
   .strictObject({
@@ -23,27 +23,17 @@ const schema = z
       .default(0)
       .describe("Added after scale, in the loop's unit (a calibration correction). Default 0."),
     ...sensorCommon,
-    plausible: z
-      .strictObject({
-        min: z.number().describe('Lowest believable reading, after scale and offset.'),
-        max: z.number().describe('Highest believable reading, after scale and offset; greater than min.'),
-      })
-      .optional()
-      .describe('Readings outside are rejected by the driver (kept out of history too). Default: no check.'),
+    plausible: plausibleSchema({
+      min: 'Lowest believable reading, after scale and offset.',
+      max: 'Highest believable reading, after scale and offset; greater than min.',
+      range: 'Readings outside are rejected by the driver (kept out of history too). Default: no check.',
+    }),
   })
   .describe(
     'A number read from a file (sysfs, hwmon, a 1-Wire-like device): value × scale + offset. A ' +
       'missing file or anything but one finite number is a failed read: the reading goes stale.',
   )
-  .superRefine((sensor, ctx) => {
-    if (sensor.plausible && !(sensor.plausible.min < sensor.plausible.max)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['plausible', 'min'],
-        message: 'must be less than plausible.max',
-      });
-    }
-  });
+  .superRefine(checkPlausible);
 
 type FileValueSection = z.output<typeof schema>;
 
@@ -65,12 +55,13 @@ async function checkFiles(items: { id: string; section: FileValueSection }[]): P
       const value = await driverOf(id, section).read();
       results.push({ name, status: 'ok', detail: `${value} (${section.path})` });
     } catch (error) {
-      results.push({
-        name,
-        status: 'fail',
-        detail: error instanceof Error ? error.message : String(error),
-        fix: `check that ${section.path} exists, is readable by the user running homeostat and holds one number (cat ${section.path})`,
-      });
+      results.push(
+        failedCheck(
+          name,
+          error,
+          `check that ${section.path} exists, is readable by the user running homeostat and holds one number (cat ${section.path})`,
+        ),
+      );
     }
   }
   return results;

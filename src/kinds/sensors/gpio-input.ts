@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GpioInput } from '../../drivers/gpio/input.js';
-import { bcmSchema, sensorCommon } from '../fields.js';
+import { gpioPinFields, sensorCommon } from '../fields.js';
 import { DEBOUNCE_RENAMED } from '../renamed-keys.js';
 import { sensorKind } from '../types.js';
 
@@ -10,11 +10,10 @@ export const DEFAULT_DEBOUNCE_S = 0.02;
 const schema = z
   .strictObject({
     kind: z.literal('gpio_input').describe('Sensor kind.'),
-    bcm: bcmSchema,
-    activeLow: z
-      .boolean()
-      .default(false)
-      .describe('Read 1 when the pin is low (a switch to ground with a pull-up). Default false.'),
+    ...gpioPinFields({
+      default: false,
+      description: 'Read 1 when the pin is low (a switch to ground with a pull-up). Default false.',
+    }),
     // Optional here, defaulted by resolveDebounce: a default would hide whether debounceS was
     // written beside its deprecated name. The JSON schema still shows the default (meta).
     debounceS: z

@@ -1,16 +1,15 @@
 import { z } from 'zod';
 import { GpioPulseRate } from '../../drivers/gpio/pulse-rate.js';
-import { bcmSchema, sensorCommon } from '../fields.js';
+import { gpioPinFields, sensorCommon } from '../fields.js';
 import { sensorKind } from '../types.js';
 
 const schema = z
   .strictObject({
     kind: z.literal('pulse_rate').describe('Sensor kind.'),
-    bcm: bcmSchema,
-    activeLow: z
-      .boolean()
-      .default(false)
-      .describe('Invert the pin (an open-collector output pulling low). Default false.'),
+    ...gpioPinFields({
+      default: false,
+      description: 'Invert the pin (an open-collector output pulling low). Default false.',
+    }),
     edge: z
       .enum(['rising', 'falling'])
       .default('rising')
