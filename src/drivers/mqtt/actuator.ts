@@ -8,7 +8,7 @@ import {
   parseNumberPayload,
   parseSwitchState,
 } from './payload.js';
-import type { MqttTransport, PublishOptions, TransportHandler } from './transport.js';
+import { type MqttTransport, type PublishOptions, TopicSubscription } from './transport.js';
 
 /**
  * Commands are QoS 1 (the broker acknowledges them) and never retained: a retained `ON`
@@ -50,13 +50,11 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   abstract readonly kind: 'relay' | 'continuous';
   protected readonly opts: MqttActuatorOptions;
   private state: DeviceState<T> | undefined;
-  private subscribed = false;
   /** Set by `stop()`, for good. */
-  protected stopped = false;
   /** A not-understood state has been logged; cleared by an understood one. */
   private problemLogged = false;
-  /** The handler given to the transport: the same function unsubscribes it on stop. */
-  private readonly stateHandler: TransportHandler = (_topic, payload) => this.onState(payload);
+  /** The state topic; stopping it is final (see `stop()`). */
+  private readonly subscription: TopicSubscription;
 
   constructor(opts: MqttActuatorOptions) {
     if (!(opts.stateStaleAfterMs > 0)) {
@@ -66,14 +64,18 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     }
     this.id = opts.id;
     this.opts = opts;
+    this.subscription = new TopicSubscription(opts.transport, opts.stateTopic, (_topic, payload) =>
+      this.onState(payload),
+    );
+  }
+
+  protected get stopped(): boolean {
+    return this.subscription.stopped;
   }
 
   /** Subscribes to the state topic (the transport keeps it across reconnects). */
   async start(): Promise<void> {
-    if (this.subscribed || this.stopped) return;
-    this.subscribed = true;
-    this.opts.transport.subscribe(this.opts.stateTopic, 0, this.stateHandler);
-    this.afterStart();
+    if (this.subscription.start()) this.afterStart();
   }
 
   /** Called once subscribed; for what a kind sets up on the device. */
@@ -86,10 +88,7 @@ abstract class MqttActuator<T> implements ActuatorDriver {
    * keeps reporting the last state until it is stale. Final and idempotent.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (!this.subscribed) return;
-    this.subscribed = false;
-    this.opts.transport.unsubscribe(this.opts.stateTopic, this.stateHandler);
+    this.subscription.stop();
   }
 
   /** The last state reported, if fresh and understood; `undefined` (unknown) otherwise. */

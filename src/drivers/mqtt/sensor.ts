@@ -1,7 +1,7 @@
 import type { Reading } from '../../core/types.js';
 import type { SensorDriver } from '../types.js';
 import { MAX_PAYLOAD_BYTES, parseNumberPayload, readField } from './payload.js';
-import type { MqttTransport, TransportHandler } from './transport.js';
+import { type MqttTransport, TopicSubscription } from './transport.js';
 
 /** Options of an {@link MqttSensor}. */
 export interface MqttSensorOptions {
@@ -42,10 +42,8 @@ export class MqttSensor implements SensorDriver {
   /** Messages without the field since the last good value (named in "no value" errors). */
   private withoutField = 0;
   private listener: (() => void) | undefined;
-  private subscribed = false;
-  private stopped = false;
-  /** The handler given to the transport: the same function unsubscribes it on stop. */
-  private readonly handler: TransportHandler = (_topic, payload) => this.onMessage(payload);
+  /** The sensor's topic; stopping it is final (see `stop()`). */
+  private readonly subscription: TopicSubscription;
 
   constructor(opts: MqttSensorOptions) {
     if (!(opts.staleAfterMs > 0)) {
@@ -53,13 +51,14 @@ export class MqttSensor implements SensorDriver {
     }
     this.id = opts.id;
     this.opts = opts;
+    this.subscription = new TopicSubscription(opts.transport, opts.topic, (_topic, payload) =>
+      this.onMessage(payload),
+    );
   }
 
   /** Subscribes to the topic (the transport keeps the subscription across reconnects). */
   async start(): Promise<void> {
-    if (this.subscribed || this.stopped) return;
-    this.subscribed = true;
-    this.opts.transport.subscribe(this.opts.topic, 0, this.handler);
+    this.subscription.start();
   }
 
   /**
@@ -68,11 +67,8 @@ export class MqttSensor implements SensorDriver {
    * stale. Final: a stopped sensor does not start again. Idempotent.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.subscription.stop();
     this.listener = undefined;
-    if (!this.subscribed) return;
-    this.subscribed = false;
-    this.opts.transport.unsubscribe(this.opts.topic, this.handler);
   }
 
   /** The latest value (NaN or ±Infinity when the device sent no number), if fresh; throws why not (none yet, stale). */
@@ -119,7 +115,7 @@ export class MqttSensor implements SensorDriver {
   }
 
   private onMessage(payload: Buffer): void {
-    if (this.stopped) return;
+    if (this.subscription.stopped) return;
     const parsed = parseNumberPayload(payload, this.opts.field);
     if (parsed.ok) {
       this.latest = { value: parsed.value, atMs: this.opts.nowMs() };

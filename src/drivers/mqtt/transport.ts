@@ -44,3 +44,39 @@ export function offlineTransport(reason: string): MqttTransport {
     publish: (topic) => Promise.reject(new Error(`${reason}: not published to ${topic}`)),
   };
 }
+
+/**
+ * One driver's subscription on the shared connection: made once, never after the driver
+ * stopped, and at stop only this driver's handler is removed (a driver replaced on reload
+ * leaves nothing behind; another one on the same topic keeps receiving). Stopping is final.
+ */
+export class TopicSubscription {
+  private subscribed = false;
+  #stopped = false;
+
+  constructor(
+    private readonly transport: MqttTransport,
+    private readonly topic: string,
+    private readonly handler: TransportHandler,
+  ) {}
+
+  /** The driver stopped: nothing it receives or is asked to do counts any more. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Subscribes at QoS 0 (no replayed backlog of old states); true when it did now. */
+  start(): boolean {
+    if (this.subscribed || this.#stopped) return false;
+    this.subscribed = true;
+    this.transport.subscribe(this.topic, 0, this.handler);
+    return true;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (!this.subscribed) return;
+    this.subscribed = false;
+    this.transport.unsubscribe(this.topic, this.handler);
+  }
+}
