@@ -10,7 +10,7 @@ import {
 } from '../core/fault-reset.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
-import { resetLatchedFault, resumeLoopMemory } from '../core/loop-state.js';
+import { resumeLoopMemory } from '../core/loop-state.js';
 import {
   initialLoopMemory,
   type LoopDesired,
@@ -100,11 +100,6 @@ export class LoopReconciler {
   private observedGeneration = 0;
   /** Wall-clock steps not yet applied to memory, ms (see shiftTimes). */
   private pendingShiftMs = 0;
-  /**
-   * Deprecated in-memory reset (`resetFault`, for a daemon without a store) received while a
-   * cycle was running: applied to that cycle's result too.
-   */
-  private pendingResetAtMs: number | undefined;
   private readonly writeFailures: WriteFailureStreak;
 
   constructor(private readonly opts: LoopReconcilerOptions) {
@@ -209,9 +204,8 @@ export class LoopReconciler {
     const { reading, faultResetGeneration, writeFailures, nowMs } = cycle;
     // The reset this memory applied is named in it whatever reconcile keeps: stored with it,
     // so a restart from this memory does not apply that reset again to a newer latch.
-    this.memory = this.applyPendingReset(
-      faultResetGeneration === undefined ? result.memory : { ...result.memory, faultResetGeneration },
-    );
+    this.memory =
+      faultResetGeneration === undefined ? result.memory : { ...result.memory, faultResetGeneration };
     this.writeFailures.report(writeFailures);
     if (writeFailures.length > 0) {
       this.publish(
@@ -278,23 +272,6 @@ export class LoopReconciler {
   }
 
   /**
-   * @deprecated A daemon with a store commits the reset as desired state (`faultResetAtMs`,
-   * see DesiredStore.resetFault) and the cycle applies it; this in-memory reset is lost by a
-   * crash before the next memory flush. Kept for a daemon without a store.
-   *
-   * Clears a fault latched at or before `requestedAtMs` (a person's reset); true when it did.
-   * A cycle running now computed its result from the memory before the reset: the reset is
-   * applied to that result as well, so it is not undone when the cycle commits.
-   */
-  resetFault(requestedAtMs: number): boolean {
-    const before = this.memory;
-    this.memory = resetLatchedFault(before, requestedAtMs);
-    if (this.memory === before) return false;
-    this.pendingResetAtMs = requestedAtMs;
-    return true;
-  }
-
-  /**
    * A latched fault found in the database after this loop started without it (it started on
    * the in-memory stand-in): held from the next cycle on. False when one is already latched.
    */
@@ -302,12 +279,6 @@ export class LoopReconciler {
     if (this.memory.latchedFault) return false;
     this.memory = { ...this.memory, latchedFault: fault };
     return true;
-  }
-
-  private applyPendingReset(memory: LoopMemory & FaultResetMark): LoopMemory & FaultResetMark {
-    const requestedAtMs = this.pendingResetAtMs;
-    this.pendingResetAtMs = undefined;
-    return requestedAtMs === undefined ? memory : resetLatchedFault(memory, requestedAtMs);
   }
 
   /**

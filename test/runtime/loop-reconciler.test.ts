@@ -10,7 +10,7 @@ import type { LoopSpec } from '../../src/core/loop-spec.js';
 import { initialLoopMemory, type LoopMemory } from '../../src/core/loop-state.js';
 import type { Mode } from '../../src/core/types.js';
 import type { ActuatorDriver } from '../../src/drivers/types.js';
-import { LoopReconciler } from '../../src/runtime/loop-reconciler.js';
+import { type CycleDesired, LoopReconciler } from '../../src/runtime/loop-reconciler.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { at, min, relay, s, splitRangeLoop, T0 } from '../core/fixtures.js';
 
@@ -153,7 +153,17 @@ describe('LoopReconciler: given a fault reset while a cycle is writing', () => {
       cutoff: { max: 30 },
     });
     let tempC = 15;
-    const cycle = cycleFor(spec, () => tempC, clock, [heater, compressor]);
+    // Desired state as the store holds it: a person's reset is committed there (with its
+    // generation), not written into the loop's memory.
+    let desired: CycleDesired = { generation: 1, setpoint: 20, mode: 'heat_cool' };
+    const cycle = new LoopReconciler({
+      spec,
+      desired: () => desired,
+      latestReading: () => ({ value: tempC, atMs: clock.nowMs() }),
+      actuators: new Map([heater, compressor].map((d) => [d.id, d])),
+      clock,
+      logger: pino({ level: 'silent' }),
+    });
     await cycle.run();
     tempC = 31;
     await clock.advance(at(s(10)) - clock.nowMs());
@@ -166,11 +176,13 @@ describe('LoopReconciler: given a fault reset while a cycle is writing', () => {
     });
     await clock.advance(at(s(20)) - clock.nowMs());
     const running = cycle.run();
-    // … a person resets the fault meanwhile …
+    // … a person resets the fault meanwhile (stored; the daemon then triggers a cycle) …
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(cycle.resetFault(clock.nowMs()), true);
+    assert.ok(cycle.latchedFaultAt(clock.nowMs()), 'there is a fault to reset');
+    desired = { ...desired, generation: 2, faultReset: { atMs: clock.nowMs(), generation: 2 } };
     release();
     await running;
+    await cycle.run();
     assert.equal(
       cycle.loopMemory.latchedFault,
       undefined,
