@@ -1,7 +1,16 @@
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 
 export type LogFormat = 'json' | 'pretty';
+
+/**
+ * pino-pretty and its dependencies (~30 modules: colorette, dateformat, fast-copy, pump,
+ * split2…) are loaded only for the pretty format: a daemon under systemd logs JSON and should
+ * not carry them (npm run bench:footprint). Required synchronously, as createLogger is.
+ */
+const requirePretty = (): ((options: PrettyOptions) => PrettyStream) =>
+  createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => PrettyStream;
 
 /**
  * The root logger (the only one; components get children). JSON lines by default, as
@@ -12,6 +21,7 @@ export function createLogger(options: { format?: LogFormat; level?: string } = {
   const format = options.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
   const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
   if (format === 'pretty') {
+    const pretty = requirePretty();
     return pino(
       { level },
       pretty({
