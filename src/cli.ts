@@ -54,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
         for (const line of result.errors) process.stdout.write(`${line}\n`);
         return 1;
       }
+      // Warnings (`path: message (deprecated)`) never fail validation: the file still works.
+      for (const line of result.warnings) process.stdout.write(`${line}\n`);
       process.stdout.write(`${configPath}: valid (${Object.keys(result.config.loops).length} loop(s))\n`);
       return 0;
     }

@@ -32,6 +32,7 @@ export class DaemonTimers {
   private flushTimer: TimerHandle | undefined;
   private pruneTimer: TimerHandle | undefined;
   private statusTimer: TimerHandle | undefined;
+  private stopped = false;
   /** Flushes failing in a row (logged once per streak). */
   private flushFailures = 0;
 
@@ -46,16 +47,20 @@ export class DaemonTimers {
 
   /** Cancels every timer; a flush can still be asked for (the daemon's last one, after driving safe). */
   stop(): void {
+    this.stopped = true;
     if (this.statusTimer) this.opts.clock.clearTimer(this.statusTimer);
     if (this.flushTimer) this.opts.clock.clearTimer(this.flushTimer);
     if (this.pruneTimer) this.opts.clock.clearTimer(this.pruneTimer);
   }
 
-  /** Writes batched state; a storage failure is logged, never stops regulation. */
-  flush(): void {
+  /**
+   * Writes batched state; a storage failure is logged, never stops regulation. `encodedOnly`:
+   * the periodic flush after flushInSlices (see StateStore.flush).
+   */
+  flush(options: { encodedOnly?: boolean } = {}): void {
     const store = this.opts.store;
     try {
-      store.state.flush();
+      store.state.flush(options);
       if (this.flushFailures > 0 && !store.health) {
         this.opts.logger.info({ failures: this.flushFailures }, 'loop state written to the database again');
       }
@@ -79,10 +84,25 @@ export class DaemonTimers {
   private scheduleFlushes(): void {
     const everyMs = this.opts.flushEveryMs();
     const tick = () => {
-      this.flush();
+      this.flushInSlices();
       this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
     };
     this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
+  }
+
+  /**
+   * The periodic flush without one long stall: the loops' states are encoded (deflated)
+   * FLUSH_ENCODE_SLICE at a time with a turn of the event loop between slices, then written in
+   * one transaction as before (one commit per flush spares the SD card). After stop() the
+   * daemon's own last flush writes everything.
+   */
+  private flushInSlices(): void {
+    if (this.stopped) return;
+    if (!this.opts.store.state.encodeSome(FLUSH_ENCODE_SLICE)) {
+      setImmediate(() => this.flushInSlices());
+      return;
+    }
+    this.flush({ encodedOnly: true });
   }
 
   /** History retention now and every hour; a failure is logged and retried next hour. */
@@ -107,12 +127,26 @@ export class DaemonTimers {
     const everyMs = this.opts.statusEveryMs;
     if (everyMs <= 0) return;
     const tick = () => {
-      for (const { status, unit } of this.opts.statusLines()) {
-        if (!status) continue;
-        this.opts.logger.info({ status }, formatStatusLine(status, unit));
-      }
+      this.writeStatusLines([...this.opts.statusLines()]);
       this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
     };
     this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
   }
+
+  /**
+   * STATUS_LINES_PER_TURN lines per turn of the event loop: 200 lines at once (each a status
+   * object serialized by pino and written synchronously) stall it for 10–40 ms here.
+   */
+  private writeStatusLines(lines: StatusLineSource[]): void {
+    if (this.stopped) return;
+    for (const { status, unit } of lines.splice(0, STATUS_LINES_PER_TURN)) {
+      if (status) this.opts.logger.info({ status }, formatStatusLine(status, unit));
+    }
+    if (lines.length > 0) setImmediate(() => this.writeStatusLines(lines));
+  }
 }
+
+/** Loop states encoded per turn of the event loop before a periodic flush (see flushInSlices). */
+const FLUSH_ENCODE_SLICE = 20;
+/** Status lines written per turn of the event loop (see writeStatusLines). */
+const STATUS_LINES_PER_TURN = 10;

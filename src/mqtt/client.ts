@@ -1,4 +1,5 @@
-import mqtt, { type IConnackPacket, type IPublishPacket, type MqttClient } from 'mqtt';
+import { createRequire } from 'node:module';
+import type { IConnackPacket, IPublishPacket, MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import { redactUrl } from '../redact.js';
 import { connackRefusal, errorMessage, refusalHint, withTimeout } from './connection-errors.js';
@@ -10,6 +11,12 @@ export type { MqttSettings } from './connection-settings.js';
 export { MAX_INCOMING_PACKET_BYTES, RECEIVE_MAXIMUM } from './connection-settings.js';
 
 export { topicMatchesFilter } from './topic-filter.js';
+
+/**
+ * MQTT.js and its dependencies (~100 modules, ~8 MB of RSS) are loaded when a connection starts:
+ * a node without a broker never carries them. Its CommonJS build, so synchronously.
+ */
+const loadMqtt = (): typeof import('mqtt') => createRequire(import.meta.url)('mqtt') as typeof import('mqtt');
 
 /** Tuning of {@link MqttConnection}; defaults suit a daemon, tests pass small values. */
 export interface MqttConnectionOptions {
@@ -102,7 +109,10 @@ export class MqttConnection {
   start(): void {
     if (this.stopped) throw new Error('MqttConnection: start() after stop()');
     if (this.client) return;
-    const client = mqtt.connect(this.settings.url, clientOptionsFor(this.settings, this.availabilityTopic));
+    const client = loadMqtt().connect(
+      this.settings.url,
+      clientOptionsFor(this.settings, this.availabilityTopic),
+    );
     this.client = client;
     client.on('connect', (connack) => this.handleConnect(connack));
     client.on('close', () => this.handleClose());

@@ -3,6 +3,9 @@ import type { Reading } from '../core/types.js';
 import type { SensorDriver } from '../drivers/types.js';
 import { type Clock, shiftDriverTimes, type TimerHandle } from './clock.js';
 
+/** From this many sensors on, their periods are spread (see start()); a few read together cost nothing. */
+const SPREAD_FROM_SENSORS = 16;
+
 /** A sensor and how often to read it. */
 export interface SampledSensor {
   driver: SensorDriver;
@@ -91,10 +94,15 @@ export class Sampler {
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
-    for (const slot of this.#slots) {
+    const count = this.#slots.length;
+    const spread = count > SPREAD_FROM_SENSORS;
+    this.#slots.forEach((slot, index) => {
       this.#enqueue(slot);
-      this.#armPeriod(slot);
-    }
+      // Many sensors armed together would be read, and their loops cycled, in one burst every
+      // period (200 loops: one long stall per period): their first period is spread over one.
+      const firstDelayMs = spread ? (slot.sensor.periodMs * (index + 1)) / count : slot.sensor.periodMs;
+      this.#armPeriod(slot, firstDelayMs);
+    });
   }
 
   /** Stops the timers, drops queued reads and resolves once in-flight reads have finished. */
@@ -198,13 +206,13 @@ export class Sampler {
     this.#slots = next;
   }
 
-  #armPeriod(slot: SensorSlot): void {
+  #armPeriod(slot: SensorSlot, delayMs = slot.sensor.periodMs): void {
     slot.timer = this.#opts.clock.setTimer(() => {
       slot.timer = undefined;
       if (this.#stopped || slot.removed) return;
       this.#enqueue(slot);
       this.#armPeriod(slot);
-    }, slot.sensor.periodMs);
+    }, delayMs);
   }
 
   #enqueue(slot: SensorSlot): void {
