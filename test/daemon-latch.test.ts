@@ -8,6 +8,7 @@ import type { Daemon } from '../src/daemon/daemon.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import { holdWriteLock, LATCHING_DEMO, tempDbPath } from './storage/support.js';
 import { startStoreDaemon, type TestNode } from './support/node.js';
+import type { HasAfter } from './support/tmp.js';
 
 // The room heater barely heats (a heating element fell off), and the room loop watches it.
 const TEXT = LATCHING_DEMO;
@@ -23,6 +24,16 @@ async function stop(run: TestNode): Promise<void> {
 
 const faulted = (daemon: Daemon) => room(daemon).conditions.find((c) => c.type === 'Faulted');
 const heater = async (daemon: Daemon) => daemon.drivers.actuators.get('room_heater')!.observe();
+
+/** A daemon on a new store file whose room latched its fault: 15 minutes of ineffective heating. */
+async function startLatched(t: HasAfter, latchedMessage?: string) {
+  const dbPath = tempDbPath(t, 'homeostat-latch-');
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const run = await start(dbPath, clock);
+  await clock.advance(15 * 60_000);
+  assert.equal(faulted(run.daemon)?.status, 'True', latchedMessage);
+  return { dbPath, clock, run };
+}
 
 test('given an ineffective heater, it latches, stays off across a restart, and heats again after a reset', async (t) => {
   const dbPath = tempDbPath(t, 'homeostat-latch-');
@@ -62,11 +73,9 @@ test('given an ineffective heater, it latches, stays off across a restart, and h
 });
 
 test('given a reset latch, when the daemon dies right after its next cycle (no stop, no batched flush), then after a restart the latch stays cleared', async (t) => {
-  const dbPath = tempDbPath(t, 'homeostat-latch-');
-  const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  let run = await start(dbPath, clock);
-  await clock.advance(15 * 60_000);
-  assert.equal(faulted(run.daemon)?.status, 'True');
+  const latched = await startLatched(t);
+  const { dbPath, clock } = latched;
+  let run = latched.run;
 
   // A person resets it; the loop's next cycle runs; then the process is killed: no stop(), so
   // nothing batched is flushed (memory.flush is 600 s in the demo).
@@ -116,11 +125,9 @@ test('given the supervised store, when an hour passes, then history retention ru
 });
 
 test('given a latched fault on file, when the daemon restarts while another process holds the write lock (it starts on the in-memory stand-in), then the latch holds and is still in the file once the lock is gone', async (t) => {
-  const dbPath = tempDbPath(t, 'homeostat-latch-');
-  const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  let run = await start(dbPath, clock);
-  await clock.advance(15 * 60_000);
-  assert.equal(faulted(run.daemon)?.status, 'True', 'latched');
+  const latched = await startLatched(t, 'latched');
+  const { dbPath, clock } = latched;
+  let run = latched.run;
   await stop(run);
 
   // An edited file (it must be written) while another process holds the lock: the stand-in.

@@ -89,22 +89,12 @@ function spec(make: Factory, tdPerDeadTime = 0): ControllerSpec {
   };
 }
 
-/** Open-loop schedule: on until t1, then off `offS` / on `onS` alternately. */
+/**
+ * Open-loop schedule: on until t1, then off `offS` / on `onS` alternately (schedule2 whose first
+ * off segment is an ordinary one).
+ */
 function schedule(t1S: number, offS: number, onS: number): ControllerSpec {
-  return {
-    id: 'sched',
-    actuators: ['relay'],
-    note: '',
-    create: ({ startMs }) => ({
-      onReading() {},
-      levelAt(atMs: number) {
-        const t = (atMs - startMs) / 1000;
-        if (t < t1S) return 1;
-        const phase = (t - t1S) % (offS + onS);
-        return phase < offS ? 0 : 1;
-      },
-    }),
-  };
+  return { ...schedule2(t1S, offS, onS, offS), id: 'sched' };
 }
 
 const fmt = (m: RunMetrics) =>

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -23,6 +22,7 @@ import type { Config } from '../../src/config/schema.js';
 import { openStore } from '../../src/store/database.js';
 import type { DatagramSocket } from '../../src/systemd/notify.js';
 import { pi4Sysfs } from '../drivers/gpio/fakes.js';
+import { freePort } from '../support/net.js';
 
 const FIXTURES = resolve('test/fixtures/sys');
 const W1_TWO = join(FIXTURES, 'w1-two-sensors');
@@ -214,7 +214,7 @@ describe('broker check', () => {
   });
 
   test('a closed port: fail with the ECONNREFUSED fix, and no password in the output', async () => {
-    const port = await closedPort();
+    const port = await freePort(); // bound, then released: nothing listens on it
     const dir = tempDir();
     writeFileSync(join(dir, 'pw'), 'hunter2\n');
     const cfg = config({
@@ -394,15 +394,3 @@ describe('homeostat doctor', () => {
     assert.match(result.stdout, /^✓ config: /m);
   });
 });
-
-/** A port nothing listens on: bound, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}

@@ -141,6 +141,46 @@ async function runSafe(configPath: string, io: SysfsIo, sysfsRoot: string, pinTi
   return { code, lines, text: lines.join('\n') };
 }
 
+type Pins = Parameters<typeof pi4>[0];
+
+/**
+ * Given `pins` on a Pi 4 as a killed daemon left them and a config with `relays` (lines of the
+ * `actuators:` section), runs `homeostat safe` on the fake kernel.
+ */
+async function safeOnPi4(
+  pins: Pins,
+  relays: string,
+  kernelOpts: Parameters<typeof fakeKernel>[1] = {},
+  pinTimeoutMs?: number,
+) {
+  const root = pi4(pins);
+  const kernel = fakeKernel(root, kernelOpts);
+  const result = await runSafe(configFile(root, relays), kernel.io, root, pinTimeoutMs);
+  return { root, kernel, result };
+}
+
+/**
+ * A config without GPIO relays in a new temp dir: an MQTT sensor, the MQTT `actuators` (lines of
+ * the section), loop `room` with `roomActuators` (`raise: heater…`), the broker at `url`.
+ */
+function mqttOnlyConfigFile(url: string, actuators: string, roomActuators: string) {
+  const root = tempTree({ placeholder: '' });
+  const path = join(root, 'config.yaml');
+  writeFileSync(
+    path,
+    `version: 1
+node: { id: n }
+mqtt: { url: '${url}' }
+sensors: { t: { kind: mqtt, topic: t } }
+actuators:
+${actuators}
+loops:
+  room: { sensor: t, ${roomActuators}, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
+`,
+  );
+  return { root, path };
+}
+
 const FOUR_RELAYS = `  heater: { kind: gpio_relay, bcm: 17 }
   cooler: { kind: gpio_relay, bcm: 27, activeLow: false }
   fan: { kind: gpio_relay, bcm: 22 }
@@ -148,14 +188,15 @@ const FOUR_RELAYS = `  heater: { kind: gpio_relay, bcm: 17 }
 
 describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
   test('given relays left ON (active-low and active-high), one already off, when safe runs, then every pin is released and exit is 0', async () => {
-    const root = pi4({
-      17: { direction: 'out', value: 1, activeLow: 1 }, // heater ON: pin low energises the board
-      27: { direction: 'out', value: 1, activeLow: 0 }, // cooler ON: pin high
-      22: { direction: 'out', value: 0, activeLow: 1 }, // fan already off (pin high)
-      23: { direction: 'out', value: 1, activeLow: 0 }, // lamp ON
-    });
-    const kernel = fakeKernel(root);
-    const result = await runSafe(configFile(root, FOUR_RELAYS), kernel.io, root);
+    const { root, result } = await safeOnPi4(
+      {
+        17: { direction: 'out', value: 1, activeLow: 1 }, // heater ON: pin low energises the board
+        27: { direction: 'out', value: 1, activeLow: 0 }, // cooler ON: pin high
+        22: { direction: 'out', value: 0, activeLow: 1 }, // fan already off (pin high)
+        23: { direction: 'out', value: 1, activeLow: 0 }, // lamp ON
+      },
+      FOUR_RELAYS,
+    );
     assert.equal(result.code, 0, result.text);
     assert.deepEqual(
       [17, 27, 22, 23].map((bcm) => rawLevel(root, bcm)),
@@ -175,15 +216,12 @@ describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
   });
 
   test('a pin already at its safe level is not written at all (no glitch), and the others once each', async () => {
-    const root = pi4({
-      17: { direction: 'out', value: 1, activeLow: 1 },
-      22: { direction: 'out', value: 0, activeLow: 1 },
-    });
-    const kernel = fakeKernel(root);
-    const result = await runSafe(
-      configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }\n  fan: { kind: gpio_relay, bcm: 22 }'),
-      kernel.io,
-      root,
+    const { kernel, result } = await safeOnPi4(
+      {
+        17: { direction: 'out', value: 1, activeLow: 1 },
+        22: { direction: 'out', value: 0, activeLow: 1 },
+      },
+      '  heater: { kind: gpio_relay, bcm: 17 }\n  fan: { kind: gpio_relay, bcm: 22 }',
     );
     assert.equal(result.code, 0, result.text);
     assert.deepEqual(kernel.writes, [['class/gpio/gpio529/value', '0']]);
@@ -191,13 +229,7 @@ describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
   });
 
   test('given a pin the daemon never exported, when safe runs, then it is exported straight at the released level (never energised on the way)', async () => {
-    const root = pi4();
-    const kernel = fakeKernel(root);
-    const result = await runSafe(
-      configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }'),
-      kernel.io,
-      root,
-    );
+    const { root, kernel, result } = await safeOnPi4({}, '  heater: { kind: gpio_relay, bcm: 17 }');
     assert.equal(result.code, 0, result.text);
     assert.equal(rawLevel(root, 17), 1);
     assert.deepEqual(kernel.writes.slice(0, 2), [
@@ -210,12 +242,9 @@ describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
   });
 
   test('an exported input (floating: the board follows its pull resistor) becomes an output at the released level', async () => {
-    const root = pi4({ 27: { direction: 'in', value: 0, activeLow: 0 } });
-    const kernel = fakeKernel(root);
-    const result = await runSafe(
-      configFile(root, '  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }'),
-      kernel.io,
-      root,
+    const { root, kernel, result } = await safeOnPi4(
+      { 27: { direction: 'in', value: 0, activeLow: 0 } },
+      '  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }',
     );
     assert.equal(result.code, 0, result.text);
     assert.equal(rawLevel(root, 27), 0);
@@ -223,12 +252,9 @@ describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
   });
 
   test('safeState: on is honoured (a circulation pump that must keep running)', async () => {
-    const root = pi4({ 17: { direction: 'out', value: 0, activeLow: 1 } });
-    const kernel = fakeKernel(root);
-    const result = await runSafe(
-      configFile(root, '  pump: { kind: gpio_relay, bcm: 17, safeState: on }'),
-      kernel.io,
-      root,
+    const { root, result } = await safeOnPi4(
+      { 17: { direction: 'out', value: 0, activeLow: 1 } },
+      '  pump: { kind: gpio_relay, bcm: 17, safeState: on }',
     );
     assert.equal(result.code, 0, result.text);
     assert.equal(rawLevel(root, 17), 0, 'active-low: energised = pin low');
@@ -237,12 +263,9 @@ describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
 
   test("a pin whose active_low file disagrees with the config is judged by its raw level (the daemon's last word)", async () => {
     // Config says active-high, the pin was exported active-low: raw 1 is what the board sees.
-    const root = pi4({ 27: { direction: 'out', value: 0, activeLow: 1 } });
-    const kernel = fakeKernel(root);
-    const result = await runSafe(
-      configFile(root, '  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }'),
-      kernel.io,
-      root,
+    const { root, result } = await safeOnPi4(
+      { 27: { direction: 'out', value: 0, activeLow: 1 } },
+      '  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }',
     );
     assert.equal(result.code, 0, result.text);
     assert.equal(rawLevel(root, 27), 0);
@@ -251,13 +274,15 @@ describe('homeostat safe: GPIO relays a killed daemon left ON', () => {
 
 describe('homeostat safe: failures are reported, and the other pins are still driven', () => {
   test('given one pin whose writes fail, when safe runs, then the others are released and exit is 1 naming it', async () => {
-    const root = pi4({
-      17: { direction: 'out', value: 1, activeLow: 1 },
-      27: { direction: 'out', value: 1, activeLow: 0 },
-      22: { direction: 'out', value: 1, activeLow: 1 },
-    });
-    const kernel = fakeKernel(root, { fail: BASE + 27 });
-    const result = await runSafe(configFile(root, FOUR_RELAYS), kernel.io, root);
+    const { root, result } = await safeOnPi4(
+      {
+        17: { direction: 'out', value: 1, activeLow: 1 },
+        27: { direction: 'out', value: 1, activeLow: 0 },
+        22: { direction: 'out', value: 1, activeLow: 1 },
+      },
+      FOUR_RELAYS,
+      { fail: BASE + 27 },
+    );
     assert.equal(result.code, 1);
     assert.deepEqual(
       [17, 22, 23].map((bcm) => rawLevel(root, bcm)),
@@ -268,12 +293,10 @@ describe('homeostat safe: failures are reported, and the other pins are still dr
   });
 
   test('a pin claimed by a kernel driver (export: EBUSY) fails with what to check; the others are released', async () => {
-    const root = pi4({ 17: { direction: 'out', value: 1, activeLow: 1 } });
-    const kernel = fakeKernel(root, { busy: BASE + 4 });
-    const result = await runSafe(
-      configFile(root, '  heater: { kind: gpio_relay, bcm: 17 }\n  probe_pin: { kind: gpio_relay, bcm: 4 }'),
-      kernel.io,
-      root,
+    const { root, result } = await safeOnPi4(
+      { 17: { direction: 'out', value: 1, activeLow: 1 } },
+      '  heater: { kind: gpio_relay, bcm: 17 }\n  probe_pin: { kind: gpio_relay, bcm: 4 }',
+      { busy: BASE + 4 },
     );
     assert.equal(result.code, 1);
     assert.equal(rawLevel(root, 17), 1);
@@ -284,18 +307,13 @@ describe('homeostat safe: failures are reported, and the other pins are still dr
   });
 
   test('a pin whose sysfs write never returns does not hang safe: it fails at its deadline, the others are released', async () => {
-    const root = pi4({
-      17: { direction: 'out', value: 1, activeLow: 1 },
-      27: { direction: 'out', value: 1, activeLow: 0 },
-    });
-    const kernel = fakeKernel(root, { hang: BASE + 17 });
-    const result = await runSafe(
-      configFile(
-        root,
-        '  heater: { kind: gpio_relay, bcm: 17 }\n  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }',
-      ),
-      kernel.io,
-      root,
+    const { root, result } = await safeOnPi4(
+      {
+        17: { direction: 'out', value: 1, activeLow: 1 },
+        27: { direction: 'out', value: 1, activeLow: 0 },
+      },
+      '  heater: { kind: gpio_relay, bcm: 17 }\n  cooler: { kind: gpio_relay, bcm: 27, activeLow: false }',
+      { hang: BASE + 17 },
       50,
     );
     assert.equal(result.code, 1);
@@ -332,20 +350,11 @@ describe('homeostat safe: failures are reported, and the other pins are still dr
 
 describe('homeostat safe: configs', () => {
   test('a config without GPIO relays and a broker that refuses: exit 0, nothing to drive, and which plugs have a dead man’s switch', async () => {
-    const root = tempTree({ placeholder: '' });
-    const path = join(root, 'config.yaml');
-    writeFileSync(
-      path,
-      `version: 1
-node: { id: n }
-mqtt: { url: 'mqtt://127.0.0.1:1' }
-sensors: { t: { kind: mqtt, topic: t } }
-actuators:
-  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
-  cooler: { kind: mqtt_switch, preset: zigbee2mqtt, device: zigbee2mqtt/cooler }
-loops:
-  room: { sensor: t, raise: heater, lower: cooler, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
-`,
+    const { root, path } = mqttOnlyConfigFile(
+      'mqtt://127.0.0.1:1',
+      `  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
+  cooler: { kind: mqtt_switch, preset: zigbee2mqtt, device: zigbee2mqtt/cooler }`,
+      'raise: heater, lower: cooler',
     );
     const result = await runSafe(path, fileSysfsIo, root);
     assert.equal(result.code, 0, result.text);
@@ -369,18 +378,10 @@ loops:
       silent.close();
     });
     const port = (silent.address() as { port: number }).port;
-    const root = tempTree({ placeholder: '' });
-    const path = join(root, 'config.yaml');
-    writeFileSync(
-      path,
-      `version: 1
-node: { id: n }
-mqtt: { url: 'mqtt://127.0.0.1:${port}' }
-sensors: { t: { kind: mqtt, topic: t } }
-actuators: { heater: { kind: mqtt_switch, preset: tasmota, device: plug } }
-loops:
-  room: { sensor: t, raise: heater, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
-`,
+    const { path } = mqttOnlyConfigFile(
+      `mqtt://127.0.0.1:${port}`,
+      '  heater: { kind: mqtt_switch, preset: tasmota, device: plug }',
+      'raise: heater',
     );
     const lines: string[] = [];
     const code = await safeCommand({ configPath: path, env: {}, mqttTimeoutMs: 200 }, (l) => lines.push(l));

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseConfigText } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { safeLevelOf, toLoopSpec } from '../../src/config/to-loop-spec.js';
+import { configErrors, validConfig } from '../support/config.js';
+import { type ConfigErrorCase, testConfigErrorCases } from '../support/config-cases.js';
 
 /**
  * A greenhouse on a Pi: a DS18B20, a window switch, a flow meter, a relay heater. Each part is
@@ -33,17 +34,8 @@ loops:
 `;
 }
 
-function valid(text: string): Config {
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  return loaded.config;
-}
-
-function errors(text: string): string[] {
-  const loaded = parseConfigText(text);
-  assert.ok(!loaded.ok, 'expected the config to be invalid');
-  return loaded.errors;
-}
+const valid = validConfig;
+const errors = configErrors;
 
 describe('gpio block', () => {
   test('absent: resolved like an empty block (sysfsRoot /sys, the chip detected)', () => {
@@ -164,7 +156,7 @@ describe('gpio_input debounceS, and its old name debounceMs', () => {
 
 describe('GPIO config errors', () => {
   // [what, config text, expected `path: message` lines (every one must be reported)]
-  const cases: [string, string, string[]][] = [
+  const cases: ConfigErrorCase[] = [
     [
       'a pin used by a sensor and a relay',
       configText({ heater: '{ kind: gpio_relay, bcm: 27 }' }),
@@ -256,11 +248,5 @@ describe('GPIO config errors', () => {
       ['gpio.chip: unknown key (allowed: sysfsRoot, chipLabel, base)'],
     ],
   ];
-  for (const [what, text, expected] of cases) {
-    test(what, () => {
-      const found = errors(text);
-      for (const line of expected)
-        assert.ok(found.includes(line), `expected "${line}" among:\n${found.join('\n')}`);
-    });
-  }
+  testConfigErrorCases(cases);
 });

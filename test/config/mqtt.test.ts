@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseConfigText } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { LOOP_POLICY, safeLevelOf, toLoopSpec } from '../../src/config/to-loop-spec.js';
+import { validConfig } from '../support/config.js';
+import { type ConfigErrorCase, testConfigErrorCases } from '../support/config-cases.js';
 
 /** A config with an MQTT sensor and the given actuators (YAML flow mappings by id). */
 function configText(
@@ -23,17 +23,7 @@ loops:
 `;
 }
 
-function valid(text: string): Config {
-  const loaded = parseConfigText(text);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
-  return loaded.config;
-}
-
-function errors(text: string): string[] {
-  const loaded = parseConfigText(text);
-  assert.ok(!loaded.ok, 'expected the config to be invalid');
-  return loaded.errors;
-}
+const valid = validConfig;
 
 const TASMOTA = '{ kind: mqtt_switch, preset: tasmota, device: plug }';
 
@@ -143,7 +133,7 @@ describe('mqtt config errors', () => {
   const LEVEL = (extra: string) =>
     `{ kind: mqtt_level, commandTopic: cmnd/fan/Dimmer, stateTopic: stat/fan/RESULT${extra} }`;
   // [what, config text, expected `path: message` lines (every one must be reported)]
-  const cases: [string, string, string[]][] = [
+  const cases: ConfigErrorCase[] = [
     [
       'no mqtt block',
       configText({ heater: TASMOTA, fan: LEVEL('') }, { mqtt: '' }),
@@ -237,13 +227,7 @@ describe('mqtt config errors', () => {
       ],
     ],
   ];
-  for (const [what, text, expected] of cases) {
-    test(`${what} → ${expected.length} error(s)`, () => {
-      const found = errors(text);
-      for (const line of expected)
-        assert.ok(found.includes(line), `expected "${line}" among:\n${found.join('\n')}`);
-    });
-  }
+  testConfigErrorCases(cases, (what, expected) => `${what} → ${expected.length} error(s)`);
 });
 
 describe('toLoopSpec with MQTT actuators', () => {

@@ -13,6 +13,7 @@ import {
   STORAGE_DEFAULTS,
 } from '../../src/config/schema.js';
 import type { Mode, Quantity } from '../../src/core/types.js';
+import { minimalSimConfigText } from '../support/config.js';
 
 /** Parses a YAML config that must be valid. */
 function valid(yaml: string): Config {
@@ -21,26 +22,8 @@ function valid(yaml: string): Config {
   return result.data;
 }
 
-/** Minimal valid YAML; `extra` is appended verbatim (more loops, sensors…). */
-const minimal = (loopExtra = '', extra = '') => `
-version: 1
-node: { id: pi }
-simulation:
-  plants:
-    p: { ambient: 10, timeConstantS: 600 }
-sensors:
-  t: { kind: simulated, plant: p }
-actuators:
-  heater: { kind: simulated_relay, plant: p, gain: 20 }
-loops:
-  room:
-    sensor: t
-    raise: heater
-    setpoint: 20
-    limits: { min: 5, max: 30 }
-    controller: { type: pid, kp: 0.2 }
-${loopExtra}
-${extra}`;
+/** Minimal valid YAML (support's one simulated loop); `extra` is appended verbatim (more loops, sensors…). */
+const minimal = (loopExtra = '', extra = '') => minimalSimConfigText({ loopExtra, extra });
 
 describe('config/demo.yaml', () => {
   test('validates', () => {

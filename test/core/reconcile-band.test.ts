@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ActuatorSpec, LoopSpec } from '../../src/core/loop-spec.js';
-import { initialLoopMemory, type LoopMemory, reconcile } from '../../src/core/reconcile.js';
+import { reconcile } from '../../src/core/reconcile.js';
 import type { Mode, Reading } from '../../src/core/types.js';
 import {
   at,
@@ -18,6 +18,7 @@ import {
   simulate,
   splitRangeLoop,
 } from './fixtures.js';
+import { assertIdempotentOnceApplied } from './idempotence.js';
 
 const SETPOINT = 20;
 
@@ -213,34 +214,10 @@ describe('reconcile, band modulation: idempotent', () => {
       'heat_cool',
     ],
   ];
-  /** What the controller and relays remember, without the command bookkeeping. */
-  const controllerState = ({ commands: _c, conditions: _k, ...rest }: LoopMemory) => rest;
-
   for (const [name, spec, mode] of cases) {
     for (const value of [SETPOINT - 3, SETPOINT, SETPOINT + 3]) {
       test(`${name}, ${value} °C: once applied, reconciling again changes nothing`, () => {
-        const now = at(min(1));
-        const r = reading(value, now);
-        const ids = [spec.raise?.id, spec.lower?.id].filter((id): id is string => id !== undefined);
-        const off = Object.fromEntries(ids.map((id) => [id, 0]));
-        const first = reconcile(spec, desired(mode, SETPOINT), observed(r, off), initialLoopMemory(), now);
-        const applied = { ...off, ...first.wanted };
-        const second = reconcile(spec, desired(mode, SETPOINT), observed(r, applied), first.memory, now);
-        assert.deepEqual(second.commands, []);
-        assert.deepEqual(second.wanted, first.wanted);
-        assert.deepEqual(controllerState(second.memory), controllerState(first.memory));
-        const third = reconcile(spec, desired(mode, SETPOINT), observed(r, applied), second.memory, now);
-        assert.deepEqual(third.memory, second.memory);
-        assert.equal(third.nextWakeMs, second.nextWakeMs);
-        const later = reconcile(
-          spec,
-          desired(mode, SETPOINT),
-          observed(r, applied),
-          third.memory,
-          now + s(5),
-        );
-        assert.deepEqual(later.commands, []);
-        assert.deepEqual(later.wanted, first.wanted);
+        assertIdempotentOnceApplied(spec, mode, SETPOINT, value);
       });
     }
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LoopSpec } from '../../src/core/loop-spec.js';
-import { initialLoopMemory, type LoopMemory, reconcile } from '../../src/core/reconcile.js';
+import { initialLoopMemory, reconcile } from '../../src/core/reconcile.js';
 import type { ActuatorLevel, Mode, Reading } from '../../src/core/types.js';
 import {
   allLoops,
@@ -20,18 +20,9 @@ import {
   simulate,
   splitRangeLoop,
 } from './fixtures.js';
+import { actuatorIds, assertIdempotentOnceApplied } from './idempotence.js';
 
 const SETPOINT = 20;
-
-/** What the controller and the relays remember, without the command bookkeeping. */
-function controllerState(memory: LoopMemory): Omit<LoopMemory, 'commands' | 'conditions'> {
-  const { commands: _commands, conditions: _conditions, ...rest } = memory;
-  return rest;
-}
-
-function ids(spec: LoopSpec): string[] {
-  return [spec.raise?.id, spec.lower?.id].filter((id): id is string => id !== undefined);
-}
 
 describe('reconcile: idempotent', () => {
   const readings: Array<[name: string, value: number]> = [
@@ -42,34 +33,7 @@ describe('reconcile: idempotent', () => {
   for (const { name, spec, mode } of allLoops) {
     for (const [where, value] of readings) {
       test(`${name}, ${where}: once applied, reconciling again changes nothing`, () => {
-        const now = at(min(1));
-        const r = reading(value, now);
-        const off = Object.fromEntries(ids(spec).map((id) => [id, 0]));
-        // Given a first cycle whose wanted levels are then applied …
-        const first = reconcile(spec, desired(mode, SETPOINT), observed(r, off), initialLoopMemory(), now);
-        const applied = { ...off, ...first.wanted };
-        // … when the loop is reconciled again with the same time and reading, nothing is sent …
-        const second = reconcile(spec, desired(mode, SETPOINT), observed(r, applied), first.memory, now);
-        assert.deepEqual(second.commands, []);
-        assert.deepEqual(second.wanted, first.wanted);
-        // … the controller remembers the same (only the commands are now confirmed) …
-        assert.deepEqual(controllerState(second.memory), controllerState(first.memory));
-        assert.ok(Object.values(second.memory.commands).every((c) => c.confirmed));
-        // … and a third time is a fixed point: deep-equal memory, same wake-up.
-        const third = reconcile(spec, desired(mode, SETPOINT), observed(r, applied), second.memory, now);
-        assert.deepEqual(third.commands, []);
-        assert.deepEqual(third.memory, second.memory);
-        assert.equal(third.nextWakeMs, second.nextWakeMs);
-        // A cycle a few seconds later without a new reading is no news either.
-        const later = reconcile(
-          spec,
-          desired(mode, SETPOINT),
-          observed(r, applied),
-          third.memory,
-          now + s(5),
-        );
-        assert.deepEqual(later.commands, []);
-        assert.deepEqual(later.wanted, first.wanted);
+        assertIdempotentOnceApplied(spec, mode, SETPOINT, value);
       });
 
       test(`${name}, ${where}: reconciling twice without applying sends nothing the second time`, () => {
@@ -83,7 +47,7 @@ describe('reconcile: idempotent', () => {
           initialLoopMemory(),
           now,
         );
-        assert.equal(first.commands.length, ids(spec).length, 'unknown actuators are commanded');
+        assert.equal(first.commands.length, actuatorIds(spec).length, 'unknown actuators are commanded');
         const second = reconcile(spec, desired(mode, SETPOINT), observed(r, unknown), first.memory, now);
         assert.deepEqual(second.commands, [], 'retry not due yet');
         const soon = reconcile(
@@ -97,7 +61,7 @@ describe('reconcile: idempotent', () => {
         const due = reconcile(spec, desired(mode, SETPOINT), observed(r, unknown), soon.memory, now + s(10));
         assert.deepEqual(
           due.commands.map((c) => c.reason),
-          ids(spec).map(() => 'retry'),
+          actuatorIds(spec).map(() => 'retry'),
           'retried after retryInitialMs',
         );
       });
@@ -113,7 +77,7 @@ describe('reconcile: mode off', () => {
       assert.ok((cold.wanted[spec.raise!.id] ?? 0) > 0, 'given the raising actuator is on');
       h.want = desired('off', SETPOINT, 2);
       const off = h.cycle(at(s(1)), SETPOINT - 3);
-      for (const id of ids(spec)) assert.equal(off.wanted[id], 0, id);
+      for (const id of actuatorIds(spec)) assert.equal(off.wanted[id], 0, id);
       assert.deepEqual(
         off.commands.map((c) => [c.actuatorId, c.level, c.reason]),
         [[spec.raise!.id, 0, 'safe-state']],
@@ -173,7 +137,7 @@ describe('reconcile: sensor faults put every actuator in its safe state', () => 
           h.memory,
           now,
         );
-        for (const id of ids(spec)) assert.equal(result.wanted[id], 0, `${id} at its safe level`);
+        for (const id of actuatorIds(spec)) assert.equal(result.wanted[id], 0, `${id} at its safe level`);
         assert.deepEqual(
           result.commands.map((c) => [c.actuatorId, c.level, c.reason]),
           [[spec.raise!.id, 0, 'safe-state']],

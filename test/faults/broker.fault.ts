@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sleep } from '../integration/helpers.js';
 import { BASE, faultConfigText, LOOPS, stateTopic } from './support/config.js';
@@ -8,7 +7,7 @@ import { measureFrom, rssOf, startProbedDaemon } from './support/daemon.js';
 import { historyRowsBetween, lastEventId } from './support/db.js';
 import { reportFigures } from './support/figures.js';
 import { condition } from './support/mqtt.js';
-import { bridgeReady, Resources, Verdicts } from './support/scenario.js';
+import { bridgeReady, openScenario } from './support/scenario.js';
 
 /**
  * Issue 8's broker outages: the private Mosquitto is stopped and started again (it forgets
@@ -32,13 +31,10 @@ describe('broker outages', () => {
   test(`the broker stopped for ${OUTAGES_S.join(' s and ')} s: regulation continues, the MQTT-sensor loop goes safe, state is republished on reconnect`, {
     timeout: 240_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-broker-');
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(dir, 'state.db');
+    const { res, v, broker, client, dir, configPath, dbPath } = await openScenario(
+      t,
+      'homeostat-fault-broker-',
+    );
     writeFileSync(
       configPath,
       faultConfigText({

@@ -7,7 +7,13 @@ import { faultConfigText, LOOPS, stateTopic } from './support/config.js';
 import { measureFrom, probeSamples, rssOf, startProbedDaemon } from './support/daemon.js';
 import { reportFigures } from './support/figures.js';
 import { condition } from './support/mqtt.js';
-import { assertFreshlyReconciled, bridgeReady, Resources, Verdicts } from './support/scenario.js';
+import {
+  assertFreshlyReconciled,
+  openScenario,
+  Resources,
+  startRegulating,
+  Verdicts,
+} from './support/scenario.js';
 
 /**
  * Issue 8, files named by the config: `/dev/zero` as the config or as the password file grew
@@ -114,18 +120,11 @@ describe('files named by the config', () => {
   test('a 58 MB config written while running: refused without stalling the loops; a later edit applies', {
     timeout: 120_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-bigconfig-');
-    const configPath = join(dir, 'homeostat.yaml');
+    const scenario = await openScenario(t, 'homeostat-fault-bigconfig-');
+    const { res, v, broker, client, configPath } = scenario;
     const text = faultConfigText({ brokerUrl: broker.url });
     writeFileSync(configPath, text);
-    const daemon = startProbedDaemon({ configPath, dbPath: join(dir, 'state.db'), speed: SPEED, dir });
-    res.daemon(daemon.run);
-    await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await bridgeReady(client, LOOPS);
+    const daemon = await startRegulating(res, scenario, { speed: SPEED });
     await sleep(500);
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import type YAML from 'yaml';
 import { sleep } from '../integration/helpers.js';
@@ -31,8 +30,10 @@ import { condition, parseJson, type ResultPayload, TestMqtt } from './support/mq
 import {
   actuatorLines,
   assertFreshlyReconciled,
-  bridgeReady,
+  openScenario,
   Resources,
+  scenarioPlace,
+  startRegulating,
   Verdicts,
 } from './support/scenario.js';
 
@@ -72,17 +73,13 @@ const MAY_BE_DROPPED_BYTES = 1024;
 
 async function startDaemonWithBroker(t: TestContext, prefix: string, edit?: (doc: YAML.Document) => void) {
   const res = new Resources(t);
-  const broker = await res.broker();
-  const client = await res.observer(broker, ['homeassistant/#']);
-  const dir = res.tempDir(prefix);
-  const configPath = join(dir, 'homeostat.yaml');
-  const dbPath = join(dir, 'state.db');
-  writeFileSync(configPath, faultConfigText({ brokerUrl: broker.url, ...(edit ? { edit } : {}) }));
-  const daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir });
-  res.daemon(daemon.run);
-  await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-  await bridgeReady(client, LOOPS);
-  return { res, broker, client, dir, configPath, dbPath, daemon };
+  const place = await scenarioPlace(res, prefix, ['homeassistant/#']);
+  writeFileSync(
+    place.configPath,
+    faultConfigText({ brokerUrl: place.broker.url, ...(edit ? { edit } : {}) }),
+  );
+  const daemon = await startRegulating(res, place, { speed: SPEED });
+  return { res, ...place, daemon };
 }
 
 describe('hostile input on the command topics', () => {
@@ -371,13 +368,8 @@ describe('retained commands', () => {
   test('a retained fault/reset and retained setpoints are refused at restart: the latch holds, the heater stays off, the retained messages are cleared', {
     timeout: 120_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-retained-');
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(dir, 'state.db');
+    const scenario = await openScenario(t, 'homeostat-fault-retained-');
+    const { res, v, broker, client, dir, configPath, dbPath } = scenario;
     // The room's heater barely warms it (gain 0.5 °C): full output without effect latches
     // "heating ineffective" after 3 s. The finding: at the next start the broker replays
     // retained commands (retain flag set), which cleared the latch (heater back on) and
@@ -396,10 +388,7 @@ describe('retained commands', () => {
         },
       }),
     );
-    let daemon = startProbedDaemon({ configPath, dbPath, speed: 1, dir, name: 'first' });
-    res.daemon(daemon.run);
-    await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await bridgeReady(client, LOOPS);
+    let daemon = await startRegulating(res, scenario, { speed: 1, name: 'first' });
 
     // Given commands someone published with the retain flag while the daemon ran: delivered
     // live, they applied then (a reset with nothing latched, setpoints 25 and 21) …

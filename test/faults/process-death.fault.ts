@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { chipFiles, tempTree } from '../drivers/gpio/fakes.js';
 import { CliProcess, REPO_ROOT } from '../integration/helpers.js';
 import { reportFigures } from './support/figures.js';
-import { Resources, Verdicts } from './support/scenario.js';
+import { openScenario } from './support/scenario.js';
 
 /**
  * Issue 8, "When the process itself dies": a GPIO relay keeps its last level when the daemon
@@ -27,11 +27,7 @@ describe('process death: ExecStopPost homeostat safe', () => {
   test('after a kill with the heat mat ON: homeostat safe releases it and turns the plug off, no database needed', {
     timeout: 60_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker, ['cmnd/#']);
-    const dir = res.tempDir('homeostat-fault-death-');
+    const { res, v, broker, client, dir } = await openScenario(t, 'homeostat-fault-death-', ['cmnd/#']);
     const configPath = join(dir, 'fermenter.yaml');
     const doc = YAML.parseDocument(readFileSync(join(REPO_ROOT, 'config', 'fermenter-pi.yaml'), 'utf8'));
     doc.setIn(['mqtt', 'url'], broker.url);

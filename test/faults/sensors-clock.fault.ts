@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type YAML from 'yaml';
 import { type CliProcess, type LogLine, sleep } from '../integration/helpers.js';
 import { faultConfigText, stateTopic } from './support/config.js';
-import { measureFrom, rssOf, startProbedDaemon, stepClock } from './support/daemon.js';
+import { measureFrom, rssOf, stepClock } from './support/daemon.js';
 import { reportFigures } from './support/figures.js';
 import { condition, type TestMqtt } from './support/mqtt.js';
-import { bridgeReady, Resources, Verdicts } from './support/scenario.js';
+import { openScenario, startRegulating } from './support/scenario.js';
 
 /**
  * Issue 8, "Sensor values and time": a NaN or infinite reading sends the heater to its safe
@@ -59,17 +58,10 @@ describe('sensor values and time', () => {
   test('a NaN or infinite reading turns the heater off at once, for plain and JSON MQTT payloads', {
     timeout: 180_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-nan-');
-    const configPath = join(dir, 'homeostat.yaml');
+    const scenario = await openScenario(t, 'homeostat-fault-nan-');
+    const { res, v, broker, client, configPath } = scenario;
     writeFileSync(configPath, mqttSensorConfig(broker.url));
-    const daemon = startProbedDaemon({ configPath, dbPath: join(dir, 'state.db'), speed: 1, dir });
-    res.daemon(daemon.run);
-    await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await bridgeReady(client, ['room', 'fermenter']);
+    const daemon = await startRegulating(res, scenario, { speed: 1, loops: ['room', 'fermenter'] });
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
 
     const measured = await measureFrom(daemon);
@@ -141,12 +133,8 @@ describe('sensor values and time', () => {
   test('wall-clock steps of 2 h forward and back latch no false fault and keep regulating', {
     timeout: 120_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-clock-');
-    const configPath = join(dir, 'homeostat.yaml');
+    const scenario = await openScenario(t, 'homeostat-fault-clock-');
+    const { res, v, broker, client, configPath } = scenario;
     // A heating watch of 10 minutes: real time here is seconds, so only a clock step can trip it.
     writeFileSync(
       configPath,
@@ -154,16 +142,7 @@ describe('sensor values and time', () => {
         doc.setIn(['loops', 'room', 'effectWatch'], { periodS: 600, minChange: 1 }),
       ),
     );
-    const daemon = startProbedDaemon({
-      configPath,
-      dbPath: join(dir, 'state.db'),
-      speed: 1,
-      dir,
-      steppableClock: true,
-    });
-    res.daemon(daemon.run);
-    await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await bridgeReady(client, ['room']);
+    const daemon = await startRegulating(res, scenario, { speed: 1, loops: ['room'], steppableClock: true });
     // A fresh cold reading every 500 ms (the daemon stamps them on arrival), alternating 15 and
     // 15.5 °C so that every cycle publishes a new state: its arrival shows the loop cycling.
     let feeds = 0;

@@ -20,12 +20,14 @@ import { condition, type TestMqtt } from './support/mqtt.js';
 import {
   actuatorLines,
   assertFreshlyReconciled,
-  bridgeReady,
   errorLines,
   fillDisk,
   freeDisk,
+  openScenario,
   Resources,
   remount,
+  scenarioPlace,
+  startRegulating,
   Verdicts,
 } from './support/scenario.js';
 
@@ -86,18 +88,10 @@ describe('storage faults while running and at start', () => {
   test('a page damaged at runtime: regulation continues, StorageHealthy False, recovered without a restart', {
     timeout: 120_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-corrupt-');
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(dir, 'state.db');
+    const scenario = await openScenario(t, 'homeostat-fault-corrupt-');
+    const { res, v, broker, client, configPath, dbPath } = scenario;
     writeFileSync(configPath, faultConfigText({ brokerUrl: broker.url }));
-    const daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir });
-    res.daemon(daemon.run);
-    await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await bridgeReady(client, LOOPS);
+    const daemon = await startRegulating(res, scenario, { speed: SPEED });
 
     // Given a runtime change, accepted (so the desired state in memory differs from the file)
     const requestId = nextRequestId('corrupt');
@@ -179,23 +173,15 @@ describe('storage faults while running and at start', () => {
   test(`a write lock held ${LOCK_S} s by another process: no long event-loop stall, pulses and commands go on`, {
     timeout: 90_000 + LOCK_S * 2_000,
   }, async (t) => {
-    const res = new Resources(t);
-    const v = new Verdicts();
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-lock-');
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(dir, 'state.db');
+    const scenario = await openScenario(t, 'homeostat-fault-lock-');
+    const { res, v, broker, client, configPath, dbPath } = scenario;
     const withFermenterSetpoint = (setpoint: number) =>
       faultConfigText({
         brokerUrl: broker.url,
         edit: (doc) => doc.setIn(['loops', 'fermenter', 'setpoint'], setpoint),
       });
     writeFileSync(configPath, withFermenterSetpoint(18));
-    const daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir });
-    res.daemon(daemon.run);
-    await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await bridgeReady(client, LOOPS);
+    const daemon = await startRegulating(res, scenario, { speed: SPEED });
     await sleep(1_000);
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
     const eventsBefore = lastEventId(dbPath);
@@ -315,10 +301,7 @@ describe('storage faults while running and at start', () => {
         t.skip('cannot mount a tmpfs here (needs root): scenario not run');
         return;
       }
-      const broker = await res.broker();
-      const client = await res.observer(broker);
-      const dir = res.tempDir('homeostat-fault-at-start-');
-      const configPath = join(dir, 'homeostat.yaml');
+      const { broker, client, dir, configPath } = await scenarioPlace(res, 'homeostat-fault-at-start-');
       const dbPath = join(mount, 'state.db');
       writeFileSync(configPath, faultConfigText({ brokerUrl: broker.url }));
       const fix = c.breakIt(mount);
@@ -398,10 +381,8 @@ describe('storage faults while running and at start', () => {
       t.skip('cannot mount a tmpfs here (needs root): full-disk scenario not run');
       return;
     }
-    const broker = await res.broker();
-    const client = await res.observer(broker);
-    const dir = res.tempDir('homeostat-fault-full-run-');
-    const configPath = join(dir, 'homeostat.yaml');
+    const place = await scenarioPlace(res, 'homeostat-fault-full-run-');
+    const { broker, client, configPath } = place;
     const dbPath = join(mount, 'state.db');
     const withRoomSetpoint = (setpoint: number) =>
       faultConfigText({
@@ -409,10 +390,7 @@ describe('storage faults while running and at start', () => {
         edit: (doc) => doc.setIn(['loops', 'room', 'setpoint'], setpoint),
       });
     writeFileSync(configPath, withRoomSetpoint(20));
-    const daemon = startProbedDaemon({ configPath, dbPath, speed: SPEED, dir });
-    res.daemon(daemon.run);
-    await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
-    await bridgeReady(client, LOOPS);
+    const daemon = await startRegulating(res, place, { speed: SPEED, dbPath });
     await sleep(1_000);
     const rssBeforeBytes = rssOf(daemon.run.child.pid);
 

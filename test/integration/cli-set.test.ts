@@ -3,50 +3,29 @@
  * daemon's answer: a real Mosquitto (private port) and the daemon as a child process.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { demoConfigText, killAll, makeTempDir, runCli, startDaemon } from './helpers.js';
-import { type Broker, startMosquitto } from './mosquitto.js';
+import { describe, test } from 'node:test';
+import { demoConfigText, runCli } from './helpers.js';
+import { daemonOnBrokerForSuite } from './suite-daemon.js';
 
 describe('homeostat set', () => {
-  let broker: Broker;
-  let configPath: string;
-  let removeDir: () => void;
-
-  before(async () => {
-    broker = await startMosquitto();
-    const temp = makeTempDir('homeostat-set-');
-    removeDir = temp.remove;
-    configPath = join(temp.dir, 'config.yaml');
-    writeFileSync(
-      configPath,
-      demoConfigText((doc) => doc.setIn(['mqtt', 'url'], broker.url)),
-    );
-    const daemon = startDaemon({ configPath, dbPath: join(temp.dir, 'state.db') });
-    await daemon.waitForLine(/^MQTT: connected/);
-  });
-
-  after(async () => {
-    await killAll();
-    await broker.dispose();
-    removeDir();
-  });
+  const suite = daemonOnBrokerForSuite('homeostat-set-', (broker) =>
+    demoConfigText((doc) => doc.setIn(['mqtt', 'url'], broker.url)),
+  );
 
   test('given a running daemon, when a valid setpoint is set, then it is accepted with a new generation (exit 0)', async () => {
-    const result = await runCli(['set', 'room', '--setpoint', '21.5', '--config', configPath]);
+    const result = await runCli(['set', 'room', '--setpoint', '21.5', '--config', suite.configPath]);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.match(result.stdout, /^room: accepted \(generation 2\)$/m);
   });
 
   test('the same value again is accepted without a new generation (idempotent)', async () => {
-    const result = await runCli(['set', 'room', '--setpoint', '21.5', '--config', configPath]);
+    const result = await runCli(['set', 'room', '--setpoint', '21.5', '--config', suite.configPath]);
     assert.equal(result.code, 0);
     assert.match(result.stdout, /accepted \(generation 2\)/);
   });
 
   test('a mode the loop does not have is rejected with the reason (exit 1)', async () => {
-    const result = await runCli(['set', 'room', '--mode', 'cool', '--config', configPath]);
+    const result = await runCli(['set', 'room', '--mode', 'cool', '--config', suite.configPath]);
     assert.equal(result.code, 1);
     assert.match(
       result.stdout,
@@ -55,13 +34,13 @@ describe('homeostat set', () => {
   });
 
   test('a setpoint outside the limits is rejected, not clamped (exit 1)', async () => {
-    const result = await runCli(['set', 'room', '--setpoint', '99', '--config', configPath]);
+    const result = await runCli(['set', 'room', '--setpoint', '99', '--config', suite.configPath]);
     assert.equal(result.code, 1);
     assert.match(result.stdout, /outside the limits 5\.\.30/);
   });
 
   test('usage errors exit 2', async () => {
-    assert.equal((await runCli(['set', 'room', '--config', configPath])).code, 2);
-    assert.equal((await runCli(['set', 'room', '--setpoint', 'warm', '--config', configPath])).code, 2);
+    assert.equal((await runCli(['set', 'room', '--config', suite.configPath])).code, 2);
+    assert.equal((await runCli(['set', 'room', '--setpoint', 'warm', '--config', suite.configPath])).code, 2);
   });
 });

@@ -1,9 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { MqttConnectionOptions } from '../../src/mqtt/client.js';
+import { freePort } from '../support/net.js';
 import { type HasAfter, makeTempDir } from '../support/tmp.js';
 
 /**
@@ -202,10 +203,7 @@ export function createTestCa(dir: string, name = 'ca'): TestCa {
     'req',
     '-x509',
     '-new',
-    ...EC_KEY,
-    '-nodes',
-    '-keyout',
-    keyPath,
+    ...newEcKey(keyPath),
     '-out',
     certPath,
     '-days',
@@ -252,20 +250,7 @@ function signedCert(
   const keyPath = join(dir, `${name}.key`);
   const csrPath = join(dir, `${name}.csr`);
   const certPath = join(dir, `${name}.crt`);
-  openssl([
-    'req',
-    '-new',
-    ...EC_KEY,
-    '-nodes',
-    '-keyout',
-    keyPath,
-    '-out',
-    csrPath,
-    '-subj',
-    subject,
-    '-config',
-    conf,
-  ]);
+  openssl(['req', '-new', ...newEcKey(keyPath), '-out', csrPath, '-subj', subject, '-config', conf]);
   openssl([
     'x509',
     '-req',
@@ -288,7 +273,16 @@ function signedCert(
   return { certPath, keyPath };
 }
 
-const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+/** `openssl req` arguments for a new EC P-256 key, unencrypted, written to `keyPath`. */
+const newEcKey = (keyPath: string) => [
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:prime256v1',
+  '-nodes',
+  '-keyout',
+  keyPath,
+];
 
 /**
  * Our own OpenSSL config, so the extensions do not depend on the system's openssl.cnf: the
@@ -342,19 +336,6 @@ function findBinary(candidates: string[], name: string): string {
     }
   }
   throw new Error(`${name} not found (looked in ${candidates.join(', ')}): ${INSTALL_HINT}`);
-}
-
-/** A loopback port free right now (the kernel picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves once `port` accepts a TCP connection; rejects if `exited` settles first or on timeout. */

@@ -15,6 +15,7 @@ import { reasonKind } from '../../src/mqtt/rejection-log.js';
 import { ScaledClock } from '../../src/runtime/scaled-clock.js';
 import type { DesiredStore } from '../../src/store/desired-store.js';
 import { validConfig } from '../support/config.js';
+import type { ResultPayload, StatePayload } from '../support/contract.js';
 import { type LogRecord, recordingLogger } from '../support/logger.js';
 import { startTestNode } from '../support/node.js';
 import {
@@ -48,37 +49,6 @@ const stateTopic = (loop: string) => `${BASE}/${loop}/state`;
 const resultTopic = (loop: string) => `${BASE}/${loop}/result`;
 /** The unique-id (cmps key) prefix of a loop's Home Assistant components. */
 const componentPrefix = (loop: string) => `homeostat_demo_${loop}_`;
-
-/** The contract's `<loop>/state` JSON, as far as these tests read it. */
-interface StatePayload {
-  loop: string;
-  mode: string;
-  setpoint: number;
-  measured: number | null;
-  output: number;
-  action: string;
-  generation: number;
-  observedGeneration: number;
-  conditions: {
-    type: string;
-    status: string;
-    reason: string;
-    message: string;
-    lastTransitionTime: string;
-  }[];
-  updatedAt: string;
-}
-
-/** The contract's `<loop>/result` JSON. */
-interface ResultPayload {
-  loop: string;
-  accepted: boolean;
-  change?: { setpoint?: number; mode?: string };
-  reason?: string;
-  generation?: number;
-  requestId?: string;
-  at: string;
-}
 
 interface DiscoveryJson {
   dev: { ids: string[] };

@@ -8,62 +8,33 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import {
-  type CliProcess,
-  demoConfigText,
-  killAll,
-  makeTempDir,
-  runCli,
-  startDaemon,
-  withReadOnlyDb,
-} from './helpers.js';
-import { type Broker, startMosquitto } from './mosquitto.js';
+import { describe, test } from 'node:test';
+import { demoConfigText, runCli, withReadOnlyDb } from './helpers.js';
+import { daemonOnBrokerForSuite } from './suite-daemon.js';
 
 const SECRET = `pw-${randomBytes(8).toString('hex')}`;
 
 describe('a password inside mqtt.url', () => {
-  let broker: Broker;
-  let dir: string;
-  let configPath: string;
-  let dbPath: string;
-  let daemon: CliProcess;
-  let removeDir: () => void;
-
-  before(async () => {
-    broker = await startMosquitto({ passwordFile: [{ username: 'homeostat', password: SECRET }] });
-    const temp = makeTempDir('homeostat-secrets-');
-    dir = temp.dir;
-    removeDir = temp.remove;
-    configPath = join(dir, 'config.yaml');
-    dbPath = join(dir, 'state.db');
-    writeFileSync(
-      configPath,
+  const suite = daemonOnBrokerForSuite(
+    'homeostat-secrets-',
+    (broker) =>
       demoConfigText((doc) =>
         doc.setIn(['mqtt', 'url'], broker.url.replace('mqtt://', `mqtt://homeostat:${SECRET}@`)),
       ),
-    );
-    daemon = startDaemon({ configPath, dbPath });
-    await daemon.waitForLine(/^MQTT: connected/);
-  });
-
-  after(async () => {
-    await killAll();
-    await broker.dispose();
-    removeDir();
-  });
+    { passwordFile: [{ username: 'homeostat', password: SECRET }] },
+  );
 
   test('given the daemon connected with it, then its log shows the URL as user:***@ and never the password', async () => {
-    const set = await runCli(['set', 'room', '--setpoint', '21.5', '--config', configPath]);
+    const set = await runCli(['set', 'room', '--setpoint', '21.5', '--config', suite.configPath]);
     assert.equal(set.code, 0, set.stdout + set.stderr);
-    await daemon.waitForLine(/setpoint|MQTT/); // the daemon handled it and logged on
+    await suite.daemon.waitForLine(/setpoint|MQTT/); // the daemon handled it and logged on
 
-    assert.match(daemon.output, /homeostat:\*\*\*@127\.0\.0\.1/);
-    assert.equal(daemon.output.includes(SECRET), false, 'no log line carries the password');
+    assert.match(suite.daemon.output, /homeostat:\*\*\*@127\.0\.0\.1/);
+    assert.equal(suite.daemon.output.includes(SECRET), false, 'no log line carries the password');
   });
 
   test('the config text kept in SQLite and every event are redacted', () => {
-    const { configs, events } = withReadOnlyDb(dbPath, (db) => ({
+    const { configs, events } = withReadOnlyDb(suite.dbPath, (db) => ({
       configs: db.prepare<[], { text: string }>('SELECT text FROM configs').all(),
       events: db.prepare('SELECT * FROM events').all(),
     }));
@@ -77,21 +48,21 @@ describe('a password inside mqtt.url', () => {
 
   test('status, events and plan print nothing of it; plan sees no change', async () => {
     for (const args of [
-      ['status', '--db', dbPath],
-      ['status', '--db', dbPath, '--json'],
-      ['events', '--db', dbPath, '--json'],
+      ['status', '--db', suite.dbPath],
+      ['status', '--db', suite.dbPath, '--json'],
+      ['events', '--db', suite.dbPath, '--json'],
     ]) {
       const result = await runCli(args);
       assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
       assert.equal((result.stdout + result.stderr).includes(SECRET), false, args.join(' '));
     }
-    const plan = await runCli(['plan', '--config', configPath, '--db', dbPath]);
+    const plan = await runCli(['plan', '--config', suite.configPath, '--db', suite.dbPath]);
     assert.equal(plan.code, 0, `the redacted URL is not a change:\n${plan.stdout}${plan.stderr}`);
     assert.equal((plan.stdout + plan.stderr).includes(SECRET), false);
   });
 
   test('`homeostat set` against an unreachable broker names the URL redacted', async () => {
-    const deadPath = join(dir, 'dead.yaml');
+    const deadPath = join(suite.dir, 'dead.yaml');
     writeFileSync(
       deadPath,
       demoConfigText((doc) => doc.setIn(['mqtt', 'url'], `mqtt://homeostat:${SECRET}@127.0.0.1:1`)),

@@ -14,7 +14,7 @@ import { type CycleDesired, LoopReconciler } from '../../src/runtime/loop-reconc
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { at, min, relay, s, splitRangeLoop, T0 } from '../core/fixtures.js';
 
-/** A relay that records writes; `failing` makes every write reject; `hold` makes writes wait. */
+/** A relay that records writes; `failing` makes every write reject; `holdWrites` makes writes wait. */
 class FakeRelay implements ActuatorDriver {
   readonly simulated = true;
   readonly kind = 'relay' as const;
@@ -23,6 +23,14 @@ class FakeRelay implements ActuatorDriver {
   failing = false;
   hold: Promise<void> | undefined;
   constructor(readonly id: string) {}
+  /** From now on every write waits (a device that hangs) until the function returned is called. */
+  holdWrites(): () => void {
+    let release!: () => void;
+    this.hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    return release;
+  }
   async observe() {
     return this.failing ? undefined : this.level;
   }
@@ -34,20 +42,26 @@ class FakeRelay implements ActuatorDriver {
   }
 }
 
+/**
+ * The loop's reconciler on fake relays: reading `value()` stamped now, desired state `desired()`
+ * (default generation 1, 20 °C, heat_cool), starting from `memory` if given.
+ */
 function cycleFor(
   spec: LoopSpec,
   value: () => number,
   clock: ManualClock,
   drivers: FakeRelay[],
-  mode: () => Mode = () => 'heat_cool',
+  desired: () => CycleDesired = () => ({ generation: 1, setpoint: 20, mode: 'heat_cool' }),
+  memory?: LoopMemory,
 ) {
   return new LoopReconciler({
     spec,
-    desired: () => ({ generation: 1, setpoint: 20, mode: mode() }),
+    desired,
     latestReading: () => ({ value: value(), atMs: clock.nowMs() }),
     actuators: new Map(drivers.map((d) => [d.id, d])),
     clock,
     logger: pino({ level: 'silent' }),
+    ...(memory ? { memory } : {}),
   });
 }
 
@@ -119,17 +133,14 @@ describe('LoopReconciler: given a device that hangs on a write', () => {
       () => 25,
       clock,
       [plug, fan],
-      () => mode,
+      () => ({ generation: 1, setpoint: 20, mode }),
     );
     await cycle.run();
     assert.equal(fan.level, 1, 'too warm: the fan runs');
     // The plug went quiet (state unknown: commanded to its safe level again) and its write
     // hangs, as a publish waiting for a broker does …
     plug.failing = true;
-    let release!: () => void;
-    plug.hold = new Promise((resolve) => {
-      release = resolve;
-    });
+    const release = plug.holdWrites();
     mode = 'off';
     await clock.advance(at(s(30)) - clock.nowMs());
     const running = cycle.run();
@@ -156,24 +167,20 @@ describe('LoopReconciler: given a fault reset while a cycle is writing', () => {
     // Desired state as the store holds it: a person's reset is committed there (with its
     // generation), not written into the loop's memory.
     let desired: CycleDesired = { generation: 1, setpoint: 20, mode: 'heat_cool' };
-    const cycle = new LoopReconciler({
+    const cycle = cycleFor(
       spec,
-      desired: () => desired,
-      latestReading: () => ({ value: tempC, atMs: clock.nowMs() }),
-      actuators: new Map([heater, compressor].map((d) => [d.id, d])),
+      () => tempC,
       clock,
-      logger: pino({ level: 'silent' }),
-    });
+      [heater, compressor],
+      () => desired,
+    );
     await cycle.run();
     tempC = 31;
     await clock.advance(at(s(10)) - clock.nowMs());
     await cycle.run();
     assert.ok(cycle.loopMemory.latchedFault, 'latched');
     // A cycle starts and waits on a slow write (the compressor goes on: it is hot) …
-    let release!: () => void;
-    compressor.hold = new Promise((resolve) => {
-      release = resolve;
-    });
+    const release = compressor.holdWrites();
     await clock.advance(at(s(20)) - clock.nowMs());
     const running = cycle.run();
     // … a person resets the fault meanwhile (stored; the daemon then triggers a cycle) …
@@ -225,20 +232,19 @@ describe('LoopReconciler: given a fault reset stored as desired state', () => {
   ) {
     const heater = new FakeRelay('heater');
     const compressor = new FakeRelay('compressor');
-    const cycle = new LoopReconciler({
-      spec: spec(),
-      desired: () => ({
+    const cycle = cycleFor(
+      spec(),
+      () => temp.c,
+      clock,
+      [heater, compressor],
+      () => ({
         generation: desired.generation,
         setpoint: 20,
         mode: 'heat_cool',
         ...(desired.reset === undefined ? {} : { faultReset: desired.reset }),
       }),
-      latestReading: () => ({ value: temp.c, atMs: clock.nowMs() }),
-      actuators: new Map([heater, compressor].map((d) => [d.id, d])),
-      clock,
-      logger: pino({ level: 'silent' }),
-      ...(memory ? { memory } : {}),
-    });
+      memory,
+    );
     return { cycle, heater };
   }
 

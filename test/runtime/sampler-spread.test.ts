@@ -25,13 +25,19 @@ function sampled(count: number, periodMs: number, clock: ManualClock) {
   return { sampler, readsAtMs };
 }
 
+/** Runs `count` sensors read every `periodMs` for `durationMs` from 0, 100 ms at a time; each sensor's read times. */
+async function readTimesOver(count: number, periodMs: number, durationMs: number): Promise<number[][]> {
+  const clock = new ManualClock(0);
+  const { sampler, readsAtMs } = sampled(count, periodMs, clock);
+  sampler.start();
+  for (let t = 0; t < durationMs; t += 100) await clock.advance(100);
+  await sampler.stop();
+  return readsAtMs;
+}
+
 describe('Sampler: many sensors are spread over their period (no burst every period)', () => {
   test('given 20 sensors read every 10 s, their second reads fall 0.5 s apart, and each keeps its 10 s period', async () => {
-    const clock = new ManualClock(0);
-    const { sampler, readsAtMs } = sampled(20, 10_000, clock);
-    sampler.start();
-    for (let t = 0; t < 25_000; t += 100) await clock.advance(100);
-    await sampler.stop();
+    const readsAtMs = await readTimesOver(20, 10_000, 25_000);
     const secondReads = readsAtMs.map((reads) => reads[1]);
     assert.deepEqual(
       secondReads,
@@ -45,11 +51,7 @@ describe('Sampler: many sensors are spread over their period (no burst every per
   });
 
   test('given a few sensors (16 or fewer), they keep one phase (read together)', async () => {
-    const clock = new ManualClock(0);
-    const { sampler, readsAtMs } = sampled(3, 10_000, clock);
-    sampler.start();
-    for (let t = 0; t < 10_000; t += 100) await clock.advance(100);
-    await sampler.stop();
+    const readsAtMs = await readTimesOver(3, 10_000, 10_000);
     assert.deepEqual(
       readsAtMs.map((reads) => reads[1]),
       [10_000, 10_000, 10_000],

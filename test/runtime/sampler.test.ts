@@ -50,6 +50,20 @@ class FakeSensor implements SensorDriver {
   }
 }
 
+/** At clock time `atMs` (after advancing to it): sensor t1's latest reading, and the error recorded (a match) or none. */
+type TimelineRow = [atMs: number, latest: Reading, error: RegExp | undefined];
+
+/** Advances `clock` through `table`, checking t1's latest reading and recorded error at each row. */
+async function expectTimeline(clock: ManualClock, sampler: Sampler, table: TimelineRow[]): Promise<void> {
+  for (const [atMs, latest, error] of table) {
+    await clock.advance(atMs - clock.nowMs());
+    assert.deepEqual(sampler.latest('t1'), latest, `t=${atMs}`);
+    const recorded = sampler.errors.get('t1');
+    if (error === undefined) assert.equal(recorded, undefined, `t=${atMs}`);
+    else assert.match(recorded ?? '', error, `t=${atMs}`);
+  }
+}
+
 function makeSampler(clock: ManualClock, sensors: SampledSensor[], maxConcurrentReads?: number) {
   const log = recordingLogger({ level: 'debug' });
   const readings: Array<[string, Reading]> = [];
@@ -143,20 +157,14 @@ describe('Sampler', () => {
     const { sampler, log, readings } = makeSampler(clock, [{ driver: sensor, periodMs: 1_000 }]);
 
     // Each row: clock time after advancing → latest reading, error recorded.
-    const table: Array<[atMs: number, latest: Reading, error: RegExp | undefined]> = [
+    const table: TimelineRow[] = [
       [0, { value: 20, atMs: 0 }, undefined],
       [1_000, { value: 20, atMs: 0 }, /CRC mismatch/],
       [2_000, { value: 20, atMs: 0 }, /CRC mismatch/],
       [3_000, { value: 22, atMs: 3_000 }, undefined],
     ];
     sampler.start();
-    for (const [atMs, latest, error] of table) {
-      await clock.advance(atMs - clock.nowMs());
-      assert.deepEqual(sampler.latest('t1'), latest, `t=${atMs}`);
-      const recorded = sampler.errors.get('t1');
-      if (error === undefined) assert.equal(recorded, undefined, `t=${atMs}`);
-      else assert.match(recorded ?? '', error, `t=${atMs}`);
-    }
+    await expectTimeline(clock, sampler, table);
 
     assert.equal(log.atLevel(WARN).length, 1, 'one warning per failure streak, not per period');
     assert.equal(log.atLevel(INFO).length, 1, 'recovery logged once');
@@ -176,7 +184,7 @@ describe('Sampler', () => {
     });
     const { sampler, log, readings } = makeSampler(clock, [{ driver: sensor, periodMs: 1_000 }]);
 
-    const table: Array<[atMs: number, latest: Reading, error: RegExp | undefined]> = [
+    const table: TimelineRow[] = [
       [0, { value: 20, atMs: 0 }, undefined],
       [1_000, { value: Number.NaN, atMs: 1_000 }, /not a number \(NaN\)/],
       [2_000, { value: Number.POSITIVE_INFINITY, atMs: 2_000 }, /not a number \(Infinity\)/],
@@ -184,13 +192,7 @@ describe('Sampler', () => {
       [4_000, { value: 22, atMs: 4_000 }, undefined],
     ];
     sampler.start();
-    for (const [atMs, latest, error] of table) {
-      await clock.advance(atMs - clock.nowMs());
-      assert.deepEqual(sampler.latest('t1'), latest, `t=${atMs}`);
-      const recorded = sampler.errors.get('t1');
-      if (error === undefined) assert.equal(recorded, undefined, `t=${atMs}`);
-      else assert.match(recorded ?? '', error, `t=${atMs}`);
-    }
+    await expectTimeline(clock, sampler, table);
     assert.deepEqual(
       readings.map(([, r]) => r.value),
       [20, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 22],

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, test } from 'node:test';
-import type Database from 'better-sqlite3';
-import pino from 'pino';
+import { beforeEach, describe, test } from 'node:test';
 import type { Mode } from '../../src/core/types.js';
-import { openStore } from '../../src/store/database.js';
-import { type ConfigLoop, DesiredStore, sha256 } from '../../src/store/desired-store.js';
+import { type ConfigLoop, sha256 } from '../../src/store/desired-store.js';
+import { desiredStoreFileEachTest } from '../support/store.js';
 
 /** A loop's section in a test config: what the file says, plus other parameters (gains…). */
 interface Section {
@@ -29,30 +24,8 @@ function config(sections: Record<string, Section>, comment = '') {
   return { text: `# ${comment}\n${JSON.stringify(sections)}`, loops };
 }
 
-let dir: string;
-let dbPath: string;
-let nowMs: number;
-let db: Database.Database;
-let store: DesiredStore;
-
-/** Opens (or reopens, as after a restart) the store at dbPath. */
-function reopen(): void {
-  db?.close();
-  db = openStore({ path: dbPath, logger: pino({ level: 'silent' }), nowMs: () => nowMs }).db;
-  store = new DesiredStore(db, () => nowMs);
-}
-
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-'));
-  dbPath = path.join(dir, 'homeostat.db');
-  nowMs = 1_000_000;
-  db = undefined as unknown as Database.Database;
-  reopen();
-});
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+/** The store under test on a file, reopened by `disk.reopen()` as after a restart. */
+const disk = desiredStoreFileEachTest();
 
 const GREENHOUSE: Section = { setpoint: 18, mode: 'heat' };
 const CELLAR: Section = { setpoint: 70, mode: 'dehumidify' };
@@ -65,7 +38,7 @@ describe('sha256', () => {
 
 describe('DesiredStore.applyConfig', () => {
   test('given a first config, then every loop is added from the file at generation 1', () => {
-    const result = store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
+    const result = disk.store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
     assert.deepEqual(result, {
       generation: 1,
       changed: true,
@@ -73,7 +46,7 @@ describe('DesiredStore.applyConfig', () => {
       changedLoops: [],
       removedLoops: [],
     });
-    assert.deepEqual(store.allDesired(), [
+    assert.deepEqual(disk.store.allDesired(), [
       {
         loop: 'cellar',
         setpoint: 70,
@@ -94,7 +67,7 @@ describe('DesiredStore.applyConfig', () => {
       },
     ]);
     const cfg = config({ greenhouse: GREENHOUSE, cellar: CELLAR });
-    assert.deepEqual(store.latestConfig(), {
+    assert.deepEqual(disk.store.latestConfig(), {
       generation: 1,
       hash: sha256(cfg.text),
       text: cfg.text,
@@ -103,10 +76,10 @@ describe('DesiredStore.applyConfig', () => {
   });
 
   test('given the same file applied twice, then the same generation and nothing written', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE }));
-    const eventsBefore = store.events().length;
-    nowMs += 60_000;
-    const again = store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    const eventsBefore = disk.store.events().length;
+    disk.nowMs += 60_000;
+    const again = disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
     assert.deepEqual(again, {
       generation: 1,
       changed: false,
@@ -114,12 +87,12 @@ describe('DesiredStore.applyConfig', () => {
       changedLoops: [],
       removedLoops: [],
     });
-    assert.equal(store.latestConfig()?.appliedAtMs, 1_000_000);
-    assert.equal(store.events().length, eventsBefore);
+    assert.equal(disk.store.latestConfig()?.appliedAtMs, 1_000_000);
+    assert.equal(disk.store.events().length, eventsBefore);
   });
 
   test('given a changed file, then the next generation, and only the loops that changed get it', () => {
-    store.applyConfig(
+    disk.store.applyConfig(
       config({ greenhouse: GREENHOUSE, cellar: CELLAR, attic: { setpoint: 10, mode: 'heat' } }),
     );
     const table: Array<{
@@ -178,30 +151,32 @@ describe('DesiredStore.applyConfig', () => {
       },
     ];
     for (const step of table) {
-      const result = store.applyConfig(config(step.file, step.comment));
+      const result = disk.store.applyConfig(config(step.file, step.comment));
       assert.equal(result.generation, step.generation, step.when);
       assert.equal(result.changed, true, step.when);
       assert.deepEqual(result.changedLoops, step.changedLoops, step.when);
-      const generations = Object.fromEntries(store.allDesired().map((row) => [row.loop, row.generation]));
+      const generations = Object.fromEntries(
+        disk.store.allDesired().map((row) => [row.loop, row.generation]),
+      );
       assert.deepEqual(generations, step.loopGenerations, step.when);
     }
-    assert.equal(store.desired('cellar')?.setpoint, 65);
-    assert.equal(store.desired('attic')?.mode, 'off');
+    assert.equal(disk.store.desired('cellar')?.setpoint, 65);
+    assert.equal(disk.store.desired('attic')?.mode, 'off');
   });
 });
 
 describe('DesiredStore.setDesired', () => {
   beforeEach(() => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
   });
 
   test('given a runtime change, then the next generation, stored with its source', () => {
-    nowMs += 5_000;
-    assert.deepEqual(store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt', 'req-1'), {
+    disk.nowMs += 5_000;
+    assert.deepEqual(disk.store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt', 'req-1'), {
       changed: true,
       generation: 2,
     });
-    assert.deepEqual(store.desired('greenhouse'), {
+    assert.deepEqual(disk.store.desired('greenhouse'), {
       loop: 'greenhouse',
       setpoint: 19,
       setpointSource: 'mqtt',
@@ -210,7 +185,7 @@ describe('DesiredStore.setDesired', () => {
       generation: 2,
       updatedAtMs: 1_005_000,
     });
-    assert.equal(store.desired('cellar')?.generation, 1, 'other loops keep their generation');
+    assert.equal(disk.store.desired('cellar')?.generation, 1, 'other loops keep their generation');
   });
 
   test('given the same value again (QoS 1 redelivery), then no new generation', () => {
@@ -226,87 +201,90 @@ describe('DesiredStore.setDesired', () => {
     ];
     for (const [when, change, changed, generation] of table) {
       assert.deepEqual(
-        store.setDesired('greenhouse', change, 'homeassistant'),
+        disk.store.setDesired('greenhouse', change, 'homeassistant'),
         { changed, generation },
         when,
       );
     }
     assert.equal(
-      store.events({ loop: 'greenhouse', sinceMs: 0 }).filter((e) => e.source !== 'file').length,
+      disk.store.events({ loop: 'greenhouse', sinceMs: 0 }).filter((e) => e.source !== 'file').length,
       2,
     );
   });
 
   test('given the file value sent at runtime, then nothing changes, the source stays file', () => {
-    assert.deepEqual(store.setDesired('greenhouse', { setpoint: 18 }, 'cli'), {
+    assert.deepEqual(disk.store.setDesired('greenhouse', { setpoint: 18 }, 'cli'), {
       changed: false,
       generation: 1,
     });
-    assert.equal(store.desired('greenhouse')?.setpointSource, 'file');
+    assert.equal(disk.store.desired('greenhouse')?.setpointSource, 'file');
   });
 
   test('given an unknown, removed or non-finite target, then a clear Error and nothing stored', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE }));
-    assert.throws(() => store.setDesired('garage', { setpoint: 5 }, 'mqtt'), {
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    assert.throws(() => disk.store.setDesired('garage', { setpoint: 5 }, 'mqtt'), {
       message: 'unknown loop "garage"',
     });
-    assert.throws(() => store.setDesired('cellar', { setpoint: 60 }, 'mqtt'), {
+    assert.throws(() => disk.store.setDesired('cellar', { setpoint: 60 }, 'mqtt'), {
       message: 'loop "cellar" was removed from the config',
     });
-    assert.throws(() => store.setDesired('greenhouse', { setpoint: Number.NaN }, 'mqtt'), /finite number/);
-    assert.equal(store.desired('greenhouse')?.setpoint, 18);
+    assert.throws(
+      () => disk.store.setDesired('greenhouse', { setpoint: Number.NaN }, 'mqtt'),
+      /finite number/,
+    );
+    assert.equal(disk.store.desired('greenhouse')?.setpoint, 18);
   });
 });
 
 describe('precedence: the newer intent wins, per field', () => {
   test('runtime change, file re-applied, restart, file change, runtime change', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
     const steps: Array<{ when: string; act: () => void; setpoint: number; source: string }> = [
       {
         when: 'MQTT sets 19',
-        act: () => store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt'),
+        act: () => disk.store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt'),
         setpoint: 19,
         source: 'mqtt',
       },
       {
         when: 'the unchanged file is re-applied',
-        act: () => store.applyConfig(config({ greenhouse: GREENHOUSE })),
+        act: () => disk.store.applyConfig(config({ greenhouse: GREENHOUSE })),
         setpoint: 19,
         source: 'mqtt',
       },
       {
         when: 'a file that changed elsewhere (a comment) is applied',
-        act: () => store.applyConfig(config({ greenhouse: GREENHOUSE }, 'edited')),
+        act: () => disk.store.applyConfig(config({ greenhouse: GREENHOUSE }, 'edited')),
         setpoint: 19,
         source: 'mqtt',
       },
-      { when: 'the daemon restarts', act: reopen, setpoint: 19, source: 'mqtt' },
+      { when: 'the daemon restarts', act: () => disk.reopen(), setpoint: 19, source: 'mqtt' },
       {
         when: 'the daemon restarts and re-applies the same file',
         act: () => {
-          reopen();
-          store.applyConfig(config({ greenhouse: GREENHOUSE }, 'edited'));
+          disk.reopen();
+          disk.store.applyConfig(config({ greenhouse: GREENHOUSE }, 'edited'));
         },
         setpoint: 19,
         source: 'mqtt',
       },
       {
         when: 'the file changes the setpoint 18 → 20',
-        act: () => store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20 } })),
+        act: () => disk.store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20 } })),
         setpoint: 20,
         source: 'file',
       },
       {
         when: 'Home Assistant sets 21 after that',
-        act: () => store.setDesired('greenhouse', { setpoint: 21 }, 'homeassistant'),
+        act: () => disk.store.setDesired('greenhouse', { setpoint: 21 }, 'homeassistant'),
         setpoint: 21,
         source: 'homeassistant',
       },
       {
         when: 'the file (still 20) is re-applied after a restart',
         act: () => {
-          reopen();
-          store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20, kp: 3 } }));
+          disk.reopen();
+          disk.store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20, kp: 3 } }));
         },
         setpoint: 21,
         source: 'homeassistant',
@@ -314,18 +292,18 @@ describe('precedence: the newer intent wins, per field', () => {
     ];
     for (const step of steps) {
       step.act();
-      const row = store.desired('greenhouse');
+      const row = disk.store.desired('greenhouse');
       assert.equal(row?.setpoint, step.setpoint, `when ${step.when}: setpoint`);
       assert.equal(row?.setpointSource, step.source, `when ${step.when}: source`);
     }
   });
 
   test('setpoint and mode are decided separately', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE }));
-    store.setDesired('greenhouse', { mode: 'off' }, 'cli');
-    const result = store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20 } }));
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    disk.store.setDesired('greenhouse', { mode: 'off' }, 'cli');
+    const result = disk.store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20 } }));
     assert.deepEqual(result.changedLoops, ['greenhouse']);
-    const row = store.desired('greenhouse');
+    const row = disk.store.desired('greenhouse');
     assert.deepEqual(
       {
         setpoint: row?.setpoint,
@@ -338,43 +316,48 @@ describe('precedence: the newer intent wins, per field', () => {
   });
 
   test('a file change to the value already in force: the source becomes file, no setpoint-changed event', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE }));
-    store.setDesired('greenhouse', { setpoint: 20 }, 'mqtt'); // generation 2
-    const result = store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20 } }));
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    disk.store.setDesired('greenhouse', { setpoint: 20 }, 'mqtt'); // generation 2
+    const result = disk.store.applyConfig(config({ greenhouse: { ...GREENHOUSE, setpoint: 20 } }));
     // The section hash changed (the file's setpoint did), so the loop gets the generation.
     assert.deepEqual(result.changedLoops, ['greenhouse']);
-    assert.equal(store.desired('greenhouse')?.setpointSource, 'file');
-    assert.equal(store.events().filter((e) => e.kind === 'setpoint-changed').length, 1);
+    assert.equal(disk.store.desired('greenhouse')?.setpointSource, 'file');
+    assert.equal(disk.store.events().filter((e) => e.kind === 'setpoint-changed').length, 1);
   });
 });
 
 describe('generations', () => {
   test('configs and runtime changes share one counter: unique and increasing, across restarts', () => {
     const generations: number[] = [];
-    generations.push(store.applyConfig(config({ greenhouse: GREENHOUSE })).generation);
-    generations.push(store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt').generation);
-    generations.push(store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR })).generation);
-    reopen();
-    generations.push(store.setDesired('cellar', { mode: 'off' }, 'cli').generation);
-    generations.push(store.applyConfig(config({ greenhouse: GREENHOUSE })).generation);
+    generations.push(disk.store.applyConfig(config({ greenhouse: GREENHOUSE })).generation);
+    generations.push(disk.store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt').generation);
+    generations.push(disk.store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR })).generation);
+    disk.reopen();
+    generations.push(disk.store.setDesired('cellar', { mode: 'off' }, 'cli').generation);
+    generations.push(disk.store.applyConfig(config({ greenhouse: GREENHOUSE })).generation);
     assert.deepEqual(generations, [1, 2, 3, 4, 5]);
   });
 });
 
 describe('restart', () => {
   test('closing and reopening the file preserves desired state, the latest config and the events', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
-    nowMs += 1_000;
-    store.setDesired('greenhouse', { setpoint: 19, mode: 'off' }, 'mqtt', 'abc');
-    store.recordEvent({ loop: 'cellar', kind: 'fault', message: 'sensor stale', data: { ageMs: 90_000 } });
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
+    disk.nowMs += 1_000;
+    disk.store.setDesired('greenhouse', { setpoint: 19, mode: 'off' }, 'mqtt', 'abc');
+    disk.store.recordEvent({
+      loop: 'cellar',
+      kind: 'fault',
+      message: 'sensor stale',
+      data: { ageMs: 90_000 },
+    });
     const before = {
-      desired: store.allDesired(),
-      config: store.latestConfig(),
-      events: store.events(),
+      desired: disk.store.allDesired(),
+      config: disk.store.latestConfig(),
+      events: disk.store.events(),
     };
-    reopen();
+    disk.reopen();
     assert.deepEqual(
-      { desired: store.allDesired(), config: store.latestConfig(), events: store.events() },
+      { desired: disk.store.allDesired(), config: disk.store.latestConfig(), events: disk.store.events() },
       before,
     );
     assert.equal(before.desired.length, 2);
@@ -383,51 +366,52 @@ describe('restart', () => {
 
 describe('removal', () => {
   test('a loop left out of the file is pending removal until finalized, across restarts', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
-    db.prepare('INSERT INTO loop_state (loop, memory_json, saved_at_ms) VALUES (?, ?, ?)').run(
-      'cellar',
-      '{}',
-      1,
-    );
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
+    disk.db
+      .prepare('INSERT INTO loop_state (loop, memory_json, saved_at_ms) VALUES (?, ?, ?)')
+      .run('cellar', '{}', 1);
 
-    const result = store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    const result = disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
     assert.deepEqual(result.removedLoops, ['cellar']);
-    assert.equal(store.desired('cellar'), undefined, 'removed loops are not desired');
+    assert.equal(disk.store.desired('cellar'), undefined, 'removed loops are not desired');
     assert.deepEqual(
-      store.allDesired().map((row) => row.loop),
+      disk.store.allDesired().map((row) => row.loop),
       ['greenhouse'],
     );
-    assert.deepEqual(store.pendingRemovals(), ['cellar']);
+    assert.deepEqual(disk.store.pendingRemovals(), ['cellar']);
 
-    reopen(); // a crash between removal and finalizer
-    assert.deepEqual(store.pendingRemovals(), ['cellar']);
+    disk.reopen(); // a crash between removal and finalizer
+    assert.deepEqual(disk.store.pendingRemovals(), ['cellar']);
     assert.deepEqual(
-      store.applyConfig(config({ greenhouse: GREENHOUSE })).removedLoops,
+      disk.store.applyConfig(config({ greenhouse: GREENHOUSE })).removedLoops,
       [],
       'the same file again removes nothing more',
     );
 
-    store.markRemovalFinalized('cellar');
-    assert.deepEqual(store.pendingRemovals(), []);
-    assert.deepEqual(db.prepare('SELECT loop FROM loop_state').all(), [], 'its saved memory is gone');
+    disk.store.markRemovalFinalized('cellar');
+    assert.deepEqual(disk.store.pendingRemovals(), []);
+    assert.deepEqual(disk.db.prepare('SELECT loop FROM loop_state').all(), [], 'its saved memory is gone');
     assert.deepEqual(
-      store.events({ loop: 'cellar' }).map((e) => e.kind),
+      disk.store.events({ loop: 'cellar' }).map((e) => e.kind),
       ['loop-added', 'loop-removed', 'loop-finalized'],
     );
-    store.markRemovalFinalized('cellar'); // idempotent
-    assert.equal(store.events({ loop: 'cellar' }).length, 3);
+    disk.store.markRemovalFinalized('cellar'); // idempotent
+    assert.equal(disk.store.events({ loop: 'cellar' }).length, 3);
   });
 
   test('a loop re-added before its finalizer ran starts again from the file, and finalizing it is a no-op', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
-    store.setDesired('cellar', { setpoint: 60 }, 'mqtt');
-    store.applyConfig(config({ greenhouse: GREENHOUSE }));
-    const result = store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
+    disk.store.setDesired('cellar', { setpoint: 60 }, 'mqtt');
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    const result = disk.store.applyConfig(config({ greenhouse: GREENHOUSE, cellar: CELLAR }));
     assert.deepEqual(result.addedLoops, ['cellar']);
-    assert.deepEqual(store.pendingRemovals(), []);
-    store.markRemovalFinalized('cellar');
+    assert.deepEqual(disk.store.pendingRemovals(), []);
+    disk.store.markRemovalFinalized('cellar');
     assert.deepEqual(
-      { setpoint: store.desired('cellar')?.setpoint, source: store.desired('cellar')?.setpointSource },
+      {
+        setpoint: disk.store.desired('cellar')?.setpoint,
+        source: disk.store.desired('cellar')?.setpointSource,
+      },
       { setpoint: 70, source: 'file' },
     );
   });
@@ -435,13 +419,13 @@ describe('removal', () => {
 
 describe('events', () => {
   test('every change is recorded, in order, with its source and request id', () => {
-    store.applyConfig(config({ greenhouse: GREENHOUSE }));
-    nowMs += 1_000;
-    store.setDesired('greenhouse', { setpoint: 19, mode: 'off' }, 'mqtt', 'req-7');
-    nowMs += 1_000;
-    store.applyConfig(config({ greenhouse: { ...GREENHOUSE, mode: 'auto' }, cellar: CELLAR }));
+    disk.store.applyConfig(config({ greenhouse: GREENHOUSE }));
+    disk.nowMs += 1_000;
+    disk.store.setDesired('greenhouse', { setpoint: 19, mode: 'off' }, 'mqtt', 'req-7');
+    disk.nowMs += 1_000;
+    disk.store.applyConfig(config({ greenhouse: { ...GREENHOUSE, mode: 'auto' }, cellar: CELLAR }));
 
-    const rows = store.events().map((e) => [e.atMs, e.loop, e.kind, e.source] as const);
+    const rows = disk.store.events().map((e) => [e.atMs, e.loop, e.kind, e.source] as const);
     assert.deepEqual(rows, [
       [1_000_000, 'greenhouse', 'loop-added', 'file'],
       [1_000_000, undefined, 'config-applied', 'file'],
@@ -451,15 +435,17 @@ describe('events', () => {
       [1_002_000, 'cellar', 'loop-added', 'file'],
       [1_002_000, undefined, 'config-applied', 'file'],
     ]);
-    const setpointEvent = store.events({ loop: 'greenhouse' }).find((e) => e.kind === 'setpoint-changed');
+    const setpointEvent = disk.store
+      .events({ loop: 'greenhouse' })
+      .find((e) => e.kind === 'setpoint-changed');
     assert.deepEqual(setpointEvent?.data, { from: 18, to: 19, generation: 2, requestId: 'req-7' });
     assert.equal(setpointEvent?.message, 'setpoint 18 → 19 (mqtt)');
   });
 
   test('filters: sinceMs, loop, and limit keeps the newest, still oldest first', () => {
     for (let i = 0; i < 5; i++) {
-      nowMs = 1_000 * i;
-      store.recordEvent({ loop: i % 2 === 0 ? 'even' : 'odd', kind: 'note', message: `n${i}` });
+      disk.nowMs = 1_000 * i;
+      disk.store.recordEvent({ loop: i % 2 === 0 ? 'even' : 'odd', kind: 'note', message: `n${i}` });
     }
     const table: Array<[opts: { sinceMs?: number; loop?: string; limit?: number }, messages: string[]]> = [
       [{}, ['n0', 'n1', 'n2', 'n3', 'n4']],
@@ -470,7 +456,7 @@ describe('events', () => {
     ];
     for (const [opts, messages] of table) {
       assert.deepEqual(
-        store.events(opts).map((e) => e.message),
+        disk.store.events(opts).map((e) => e.message),
         messages,
         JSON.stringify(opts),
       );
@@ -478,7 +464,9 @@ describe('events', () => {
   });
 
   test('an event without loop, source or data reads back without those keys', () => {
-    store.recordEvent({ kind: 'startup', message: 'homeostat started' });
-    assert.deepEqual(store.events(), [{ atMs: 1_000_000, kind: 'startup', message: 'homeostat started' }]);
+    disk.store.recordEvent({ kind: 'startup', message: 'homeostat started' });
+    assert.deepEqual(disk.store.events(), [
+      { atMs: 1_000_000, kind: 'startup', message: 'homeostat started' },
+    ]);
   });
 });

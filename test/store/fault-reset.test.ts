@@ -3,15 +3,14 @@
  * event in one transaction, kept across restarts and carried into a fresh file.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { openStandIn, openStore } from '../../src/store/database.js';
+import { openStandIn } from '../../src/store/database.js';
 import { DesiredStore, sha256 } from '../../src/store/desired-store.js';
 import { LATEST_VERSION, migrate } from '../../src/store/migrations.js';
+import { desiredStoreFileEachTest } from '../support/store.js';
 
 const silent = pino({ level: 'silent' });
 const TEXT = 'loops: [greenhouse, cellar]';
@@ -20,36 +19,17 @@ const LOOPS = {
   cellar: { setpoint: 70, mode: 'dehumidify' as const, sectionHash: sha256('cellar') },
 };
 
-let dir: string;
-let dbPath: string;
-let nowMs: number;
-let db: Database.Database;
-let store: DesiredStore;
-
-function reopen(): void {
-  db?.close();
-  db = openStore({ path: dbPath, logger: silent, nowMs: () => nowMs }).db;
-  store = new DesiredStore(db, () => nowMs);
-}
-
+/** The store under test on a file, reopened by `disk.reopen()` as after a restart; the config applied. */
+const disk = desiredStoreFileEachTest('homeostat-reset-');
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-reset-'));
-  dbPath = path.join(dir, 'homeostat.db');
-  nowMs = 1_000_000;
-  db = undefined as unknown as Database.Database;
-  reopen();
-  store.applyConfig({ text: TEXT, loops: LOOPS });
-});
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  disk.store.applyConfig({ text: TEXT, loops: LOOPS });
 });
 
 describe('DesiredStore.resetFault', () => {
   test('given a reset, then it gets the next generation, is committed with its event, and reads back after a restart', () => {
-    nowMs += 5_000;
+    disk.nowMs += 5_000;
     assert.deepEqual(
-      store.resetFault('greenhouse', {
+      disk.store.resetFault('greenhouse', {
         requestedAtMs: 1_004_000,
         source: 'mqtt',
         requestId: 'r1',
@@ -67,9 +47,9 @@ describe('DesiredStore.resetFault', () => {
       updatedAtMs: 1_005_000,
       faultReset: { atMs: 1_004_000, generation: 2 },
     };
-    assert.deepEqual(store.desired('greenhouse'), expected);
-    assert.equal(store.desired('cellar')?.faultReset, undefined, 'other loops are not reset');
-    const event = store.events({ loop: 'greenhouse' }).at(-1);
+    assert.deepEqual(disk.store.desired('greenhouse'), expected);
+    assert.equal(disk.store.desired('cellar')?.faultReset, undefined, 'other loops are not reset');
+    const event = disk.store.events({ loop: 'greenhouse' }).at(-1);
     assert.deepEqual(event, {
       atMs: 1_005_000,
       loop: 'greenhouse',
@@ -79,69 +59,69 @@ describe('DesiredStore.resetFault', () => {
       data: { generation: 2, requestedAtMs: 1_004_000, fault: 'HeatingIneffective', requestId: 'r1' },
     });
 
-    reopen(); // a crash right after: committed, so the reset is there
-    assert.deepEqual(store.desired('greenhouse'), expected);
-    assert.deepEqual(store.readBack(), [], 'memory and file agree');
+    disk.reopen(); // a crash right after: committed, so the reset is there
+    assert.deepEqual(disk.store.desired('greenhouse'), expected);
+    assert.deepEqual(disk.store.readBack(), [], 'memory and file agree');
   });
 
   test('given another reset (a second press, a QoS 1 duplicate), then it is a new change with its own generation', () => {
-    assert.deepEqual(store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' }), {
+    assert.deepEqual(disk.store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' }), {
       generation: 2,
     });
-    assert.deepEqual(store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' }), {
+    assert.deepEqual(disk.store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' }), {
       generation: 3,
     });
     // Even received at an earlier clock time (the wall clock was set back): the latest wins.
-    assert.deepEqual(store.resetFault('greenhouse', { requestedAtMs: 900_000, source: 'cli' }), {
+    assert.deepEqual(disk.store.resetFault('greenhouse', { requestedAtMs: 900_000, source: 'cli' }), {
       generation: 4,
     });
-    assert.deepEqual(store.desired('greenhouse')?.faultReset, { atMs: 900_000, generation: 4 });
-    assert.equal(store.events().filter((e) => e.kind === 'fault-reset').length, 3);
+    assert.deepEqual(disk.store.desired('greenhouse')?.faultReset, { atMs: 900_000, generation: 4 });
+    assert.equal(disk.store.events().filter((e) => e.kind === 'fault-reset').length, 3);
   });
 
   test('given an unknown, removed or non-finite target, then a clear Error and nothing stored', () => {
-    store.applyConfig({ text: `${TEXT} # cellar gone`, loops: { greenhouse: LOOPS.greenhouse } });
-    assert.throws(() => store.resetFault('garage', { requestedAtMs: 1, source: 'mqtt' }), {
+    disk.store.applyConfig({ text: `${TEXT} # cellar gone`, loops: { greenhouse: LOOPS.greenhouse } });
+    assert.throws(() => disk.store.resetFault('garage', { requestedAtMs: 1, source: 'mqtt' }), {
       message: 'unknown loop "garage"',
     });
-    assert.throws(() => store.resetFault('cellar', { requestedAtMs: 1, source: 'mqtt' }), {
+    assert.throws(() => disk.store.resetFault('cellar', { requestedAtMs: 1, source: 'mqtt' }), {
       message: 'loop "cellar" was removed from the config',
     });
     assert.throws(
-      () => store.resetFault('greenhouse', { requestedAtMs: Number.NaN, source: 'mqtt' }),
+      () => disk.store.resetFault('greenhouse', { requestedAtMs: Number.NaN, source: 'mqtt' }),
       /finite number/,
     );
-    assert.equal(store.desired('greenhouse')?.faultReset, undefined);
-    assert.equal(store.events().filter((e) => e.kind === 'fault-reset').length, 0);
+    assert.equal(disk.store.desired('greenhouse')?.faultReset, undefined);
+    assert.equal(disk.store.events().filter((e) => e.kind === 'fault-reset').length, 0);
   });
 
   test('given a setpoint change or a re-applied file after a reset, then the reset stays in force', () => {
-    store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' });
-    store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt');
-    store.applyConfig({
+    disk.store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' });
+    disk.store.setDesired('greenhouse', { setpoint: 19 }, 'mqtt');
+    disk.store.applyConfig({
       text: `${TEXT} # edited`,
       loops: { ...LOOPS, greenhouse: { ...LOOPS.greenhouse, setpoint: 17 } },
     });
-    assert.equal(store.desired('greenhouse')?.faultReset?.atMs, 1_000_500);
-    assert.equal(store.desired('greenhouse')?.setpoint, 17);
+    assert.equal(disk.store.desired('greenhouse')?.faultReset?.atMs, 1_000_500);
+    assert.equal(disk.store.desired('greenhouse')?.setpoint, 17);
   });
 
   test('given a loop removed and added again, then it starts without a reset', () => {
-    store.resetFault('cellar', { requestedAtMs: 1_000_500, source: 'mqtt' });
-    store.applyConfig({ text: `${TEXT} # no cellar`, loops: { greenhouse: LOOPS.greenhouse } });
-    store.applyConfig({ text: `${TEXT} # cellar back`, loops: LOOPS });
-    assert.equal(store.desired('cellar')?.faultReset, undefined);
+    disk.store.resetFault('cellar', { requestedAtMs: 1_000_500, source: 'mqtt' });
+    disk.store.applyConfig({ text: `${TEXT} # no cellar`, loops: { greenhouse: LOOPS.greenhouse } });
+    disk.store.applyConfig({ text: `${TEXT} # cellar back`, loops: LOOPS });
+    assert.equal(disk.store.desired('cellar')?.faultReset, undefined);
   });
 });
 
 describe('DesiredStore.restoreDesired: a reset carried into a fresh file', () => {
   test('given a reset in memory that the fresh file lacks, then it is restored with a new generation', () => {
-    store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' });
-    const remembered = store.allDesired();
+    disk.store.resetFault('greenhouse', { requestedAtMs: 1_000_500, source: 'mqtt' });
+    const remembered = disk.store.allDesired();
     const fresh = openStandIn(silent);
     try {
-      const target = new DesiredStore(fresh, () => nowMs);
-      target.raiseGenerationFloor(store.highestGeneration());
+      const target = new DesiredStore(fresh, () => disk.nowMs);
+      target.raiseGenerationFloor(disk.store.highestGeneration());
       target.applyConfig({ text: TEXT, loops: LOOPS });
       assert.deepEqual(target.restoreDesired(remembered), ['greenhouse']);
       const row = target.desired('greenhouse');
@@ -156,7 +136,7 @@ describe('DesiredStore.restoreDesired: a reset carried into a fresh file', () =>
 
 describe('migration 4: loop_desired.fault_reset_at_ms', () => {
   test('given a version-3 file with a loop, when migrated, then the loop reads back with no reset, and a reset can be stored', () => {
-    const file = path.join(dir, 'v3.db');
+    const file = path.join(disk.dir, 'v3.db');
     const old = new Database(file);
     migrate(old, 3);
     // Version 3's row has no fault_reset_at_ms: written here as version 3 wrote it.
@@ -177,7 +157,7 @@ describe('migration 4: loop_desired.fault_reset_at_ms', () => {
       .all()
       .map((c) => c.name);
     assert.ok(columns.includes('fault_reset_at_ms') && columns.includes('fault_reset_generation'));
-    const migrated = new DesiredStore(db4, () => nowMs);
+    const migrated = new DesiredStore(db4, () => disk.nowMs);
     assert.deepEqual(migrated.desired('greenhouse'), {
       loop: 'greenhouse',
       setpoint: 18,

@@ -1,33 +1,19 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import type Database from 'better-sqlite3';
-import pino from 'pino';
-import { openStore } from '../../src/store/database.js';
 import { capEvents, MAX_EVENT_ROWS, pruneHistory } from '../../src/store/retention.js';
 import { type Sample, StateStore } from '../../src/store/state-store.js';
+import { tempStoreFile } from '../support/store.js';
 
 const DAY_MS = 86_400_000;
 /** Midnight UTC: retention limits move at whole UTC days. */
 const T0 = Date.UTC(2026, 0, 1);
 
-let dir: string;
 let db: Database.Database;
 let state: StateStore;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-'));
-  db = openStore({
-    path: path.join(dir, 'homeostat.db'),
-    logger: pino({ level: 'silent' }),
-    nowMs: () => T0,
-  }).db;
+beforeEach((t) => {
+  db = tempStoreFile(t, () => T0).db;
   state = new StateStore(db);
-});
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** A reading whose values tell its time: measured 20 + (minute of the day)/1000, output 0.5. */

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import pino from 'pino';
 import { loadConfigFile } from '../../src/config/load.js';
 import { toLoopSpec } from '../../src/config/to-loop-spec.js';
 import { initialLoopMemory, reconcile } from '../../src/core/reconcile.js';
-import { openStore } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrations.js';
 import {
   decodeSamples,
@@ -19,22 +15,14 @@ import {
   STATE_DICTIONARY_1,
   StateStore,
 } from '../../src/store/state-store.js';
+import { tempStoreFile } from '../support/store.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
 let dir: string;
 let db: Database.Database;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeostat-'));
-  db = openStore({
-    path: path.join(dir, 'homeostat.db'),
-    logger: pino({ level: 'silent' }),
-    nowMs: () => T0,
-  }).db;
-});
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+beforeEach((t) => {
+  ({ db, dir } = tempStoreFile(t, () => T0));
 });
 
 /** The room loop of the demo config after one real reconcile: memory and status as the daemon saves them. */

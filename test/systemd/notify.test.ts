@@ -62,6 +62,13 @@ function recordingSocket(failWith?: Error) {
   return { socket, sent, closed: () => closed };
 }
 
+/** A notifier for `env` whose datagrams go to a recording socket (`opts`: more notifier options). */
+function recordedNotifier(env: NodeJS.ProcessEnv, opts: { pid?: number } = {}) {
+  const recording = recordingSocket();
+  const notifier = createNotifier(env, { socketFactory: () => recording.socket, ...opts });
+  return { recording, notifier };
+}
+
 describe('createNotifier with a real notify socket', () => {
   test('given NOTIFY_SOCKET, then READY, WATCHDOG, STATUS and STOPPING arrive as sd_notify datagrams', {
     timeout: 5_000,
@@ -206,11 +213,7 @@ describe('createNotifier without a usable socket', () => {
 
 describe('createNotifier with an injected socket', () => {
   test('an abstract socket is addressed with a leading NUL', () => {
-    const recording = recordingSocket();
-    const notifier = createNotifier(
-      { NOTIFY_SOCKET: '@homeostat' },
-      { socketFactory: () => recording.socket },
-    );
+    const { recording, notifier } = recordedNotifier({ NOTIFY_SOCKET: '@homeostat' });
     notifier.ready();
     assert.deepEqual(
       recording.sent.map((s) => s.path),
@@ -219,10 +222,9 @@ describe('createNotifier with an injected socket', () => {
   });
 
   test('the watchdog interval is exposed for the gate', () => {
-    const recording = recordingSocket();
-    const notifier = createNotifier(
+    const { notifier } = recordedNotifier(
       { NOTIFY_SOCKET: '/run/systemd/notify', WATCHDOG_USEC: '60000000' },
-      { socketFactory: () => recording.socket, pid: 7 },
+      { pid: 7 },
     );
     assert.equal(notifier.watchdogIntervalMs, 30_000);
   });
@@ -254,11 +256,7 @@ describe('createNotifier with an injected socket', () => {
   });
 
   test('close closes the socket once', () => {
-    const recording = recordingSocket();
-    const notifier = createNotifier(
-      { NOTIFY_SOCKET: '/run/systemd/notify' },
-      { socketFactory: () => recording.socket },
-    );
+    const { recording, notifier } = recordedNotifier({ NOTIFY_SOCKET: '/run/systemd/notify' });
     notifier.close();
     notifier.close();
     notifier.stopping();

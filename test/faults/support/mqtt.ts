@@ -1,4 +1,5 @@
 import mqtt, { type IClientPublishOptions, type MqttClient } from 'mqtt';
+import type { ResultPayload, StatePayload } from '../../support/contract.js';
 
 /**
  * The test's side of MQTT: an MQTT.js client playing Home Assistant and the people sending
@@ -14,31 +15,7 @@ export interface Received {
   atMs: number;
 }
 
-/** The contract's `<loop>/result` JSON. */
-export interface ResultPayload {
-  loop: string;
-  accepted: boolean;
-  change?: { setpoint?: number; mode?: string; faultReset?: boolean };
-  reason?: string;
-  generation?: number;
-  requestId?: string;
-  at: string;
-}
-
-/** The contract's `<loop>/state` JSON, as far as the fault suite reads it. */
-export interface StatePayload {
-  loop: string;
-  mode: string;
-  setpoint: number;
-  measured: number | null;
-  output: number;
-  action: string;
-  generation: number;
-  observedGeneration: number;
-  actuators?: unknown;
-  conditions: { type: string; status: string; reason: string; message: string }[];
-  updatedAt: string;
-}
+export type { ResultPayload, StatePayload };
 
 interface Waiter {
   test: (m: Received) => boolean;

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { type CliProcess, type LogLine, makeTempDir } from '../../integration/helpers.js';
 import { type Broker, startMosquitto } from '../../integration/mosquitto.js';
-import { BASE, stateTopic } from './config.js';
+import { BASE, LOOPS, stateTopic } from './config.js';
+import { type ProbedDaemon, startProbedDaemon } from './daemon.js';
 import { condition, TestMqtt } from './mqtt.js';
 
 /**
@@ -71,6 +72,78 @@ export class Resources {
     this.add(() => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
     return dir;
   }
+}
+
+/** A private broker with an observer on it, and a temp dir for the daemon's config and database. */
+export interface ScenarioPlace {
+  broker: Broker;
+  /** Subscribed to every homeostat topic and the `observe` topics. */
+  client: TestMqtt;
+  dir: string;
+  /** `<dir>/homeostat.yaml`: the scenario writes it before starting the daemon. */
+  configPath: string;
+  /** `<dir>/state.db`. */
+  dbPath: string;
+}
+
+/**
+ * Acquires the scenario's broker, observer and temp dir (named `<prefix>…`) on `res`, in that
+ * order, so they are released in reverse: the directory first, the broker last.
+ */
+export async function scenarioPlace(
+  res: Resources,
+  prefix: string,
+  observe: string[] = [],
+): Promise<ScenarioPlace> {
+  const broker = await res.broker();
+  const client = await res.observer(broker, observe);
+  const dir = res.tempDir(prefix);
+  return { broker, client, dir, configPath: join(dir, 'homeostat.yaml'), dbPath: join(dir, 'state.db') };
+}
+
+/** The opening of most scenarios: its resources, its verdicts, and {@link scenarioPlace}. */
+export async function openScenario(
+  t: TestContext,
+  prefix: string,
+  observe: string[] = [],
+): Promise<ScenarioPlace & { res: Resources; v: Verdicts }> {
+  const res = new Resources(t);
+  const v = new Verdicts();
+  return { res, v, ...(await scenarioPlace(res, prefix, observe)) };
+}
+
+export interface RegulatingStart {
+  speed: number;
+  /** The loops whose state shows the bridge ready; default every loop of the demo. */
+  loops?: readonly string[];
+  /** Database elsewhere than the place's (a tmpfs). */
+  dbPath?: string;
+  /** Names the probe files (several runs in one directory). */
+  name?: string;
+  steppableClock?: boolean;
+}
+
+/**
+ * Starts the probed daemon on the place's config (killed at the release) and resolves once it
+ * says it regulates and every loop of `loops` has published its state: commands sent now are heard.
+ */
+export async function startRegulating(
+  res: Resources,
+  place: ScenarioPlace,
+  opts: RegulatingStart,
+): Promise<ProbedDaemon> {
+  const daemon = startProbedDaemon({
+    configPath: place.configPath,
+    dbPath: opts.dbPath ?? place.dbPath,
+    speed: opts.speed,
+    dir: place.dir,
+    ...(opts.name ? { name: opts.name } : {}),
+    ...(opts.steppableClock ? { steppableClock: true } : {}),
+  });
+  res.daemon(daemon.run);
+  await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
+  await bridgeReady(place.client, opts.loops ?? LOOPS);
+  return daemon;
 }
 
 /** A daemon log line that writes an actuator (`room_heater → ON (…)`, `fogger → 42.5 % (…)`). */
