@@ -53,14 +53,11 @@ export class DaemonTimers {
     if (this.pruneTimer) this.opts.clock.clearTimer(this.pruneTimer);
   }
 
-  /**
-   * Writes batched state; a storage failure is logged, never stops regulation. `encodedOnly`:
-   * the periodic flush after flushInSlices (see StateStore.flush).
-   */
-  flush(options: { encodedOnly?: boolean } = {}): void {
+  /** Writes batched state; a storage failure is logged, never stops regulation. */
+  flush(): void {
     const store = this.opts.store;
     try {
-      store.state.flush(options);
+      store.state.flush();
       if (this.flushFailures > 0 && !store.health) {
         this.opts.logger.info({ failures: this.flushFailures }, 'loop state written to the database again');
       }
@@ -84,8 +81,8 @@ export class DaemonTimers {
   private scheduleFlushes(): void {
     const everyMs = this.opts.flushEveryMs();
     const tick = () => {
-      this.flushInSlices();
       this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
+      this.flushInSlices(0);
     };
     this.flushTimer = this.opts.clock.setTimer(tick, everyMs);
   }
@@ -94,15 +91,20 @@ export class DaemonTimers {
    * The periodic flush without one long stall: the loops' states are encoded (deflated)
    * FLUSH_ENCODE_SLICE at a time with a turn of the event loop between slices, then written in
    * one transaction as before (one commit per flush spares the SD card). After stop() the
-   * daemon's own last flush writes everything.
+   * daemon's own last flush writes everything. Bounded: after FLUSH_MAX_SLICES turns (loops
+   * cycling faster than the slices encode) the flush encodes the rest itself; an encoding
+   * error is left to the flush, which logs it as a failed flush and keeps the state pending.
    */
-  private flushInSlices(): void {
+  private flushInSlices(slices: number): void {
     if (this.stopped) return;
-    if (!this.opts.store.state.encodeSome(FLUSH_ENCODE_SLICE)) {
-      setImmediate(() => this.flushInSlices());
-      return;
+    let encodedAll = true;
+    try {
+      encodedAll = slices >= FLUSH_MAX_SLICES || this.opts.store.state.encodeSome(FLUSH_ENCODE_SLICE);
+    } catch {
+      encodedAll = true;
     }
-    this.flush({ encodedOnly: true });
+    if (encodedAll) this.flush();
+    else setImmediate(() => this.flushInSlices(slices + 1));
   }
 
   /** History retention now and every hour; a failure is logged and retried next hour. */
@@ -148,5 +150,7 @@ export class DaemonTimers {
 
 /** Loop states encoded per turn of the event loop before a periodic flush (see flushInSlices). */
 const FLUSH_ENCODE_SLICE = 20;
+/** Turns a periodic flush waits for the slices at most (1,000 loops at FLUSH_ENCODE_SLICE). */
+const FLUSH_MAX_SLICES = 50;
 /** Status lines written per turn of the event loop (see writeStatusLines). */
 const STATUS_LINES_PER_TURN = 10;

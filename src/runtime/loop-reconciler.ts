@@ -274,10 +274,14 @@ export class LoopReconciler {
   /**
    * A latched fault found in the database after this loop started without it (it started on
    * the in-memory stand-in): held from the next cycle on. False when one is already latched.
+   * The memory forgets which stored reset it applied: a reset newer than this latch (committed
+   * while the file was away) is applied to it again at the next cycle, by time, and an older
+   * one leaves it latched.
    */
   adoptLatchedFault(fault: LatchedFault): boolean {
     if (this.memory.latchedFault) return false;
-    this.memory = { ...this.memory, latchedFault: fault };
+    const { faultResetGeneration: _forgotten, ...memory } = this.memory;
+    this.memory = { ...memory, latchedFault: fault };
     return true;
   }
 

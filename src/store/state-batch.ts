@@ -21,8 +21,6 @@ export type PendingState = {
   atMs: number;
   /** The stored form, made ahead of the flush by encodeSome (spread over turns of the event loop). */
   encoded?: Buffer;
-  /** The encoding of a state this one replaced after encodeSome: a sliced flush may write it. */
-  earlier?: { encoded: Buffer; atMs: number };
 };
 
 /** One flush's worth, in the order it was added. */
@@ -37,18 +35,14 @@ export class PendingWrites {
   private readonly pendingSamples = new Map<string, Sample[]>();
   private readonly pendingEvents: BufferedEvent[] = [];
 
-  /** Latest wins (an encoding made of the one it replaces is kept as `earlier`). */
+  /** Latest wins (a new state is encoded again). */
   saveState(loop: string, state: PendingState): void {
-    const previous = this.pendingState.get(loop);
-    const earlier = previous?.encoded
-      ? { encoded: previous.encoded, atMs: previous.atMs }
-      : previous?.earlier;
-    this.pendingState.set(loop, earlier ? { ...state, earlier } : state);
+    this.pendingState.set(loop, state);
   }
 
   /**
    * Encodes up to `maxLoops` pending states not encoded yet; true when none is left. A state
-   * saved again afterwards is a new one to encode (its predecessor's encoding stays as `earlier`).
+   * saved again afterwards is a new one to encode.
    */
   encodeSome(maxLoops: number, encode: (state: PendingState) => Buffer): boolean {
     let encoded = 0;
@@ -76,24 +70,13 @@ export class PendingWrites {
     return this.pendingState.size + this.pendingSamples.size + this.pendingEvents.length > 0;
   }
 
-  /**
-   * Takes everything pending (what is added from now on waits for the next batch). With
-   * `encodedOnly`, a state saved again since encodeSome is taken in its earlier, encoded form
-   * and the newer one stays pending for the next batch (never more than a flush period late).
-   */
-  take(options: { encodedOnly?: boolean } = {}): Batch {
-    let states = [...this.pendingState];
+  /** Takes everything pending (what is added from now on waits for the next batch). */
+  take(): Batch {
+    const states = [...this.pendingState];
     const samples = [...this.pendingSamples];
     const events = this.pendingEvents.splice(0);
     this.pendingState.clear();
     this.pendingSamples.clear();
-    if (options.encodedOnly) {
-      states = states.map(([loop, state]) => {
-        if (state.encoded || !state.earlier) return [loop, state];
-        this.pendingState.set(loop, { memory: state.memory, status: state.status, atMs: state.atMs });
-        return [loop, { ...state, encoded: state.earlier.encoded, atMs: state.earlier.atMs }];
-      });
-    }
     return { states, samples, events };
   }
 

@@ -122,11 +122,11 @@ export class StateStore {
   /**
    * Writes everything pending in one transaction. Returns the number of rows written. When the
    * write fails (full disk…), what it held stays pending for the next flush, and the error is
-   * thrown. `encodedOnly` (after encodeSome): see PendingWrites.take.
+   * thrown. States encodeSome encoded are written as encoded; the others are encoded here.
    */
-  flush(options: { encodedOnly?: boolean } = {}): number {
+  flush(): number {
     if (!this.dirty) return 0;
-    const batch = this.pending.take(options);
+    const batch = this.pending.take();
     let rows = 0;
     try {
       observed(this.observer, 'flush', () =>

@@ -82,3 +82,70 @@ describe('DaemonTimers: the periodic status lines are written a slice per turn o
     assert.deepEqual(linesPerTurn(), [10]);
   });
 });
+
+describe('DaemonTimers: the periodic flush encodes a slice per turn, then writes once', () => {
+  /** Timers on an in-memory store whose flushes and encodings are recorded (with their turn). */
+  function flushingTimers(clock: ManualClock, loops: number) {
+    const counter = turnCounter();
+    const store = memoryStore(clock);
+    const calls: string[] = [];
+    const encodeSome = store.state.encodeSome.bind(store.state);
+    const flush = store.state.flush.bind(store.state);
+    let failEncoding = false;
+    store.state.encodeSome = (max: number) => {
+      calls.push(`encode@${counter.turn}`);
+      if (failEncoding) throw new Error('encoder defect');
+      return encodeSome(max);
+    };
+    store.state.flush = () => {
+      calls.push(`flush@${counter.turn}`);
+      return flush();
+    };
+    for (let i = 0; i < loops; i++) {
+      store.state.saveState(`loop${i}`, { cycles: i }, status(`loop${i}`), clock.nowMs());
+    }
+    const timers = new DaemonTimers({
+      clock,
+      logger: silentLogger,
+      store,
+      flushEveryMs: () => 600_000,
+      statusEveryMs: 0,
+      statusLines: () => [],
+    });
+    const done = () => {
+      counter.running = false;
+      timers.stop();
+    };
+    return { timers, calls, store, done, failEncodingFromNowOn: () => (failEncoding = true) };
+  }
+
+  test('given 45 pending loop states, when the flush tick fires, then they are encoded 20 per turn and written in one flush', async () => {
+    const clock = new ManualClock(0);
+    const { timers, calls, store, done } = flushingTimers(clock, 45);
+    timers.start();
+    await clock.advance(600_000);
+    done();
+    const turns = calls.map((call) => Number(call.split('@')[1]));
+    assert.deepEqual(
+      calls.map((call) => call.split('@')[0]),
+      ['encode', 'encode', 'encode', 'flush'],
+    );
+    assert.equal(new Set(turns.slice(0, 3)).size, 3, 'each slice in its own turn');
+    assert.equal(turns[3], turns[2], 'the write follows the last slice in its turn');
+    assert.equal(store.state.dirty, false, 'everything written');
+  });
+
+  test('given an encoder that throws, then the flush still runs and the next tick comes', async () => {
+    const clock = new ManualClock(0);
+    const { timers, calls, done, failEncodingFromNowOn } = flushingTimers(clock, 5);
+    failEncodingFromNowOn();
+    timers.start();
+    await clock.advance(600_000);
+    await clock.advance(600_000);
+    done();
+    assert.deepEqual(
+      calls.map((call) => call.split('@')[0]),
+      ['encode', 'flush', 'encode', 'flush'],
+    );
+  });
+});

@@ -278,6 +278,40 @@ describe('LoopReconciler: given a fault reset stored as desired state', () => {
     assert.equal(cycle.latchedFaultAt(clock.nowMs()), undefined, 'nothing left to reset');
   });
 
+  test('when a latch stored before the reset is adopted after the reset was applied (storage failover), then the next cycle clears it again', async () => {
+    const desired: { reset: Reset; generation: number } = { reset: undefined, generation: 1 };
+    const { clock, cycle } = await latchedCycle(desired);
+    const storedLatch = cycle.loopMemory.latchedFault!;
+    await clock.advance(at(s(20)) - clock.nowMs());
+    desired.reset = { atMs: clock.nowMs(), generation: 2 };
+    desired.generation = 2;
+    await cycle.run();
+    assert.equal(cycle.loopMemory.latchedFault, undefined, 'reset applied');
+    // The database file comes back with the latch flushed before the reset: it is adopted.
+    assert.equal(cycle.adoptLatchedFault(storedLatch), true);
+    await clock.advance(at(s(30)) - clock.nowMs());
+    await cycle.run();
+    assert.equal(cycle.loopMemory.latchedFault, undefined, 'the stored reset covers the adopted latch');
+  });
+
+  test('when a latch newer than the stored reset is adopted, then it holds', async () => {
+    const desired: { reset: Reset; generation: number } = { reset: undefined, generation: 1 };
+    const { clock, cycle, heater } = await latchedCycle(desired);
+    const storedLatch = cycle.loopMemory.latchedFault!;
+    await clock.advance(at(s(20)) - clock.nowMs());
+    desired.reset = { atMs: clock.nowMs(), generation: 2 };
+    desired.generation = 2;
+    await cycle.run();
+    // The database file comes back with a latch from after the reset (another process, a
+    // later fault): it is adopted and holds.
+    const later = { ...storedLatch, atMs: at(s(25)) };
+    assert.equal(cycle.adoptLatchedFault(later), true);
+    await clock.advance(at(s(30)) - clock.nowMs());
+    await cycle.run();
+    assert.equal(cycle.loopMemory.latchedFault?.atMs, at(s(25)), 'a fault after the reset is a new fault');
+    assert.equal(heater.level, 0, 'held safe');
+  });
+
   test('when the stored reset is older than the latch, then the latch holds (a new fault)', async () => {
     const { clock, cycle, heater } = await latchedCycle({
       reset: { atMs: at(s(5)), generation: 2 },

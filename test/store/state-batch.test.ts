@@ -1,7 +1,7 @@
 /**
  * PendingWrites with the periodic flush spread over turns of the event loop (daemon/timers.ts
  * flushInSlices): states are encoded a few at a time ahead of the flush; a state saved again
- * meanwhile must neither be lost nor hold the flush back.
+ * meanwhile is the one written, never an older encoding.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -12,11 +12,16 @@ import { type PendingState, PendingWrites } from '../../src/store/state-batch.js
 function state(name: string, atMs: number): PendingState {
   return { memory: { name }, status: {} as LoopStatus, atMs };
 }
-const encode = (s: PendingState) => Buffer.from(String((s.memory as { name: string }).name));
-/** What a batch would write per loop: the stored form and its time. */
-function written(pending: PendingWrites, options: { encodedOnly?: boolean } = {}) {
+const encodings: string[] = [];
+const encode = (s: PendingState) => {
+  const name = String((s.memory as { name: string }).name);
+  encodings.push(name);
+  return Buffer.from(name);
+};
+/** What a batch would write per loop: the stored form and its time (as StateStore.writeBatch). */
+function written(pending: PendingWrites) {
   return pending
-    .take(options)
+    .take()
     .states.map(([loop, s]) => [loop, (s.encoded ?? encode(s)).toString(), s.atMs] as const);
 }
 
@@ -31,41 +36,32 @@ describe('PendingWrites: encoding ahead of a sliced flush', () => {
     );
   });
 
-  test('given a state saved again after it was encoded, the sliced flush writes the encoded one and keeps the newer one pending', () => {
+  test('given states encoded ahead, the flush writes those encodings without encoding again', () => {
     const pending = new PendingWrites();
     pending.saveState('a', state('a1', 1));
     pending.saveState('b', state('b1', 1));
-    assert.equal(pending.encodeSome(10, encode), true);
-    pending.saveState('a', state('a2', 2)); // a cycle ran while the flush was being sliced
-    assert.deepEqual(written(pending, { encodedOnly: true }), [
+    pending.encodeSome(10, encode);
+    encodings.length = 0;
+    assert.deepEqual(written(pending), [
       ['a', 'a1', 1],
       ['b', 'b1', 1],
     ]);
-    assert.deepEqual(written(pending), [['a', 'a2', 2]], 'the newer state goes with the next flush');
+    assert.deepEqual(encodings, [], 'encoded once');
   });
 
-  test('given a state saved again after it was encoded, an immediate flush (a latched fault) writes the newest', () => {
+  test('given a state saved again after it was encoded (a cycle ran, a fault latched), the newer one is written', () => {
     const pending = new PendingWrites();
     pending.saveState('a', state('a1', 1));
     pending.encodeSome(10, encode);
     pending.saveState('a', state('a2-latched', 2));
+    assert.equal(pending.encodeSome(10, encode), true, 'the newer state is encoded in its turn');
     assert.deepEqual(written(pending), [['a', 'a2-latched', 2]]);
     assert.equal(pending.dirty, false, 'nothing older is left to overwrite it later');
   });
 
-  test('given a state never encoded, the sliced flush writes it as it is', () => {
+  test('given a state never encoded ahead, the flush encodes it', () => {
     const pending = new PendingWrites();
     pending.saveState('a', state('a1', 1));
-    assert.deepEqual(written(pending, { encodedOnly: true }), [['a', 'a1', 1]]);
-  });
-
-  test('given a failed sliced flush, the requeue keeps the newer state, not the earlier form', () => {
-    const pending = new PendingWrites();
-    pending.saveState('a', state('a1', 1));
-    pending.encodeSome(10, encode);
-    pending.saveState('a', state('a2', 2));
-    const batch = pending.take({ encodedOnly: true });
-    pending.requeue(batch); // the transaction failed (full disk)
-    assert.deepEqual(written(pending), [['a', 'a2', 2]]);
+    assert.deepEqual(written(pending), [['a', 'a1', 1]]);
   });
 });
