@@ -117,9 +117,6 @@ function resumeSafetyMemory(
   return Object.keys(resumed).length > 0 ? resumed : undefined;
 }
 
-/** Moved to clock-step.ts, with the rest of the clock-jump handling; kept here for importers. */
-export { clampMemoryToNow } from './clock-step.js';
-
 /**
  * Clears a latched fault (an explicit reset by a person): the loop regulates again. Only a
  * fault latched at or before `requestedAtMs` (when the reset was asked for) is cleared: a reset

@@ -10,7 +10,7 @@
  * before that, by moving the whole memory (clock-step.ts).
  */
 
-export const MS_PER_S = 1_000;
+const MS_PER_S = 1_000;
 export const HOUR_MS = 3_600_000;
 
 export function msToS(ms: number): number {

@@ -238,13 +238,8 @@ export class Daemon implements LoopControl {
    * (clock time the reset was received). Refused, changing nothing, when no such fault is
    * latched or the database cannot take it: the sender is told why.
    */
-  requestFaultReset(
-    loopId: string,
-    source: string,
-    requestedAtMs: number,
-    requestId?: string,
-  ): FaultResetOutcome {
-    const request = { loopId, source, requestedAtMs, requestId };
+  requestFaultReset(loopId: string, source: string, requestedAtMs: number): FaultResetOutcome {
+    const request = { loopId, source, requestedAtMs };
     return requestFaultReset(this.loops.get(loopId), request, this.opts.store, this.opts.logger);
   }
 

@@ -9,7 +9,6 @@ export interface FaultResetRequest {
   source: string;
   /** Clock time the reset was received, ms. */
   requestedAtMs: number;
-  requestId?: string | undefined;
 }
 
 /**
@@ -23,7 +22,7 @@ export function requestFaultReset(
   store: DaemonStore,
   logger: Logger,
 ): FaultResetOutcome {
-  const { loopId, source, requestedAtMs, requestId } = request;
+  const { loopId, source, requestedAtMs } = request;
   if (!loop) return { accepted: false, reason: `unknown loop "${loopId}"` };
   const current = loop.cycle.status?.generation;
   const unchanged = current === undefined ? {} : { generation: current };
@@ -35,7 +34,6 @@ export function requestFaultReset(
       requestedAtMs,
       source,
       fault: fault.reason,
-      ...(requestId === undefined ? {} : { requestId }),
     }));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

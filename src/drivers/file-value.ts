@@ -24,8 +24,9 @@ const NOT_A_NUMBER = /^([+-]?)(nan|inf|infinity)$/i;
 
 /**
  * The number a file holds, or why there is none. Stricter than `Number()`, which reads an empty
- * file as 0 and accepts `0x1f` and `Infinity`: a file that does not hold exactly one finite
- * decimal number must not become a believable reading.
+ * file as 0 and accepts `0x1f`: a file that does not hold exactly one decimal number must not
+ * become a believable reading. `nan`/`inf` (any case, signed) are the device saying the value is
+ * unknown: NaN/±Infinity, which the loop judges NotFinite; an overflowing `1e999` is garbage.
  */
 export function parseFileNumber(text: string): { ok: true; value: number } | { ok: false; problem: string } {
   const trimmed = text.trim();
@@ -47,8 +48,9 @@ export function parseFileNumber(text: string): { ok: true; value: number } | { o
  * A number read from a file at every sample, e.g. `/sys/class/thermal/thermal_zone0/temp`
  * (millidegrees: scale 0.001). The read is asynchronous and bounded to one page, so a slow or
  * odd file delays only this sensor (the sampler skips a sample while a read is still running),
- * never the control loop. Anything but one finite number throws: the sampler keeps the last
- * reading, which ages into a stale sensor and sends the loop safe.
+ * never the control loop. `nan`/`inf` read as NaN/±Infinity (the loop goes safe in this cycle);
+ * anything else but one decimal number throws: the sampler keeps the last reading, which ages
+ * into a stale sensor and sends the loop safe.
  */
 export class FileValueSensor implements SensorDriver {
   readonly id: string;

@@ -60,7 +60,7 @@ export function checkPlausible(
 }
 
 /** A BCM GPIO number: the Pi's main controller has 54 (58 on a Pi 4, the last 4 unused). */
-export const bcmSchema = z
+const bcmSchema = z
   .number()
   .int()
   .min(0)
@@ -119,7 +119,7 @@ export const stateStaleAfterS = z
   );
 
 /** Half width of a relay's modulation band, in the loop's unit, when the file gives none. */
-export const DEFAULT_BAND = 0.25;
+const DEFAULT_BAND = 0.25;
 
 /** How a relay is driven: shared by every relay kind (simulated, MQTT, GPIO). */
 export const relayFields = {

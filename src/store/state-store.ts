@@ -31,7 +31,6 @@ import { type Batch, type BufferedEvent, PendingWrites } from './state-batch.js'
 // Importers keep this module's path for the codecs and the batch's event type.
 export { encodeLoopState, STATE_DICTIONARY_1 } from './loop-state-codec.js';
 export { decodeSamples, encodeSamples, type Sample } from './samples-codec.js';
-export type { BufferedEvent } from './state-batch.js';
 
 /** A sample as stored: `resolutionS` 0 for a reading, else the length of the bucket it averages. */
 export interface StoredSample extends Sample {

@@ -369,7 +369,7 @@ class Simulation {
     loop.memory = result.memory;
     loop.nextCycleMs = Math.max(nowMs + 1, Math.min(result.nextWakeMs, nowMs + RESYNC_MS));
 
-    // What CycleRecorder (src/daemon-store.ts) records.
+    // What CycleRecorder (src/daemon/cycle-recorder.ts) records.
     const { status } = result;
     this.state.saveState(spec.id, result.memory, status, nowMs);
     if (loop.reading && loop.lastSampledAtMs !== loop.reading.atMs) {

@@ -101,9 +101,8 @@ describe('reconcile after a restart whose clock is behind the stored memory', ()
 
 describe('a latched fault stamped in the future (stored under a clock that was ahead)', () => {
   test('given a latch at +1 h, when a cycle runs now, then it counts as latched now and a reset sent now clears it', async () => {
-    const { clampMemoryToNow, resetLatchedFault, initialLoopMemory } = await import(
-      '../../src/core/loop-state.js'
-    );
+    const { resetLatchedFault, initialLoopMemory } = await import('../../src/core/loop-state.js');
+    const { clampMemoryToNow } = await import('../../src/core/clock-step.js');
     const memory = {
       ...initialLoopMemory(),
       latchedFault: { reason: 'HeatingIneffective' as const, message: 'x', atMs: at(HOUR) },

@@ -236,6 +236,12 @@ describe('file_value doctor check', () => {
     assert.match(result?.detail ?? '', /not a number: "hello"/);
   });
 
+  test('fail when the file says the value is unknown (nan)', async () => {
+    const [result] = await fileChecks(valid(`path: ${fixture('nan')}`));
+    assert.equal(result?.status, 'fail');
+    assert.match(result?.detail ?? '', /says the value is unknown \(NaN\)/);
+  });
+
   test('nothing is printed for a config without file_value sensors', async () => {
     const result = parseConfigText(
       configText('path: /x').replace(/cpu: \{ kind: file_value.*\}/, 'cpu: { kind: simulated, plant: p }'),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Mode, Quantity } from '../../core/types.js';
 
-export const MODES = [
+const MODES = [
   'off',
   'heat',
   'cool',

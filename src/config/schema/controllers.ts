@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defaultDerivativeFilterS } from '../../core/pid.js';
 
-export const pidSchema = z
+const pidSchema = z
   .strictObject({
     type: z.literal('pid').describe('Controller type.'),
     kp: z.number().gt(0).describe('Proportional gain: output fraction (0..1) per unit of error. Required.'),

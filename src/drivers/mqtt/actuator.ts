@@ -50,7 +50,6 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   abstract readonly kind: 'relay' | 'continuous';
   protected readonly opts: MqttActuatorOptions;
   private state: DeviceState<T> | undefined;
-  /** Set by `stop()`, for good. */
   /** A not-understood state has been logged; cleared by an understood one. */
   private problemLogged = false;
   /** The state topic; stopping it is final (see `stop()`). */

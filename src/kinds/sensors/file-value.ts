@@ -31,7 +31,8 @@ const schema = z
   })
   .describe(
     'A number read from a file (sysfs, hwmon, a 1-Wire-like device): value × scale + offset. A ' +
-      'missing file or anything but one finite number is a failed read: the reading goes stale.',
+      'file saying nan or inf sends the loop safe at once; a missing file or anything else but ' +
+      'one decimal number is a failed read: the reading goes stale.',
   )
   .superRefine(checkPlausible);
 
@@ -53,6 +54,7 @@ async function checkFiles(items: { id: string; section: FileValueSection }[]): P
     const name = `file sensors.${id}`;
     try {
       const value = await driverOf(id, section).read();
+      if (!Number.isFinite(value)) throw new Error(`${section.path} says the value is unknown (${value})`);
       results.push({ name, status: 'ok', detail: `${value} (${section.path})` });
     } catch (error) {
       results.push(

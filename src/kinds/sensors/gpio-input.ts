@@ -5,7 +5,7 @@ import { DEBOUNCE_RENAMED } from '../renamed-keys.js';
 import { sensorKind } from '../types.js';
 
 /** How long a level must hold before an edge counts, seconds, when the file gives none. */
-export const DEFAULT_DEBOUNCE_S = 0.02;
+const DEFAULT_DEBOUNCE_S = 0.02;
 
 const schema = z
   .strictObject({
