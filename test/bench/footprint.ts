@@ -23,14 +23,15 @@
  * Options: --duration-s 16 (measured window per run), --warmup-s 8, --speed 60,
  * --loops 1,10,50,200, --mqtt-loops 3,50,200 (private Mosquitto; '' for none),
  * --realtime-loops 1,200 (speed 1; '' for none), --runner dist|tsx, --no-build, --json,
- * --node-flags='--max-semi-space-size=1' (for the daemon processes, e.g. to try V8 limits; with '='),
+ * --node-flags='…' (V8 flags of the daemon processes; with '='; default the NODE_OPTIONS of
+ * systemd/homeostat.service, as the daemon runs on a Pi; --node-flags= for V8's own defaults),
  * --heap-snapshots DIR (instead of the table: a heap snapshot per --snapshot-loops 1,200, with
  * a broker if --snapshot-mqtt; then compare two with
  * `node --import tsx test/bench/footprint/heap-diff.ts DIR/loops-1.heapsnapshot DIR/loops-200.heapsnapshot`).
  * Default run: 10 processes, about 4–5 minutes.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Broker, startMosquitto } from '../integration/mosquitto.js';
@@ -46,7 +47,7 @@ const { values } = parseArgs({
     loops: { type: 'string', default: '1,10,50,200' },
     'mqtt-loops': { type: 'string', default: '3,50,200' },
     'realtime-loops': { type: 'string', default: '1,200' },
-    'node-flags': { type: 'string', default: '' },
+    'node-flags': { type: 'string' },
     'snapshot-loops': { type: 'string', default: '1,200' },
     'snapshot-mqtt': { type: 'boolean', default: false },
     runner: { type: 'string', default: 'dist' },
@@ -56,13 +57,19 @@ const { values } = parseArgs({
   },
 });
 const counts = (text: string) => text.split(',').filter(Boolean).map(Number);
+/** The V8 flags the systemd unit gives the daemon (its NODE_OPTIONS). */
+function unitNodeFlags(): string {
+  const unit = readFileSync(join(REPO_ROOT, 'systemd/homeostat.service'), 'utf8');
+  return /^Environment="NODE_OPTIONS=([^"]*)"$/m.exec(unit)?.[1] ?? '';
+}
+const nodeFlags = values['node-flags'] ?? unitNodeFlags();
 const runner = values.runner === 'tsx' ? 'tsx' : 'dist';
 const base = {
   speed: Number(values.speed),
   warmupS: Number(values['warmup-s']),
   durationS: Number(values['duration-s']),
   runner,
-  nodeFlags: values['node-flags'].split(' ').filter(Boolean),
+  nodeFlags: nodeFlags.split(' ').filter(Boolean),
 } as const;
 
 async function main(): Promise<void> {
@@ -95,6 +102,7 @@ async function main(): Promise<void> {
     return;
   }
   printTable(results, { runner, speed: base.speed, durationS: base.durationS });
+  process.stdout.write(`daemon V8 flags: ${nodeFlags || '(none: V8 defaults)'}\n`);
   const lines = targetLines(results, { periodS: SENSOR_PERIOD_S, slackS: LATE_SLACK_S });
   for (const line of lines) process.stdout.write(`${line}\n`);
 }

@@ -75,8 +75,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mb = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;
 
 function commandFor(spec: RunSpec, dir: string): string[] {
-  // Extra flags are the daemon's: the baseline stays a plain node.
-  const flags = spec.loops === undefined ? [] : (spec.nodeFlags ?? []);
+  // The baseline runs with the same V8 flags: the ratio compares like with like.
+  const flags = spec.nodeFlags ?? [];
   const node = ['--expose-gc', ...flags, '--import', PROBE_PATH];
   if (spec.heapSnapshotPath) node.push('--heapsnapshot-signal=SIGUSR2');
   if (spec.loops === undefined) return [...node, '-e', 'setInterval(() => {}, 1000)'];
