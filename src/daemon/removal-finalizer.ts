@@ -86,7 +86,7 @@ async function finalizeRemovedLoop(
   // All at once, one log line per actuator, one 'loop-removed-safe' event (runtime/drive-safe.ts).
   await driveSafe(targets, {
     reason: `loop ${loop} removed`,
-    logger,
+    logger: logger.child({ loop }),
     loop,
     recordEvent: (event) => store.desired.recordEvent(event),
     eventKind: 'loop-removed-safe',

@@ -38,8 +38,9 @@ export interface SafeStateEvent {
 export interface DriveSafeOptions {
   /** Why: shown in every log line (`heater → safe state (SIGTERM)`) and in the event. */
   reason: string;
+  /** A loop's actuators: a logger bound to the loop (its `loop` field), which the lines carry. */
   logger: Logger;
-  /** The loop the actuators belong to, if one: in the log fields and the event. */
+  /** The loop the actuators belong to, if one: in the event. */
   loop?: string;
   /**
    * Records the call's one event (the store's event log). A failure to record it is logged and
@@ -63,22 +64,18 @@ export async function driveSafe(
   targets: readonly SafeTarget[],
   opts: DriveSafeOptions,
 ): Promise<SafeOutcome> {
-  const { reason, logger, loop } = opts;
-  const loopField = loop === undefined ? {} : { loop };
+  const { reason, logger } = opts;
   const settled = await Promise.all(
     targets.map(async ({ id, safeLevel, driver }) => {
       try {
         if (!driver) throw new Error(`no driver for actuator "${id}"`);
         await driver.write(safeLevel);
         // Not `level`: pino reads that key as the log level.
-        logger.info({ ...loopField, actuator: id, to: safeLevel }, `${id} → safe state (${reason})`);
+        logger.info({ actuator: id, to: safeLevel }, `${id} → safe state (${reason})`);
         return { id };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        logger.error(
-          { ...loopField, err: error, actuator: id },
-          `${id}: not confirmed safe (${reason}): ${message}`,
-        );
+        logger.error({ err: error, actuator: id }, `${id}: not confirmed safe (${reason}): ${message}`);
         return { id, error: message };
       }
     }),
@@ -112,6 +109,6 @@ function recordOnce(outcome: SafeOutcome, opts: DriveSafeOptions): void {
       data: { reason: outcome.reason, safe: outcome.safe, failed: outcome.failed },
     });
   } catch (error) {
-    opts.logger.warn({ err: error, loop: opts.loop }, `safe state reached; its event could not be recorded`);
+    opts.logger.warn({ err: error }, `safe state reached; its event could not be recorded`);
   }
 }

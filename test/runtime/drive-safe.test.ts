@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import pino from 'pino';
 import { describeSafeOutcome, driveSafe, type SafeStateEvent } from '../../src/runtime/drive-safe.js';
+import { recordingLogger } from '../support/logger.js';
 
 /** A driver that records every write; `failWith` makes writes reject, `hold` makes them wait. */
 class RecordingDriver {
@@ -21,19 +21,6 @@ class RecordingDriver {
   }
 }
 
-interface LogRecord {
-  level: number;
-  msg: string;
-  actuator?: string;
-  loop?: string;
-}
-
-function recordingLogger() {
-  const records: LogRecord[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => records.push(JSON.parse(line)) });
-  return { logger, records };
-}
-
 /** Lets every pending promise callback run (a write that does not hang has settled after it). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -41,7 +28,7 @@ describe('driveSafe: given drivers that all answer', () => {
   test('when driven safe, then each gets its own safe level once, one info line each, one event in all', async () => {
     const heater = new RecordingDriver();
     const vent = new RecordingDriver();
-    const { logger, records } = recordingLogger();
+    const { logger, records } = recordingLogger({ level: 'debug' });
     const events: SafeStateEvent[] = [];
     const outcome = await driveSafe(
       [
@@ -50,7 +37,7 @@ describe('driveSafe: given drivers that all answer', () => {
       ],
       {
         reason: 'loop room removed',
-        logger,
+        logger: logger.child({ loop: 'room' }), // a loop's actuators: the loop's logger
         loop: 'room',
         recordEvent: (event) => events.push(event),
         eventKind: 'loop-removed-safe',
@@ -79,7 +66,7 @@ describe('driveSafe: given drivers that all answer', () => {
   });
 
   test('when no targets are given, then nothing is written and the event says so', async () => {
-    const { logger, records } = recordingLogger();
+    const { logger, records } = recordingLogger({ level: 'debug' });
     const events: SafeStateEvent[] = [];
     const outcome = await driveSafe([], { reason: 'SIGTERM', logger, recordEvent: (e) => events.push(e) });
     assert.deepEqual(outcome, { reason: 'SIGTERM', safe: [], failed: [] });
@@ -98,7 +85,7 @@ describe('driveSafe: given a device that hangs', () => {
     plug.hold = new Promise((resolve) => {
       release = resolve;
     });
-    const { logger } = recordingLogger();
+    const { logger } = recordingLogger({ level: 'debug' });
     let done = false;
     const running = driveSafe(
       [
@@ -124,7 +111,7 @@ describe('driveSafe: given a device that fails and one without a driver', () => 
     const broken = new RecordingDriver();
     broken.failWith = 'broker unreachable';
     const heater = new RecordingDriver();
-    const { logger, records } = recordingLogger();
+    const { logger, records } = recordingLogger({ level: 'debug' });
     const events: SafeStateEvent[] = [];
     const outcome = await driveSafe(
       [
@@ -155,7 +142,7 @@ describe('driveSafe: given a device that fails and one without a driver', () => 
 
   test('when recording the event fails, then the outcome is still returned and a warning logged', async () => {
     const heater = new RecordingDriver();
-    const { logger, records } = recordingLogger();
+    const { logger, records } = recordingLogger({ level: 'debug' });
     const outcome = await driveSafe([{ id: 'heater', safeLevel: 0, driver: heater }], {
       reason: 'SIGTERM',
       logger,
@@ -174,5 +161,18 @@ describe('describeSafeOutcome', () => {
       describeSafeOutcome({ reason: 'x', safe: ['a'], failed: [{ id: 'b', error: 'timeout' }] }),
       'x: a at their safe state; b not confirmed safe (timeout)',
     );
+  });
+});
+
+describe('driveSafe: given a loop-bound logger', () => {
+  test('when driven safe, then each line names the loop once (no duplicate JSON key)', async () => {
+    const { logger, text } = recordingLogger({ level: 'debug' });
+    await driveSafe([{ id: 'heater', safeLevel: 0, driver: new RecordingDriver() }], {
+      reason: 'SIGTERM',
+      logger: logger.child({ loop: 'room' }),
+      loop: 'room',
+    });
+    const line = text().trim();
+    assert.equal(line.match(/"loop":/g)?.length, 1, line);
   });
 });
