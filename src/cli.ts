@@ -47,18 +47,8 @@ async function main(argv: string[]): Promise<number> {
   const write = (line: string) => process.stdout.write(`${line}\n`);
 
   switch (command) {
-    case 'validate': {
-      const { loadConfigFile } = await import('./config/load.js');
-      const result = loadConfigFile(configPath);
-      if (!result.ok) {
-        for (const line of result.errors) process.stdout.write(`${line}\n`);
-        return 1;
-      }
-      // Warnings (`path: message (deprecated)`) never fail validation: the file still works.
-      for (const line of result.warnings) process.stdout.write(`${line}\n`);
-      process.stdout.write(`${configPath}: valid (${Object.keys(result.config.loops).length} loop(s))\n`);
-      return 0;
-    }
+    case 'validate':
+      return validate(configPath, write);
     case 'run':
       return (await import('./commands/run.js')).runCommand({
         configPath,
@@ -80,52 +70,89 @@ async function main(argv: string[]): Promise<number> {
     case 'status':
       return (await import('./commands/inspect.js')).statusCommand({ dbPath, json: parsed.json }, write);
     case 'events':
-      return (await import('./commands/inspect.js')).eventsCommand(
-        {
-          dbPath,
-          json: parsed.json,
-          ...(sinceMs === undefined ? {} : { sinceMs }),
-          ...(parsed.loop ? { loop: parsed.loop } : {}),
-        },
-        write,
-      );
-    case 'set': {
-      const loop = parsed.positionals[0];
-      const setpoint = parsed.setpoint === undefined ? undefined : Number(parsed.setpoint);
-      if (!loop || (setpoint === undefined && parsed.mode === undefined)) {
-        process.stderr.write('homeostat set: name a loop and --setpoint X and/or --mode M\n');
-        return 2;
-      }
-      if (setpoint !== undefined && !Number.isFinite(setpoint)) {
-        process.stderr.write(`homeostat set: --setpoint must be a number, got "${parsed.setpoint}"\n`);
-        return 2;
-      }
-      return (await import('./commands/set.js')).setCommand(
-        {
-          configPath,
-          loop,
-          ...(setpoint === undefined ? {} : { setpoint }),
-          ...(parsed.mode === undefined ? {} : { mode: parsed.mode }),
-          ...(parsed['mqtt-url'] === undefined ? {} : { mqttUrl: parsed['mqtt-url'] }),
-        },
-        write,
-      );
-    }
-    case 'history': {
-      const loop = parsed.positionals[0];
-      if (!loop) {
-        process.stderr.write('homeostat history: name a loop, e.g. homeostat history room --since 2h\n');
-        return 2;
-      }
-      return (await import('./commands/inspect.js')).historyCommand(
-        { dbPath, loop, sinceMs: sinceMs ?? Date.now() - 2 * 3_600_000, csv: parsed.csv },
-        write,
-      );
-    }
+      return eventsFromArgs(parsed, dbPath, sinceMs, write);
+    case 'set':
+      return setFromArgs(parsed, configPath, write);
+    case 'history':
+      return historyFromArgs(parsed, dbPath, sinceMs, write);
     default:
       process.stderr.write(`homeostat: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;
   }
+}
+
+type Options = ReturnType<typeof parseOptions>;
+type Write = (line: string) => void;
+
+/** `homeostat validate`: one `path: message` line per problem (exit 1), warnings never fail. */
+async function validate(configPath: string, write: Write): Promise<number> {
+  const { loadConfigFile } = await import('./config/load.js');
+  const result = loadConfigFile(configPath);
+  if (!result.ok) {
+    for (const line of result.errors) write(line);
+    return 1;
+  }
+  // Warnings (`path: message (deprecated)`) never fail validation: the file still works.
+  for (const line of result.warnings) write(line);
+  write(`${configPath}: valid (${Object.keys(result.config.loops).length} loop(s))`);
+  return 0;
+}
+
+async function setFromArgs(parsed: Options, configPath: string, write: Write): Promise<number> {
+  const loop = parsed.positionals[0];
+  const setpoint = parsed.setpoint === undefined ? undefined : Number(parsed.setpoint);
+  if (!loop || (setpoint === undefined && parsed.mode === undefined)) {
+    process.stderr.write('homeostat set: name a loop and --setpoint X and/or --mode M\n');
+    return 2;
+  }
+  if (setpoint !== undefined && !Number.isFinite(setpoint)) {
+    process.stderr.write(`homeostat set: --setpoint must be a number, got "${parsed.setpoint}"\n`);
+    return 2;
+  }
+  return (await import('./commands/set.js')).setCommand(
+    {
+      configPath,
+      loop,
+      ...(setpoint === undefined ? {} : { setpoint }),
+      ...(parsed.mode === undefined ? {} : { mode: parsed.mode }),
+      ...(parsed['mqtt-url'] === undefined ? {} : { mqttUrl: parsed['mqtt-url'] }),
+    },
+    write,
+  );
+}
+
+async function eventsFromArgs(
+  parsed: Options,
+  dbPath: string,
+  sinceMs: number | undefined,
+  write: Write,
+): Promise<number> {
+  return (await import('./commands/inspect.js')).eventsCommand(
+    {
+      dbPath,
+      json: parsed.json,
+      ...(sinceMs === undefined ? {} : { sinceMs }),
+      ...(parsed.loop ? { loop: parsed.loop } : {}),
+    },
+    write,
+  );
+}
+
+async function historyFromArgs(
+  parsed: Options,
+  dbPath: string,
+  sinceMs: number | undefined,
+  write: Write,
+): Promise<number> {
+  const loop = parsed.positionals[0];
+  if (!loop) {
+    process.stderr.write('homeostat history: name a loop, e.g. homeostat history room --since 2h\n');
+    return 2;
+  }
+  return (await import('./commands/inspect.js')).historyCommand(
+    { dbPath, loop, sinceMs: sinceMs ?? Date.now() - 2 * 3_600_000, csv: parsed.csv },
+    write,
+  );
 }
 
 function parseOptions(args: string[]) {
