@@ -40,6 +40,7 @@ export function requestFaultReset(
     logger.warn({ err: error, loop: loopId }, `fault reset not stored: ${message}`);
     return { accepted: false, reason: `not stored: ${message}`, ...unchanged };
   }
+  loop.cycle.resetCommitted(generation);
   loop.runner.trigger('fault reset');
   return { accepted: true, generation };
 }

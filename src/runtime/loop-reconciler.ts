@@ -100,6 +100,10 @@ export class LoopReconciler {
   private observedGeneration = 0;
   /** Wall-clock steps not yet applied to memory, ms (see shiftTimes). */
   private pendingShiftMs = 0;
+  /** Every wall-clock step of this process, ms (see storedResetInMemoryFrame). */
+  private shiftTotalMs = 0;
+  /** The shift total when a reset was committed by this process, by its generation. */
+  private readonly shiftAtResetCommitMs = new Map<number, number>();
   private readonly writeFailures: WriteFailureStreak;
 
   constructor(private readonly opts: LoopReconcilerOptions) {
@@ -171,7 +175,7 @@ export class LoopReconciler {
   ): Promise<CycleResult> {
     // A reset stored as desired state clears the latch before reconcile sees it, in the
     // cycle that first reads it and again after a crash brought an older memory back.
-    this.memory = applyStoredFaultReset(this.memory, desired.faultReset);
+    this.memory = applyStoredFaultReset(this.memory, this.storedResetInMemoryFrame(desired.faultReset));
     const { faultResetGeneration } = this.memory;
     const reading = this.opts.latestReading();
     const interlocks = this.opts.interlockReadings?.();
@@ -253,7 +257,25 @@ export class LoopReconciler {
    * mid-flight (it would be overwritten), so every time in memory keeps its distance from now.
    */
   shiftTimes(deltaMs: number): void {
-    if (Number.isFinite(deltaMs)) this.pendingShiftMs += deltaMs;
+    if (!Number.isFinite(deltaMs)) return;
+    this.pendingShiftMs += deltaMs;
+    this.shiftTotalMs += deltaMs;
+  }
+
+  /** A reset of this loop was committed now (as `generation`): see storedResetInMemoryFrame. */
+  resetCommitted(generation: number): void {
+    this.shiftAtResetCommitMs.set(generation, this.shiftTotalMs);
+  }
+
+  /**
+   * A stored reset's time moved by the wall-clock steps since it was committed, as every time
+   * in memory was (a latch stepped forward must not look newer than the reset that covers it).
+   * A reset committed before this process started saw none of its steps.
+   */
+  private storedResetInMemoryFrame(reset: StoredFaultReset | undefined): StoredFaultReset | undefined {
+    if (reset === undefined) return undefined;
+    const shiftedMs = this.shiftTotalMs - (this.shiftAtResetCommitMs.get(reset.generation) ?? 0);
+    return shiftedMs === 0 ? reset : { ...reset, atMs: reset.atMs + shiftedMs };
   }
 
   private takeShift(): number {

@@ -12,6 +12,9 @@ import type { Mode } from '../../src/core/types.js';
 import type { ActuatorDriver } from '../../src/drivers/types.js';
 import { type CycleDesired, LoopReconciler } from '../../src/runtime/loop-reconciler.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
+
+const HOUR_MS = 3_600_000;
+
 import { at, min, relay, s, splitRangeLoop, T0 } from '../core/fixtures.js';
 
 /** A relay that records writes; `failing` makes every write reject; `holdWrites` makes writes wait. */
@@ -310,6 +313,39 @@ describe('LoopReconciler: given a fault reset stored as desired state', () => {
     await cycle.run();
     assert.equal(cycle.loopMemory.latchedFault?.atMs, at(s(25)), 'a fault after the reset is a new fault');
     assert.equal(heater.level, 0, 'held safe');
+  });
+
+  test('when the wall clock steps forward between the reset and the cycle that applies it, then the reset still clears the latch', async () => {
+    const desired: { reset: Reset; generation: number } = { reset: undefined, generation: 1 };
+    const { clock, cycle } = await latchedCycle(desired);
+    await clock.advance(at(s(20)) - clock.nowMs());
+    desired.reset = { atMs: clock.nowMs(), generation: 2 };
+    desired.generation = 2;
+    cycle.resetCommitted(2);
+    // NTP steps the clock 2 h forward before the loop's next cycle: the latch's time moves with it.
+    cycle.shiftTimes(2 * HOUR_MS);
+    await clock.advance(at(s(30)) - clock.nowMs());
+    await cycle.run();
+    assert.equal(
+      cycle.loopMemory.latchedFault,
+      undefined,
+      'cleared: the reset covers the latch it was sent for',
+    );
+  });
+
+  test('when a reset stored before this process started meets a clock step before the first cycle, then it still clears the latch', async () => {
+    const { clock, cycle } = await latchedCycle({ reset: undefined, generation: 1 });
+    const storedMemory = cycle.loopMemory;
+    const restarted = cycleWith(
+      clock,
+      { reset: { atMs: at(s(20)), generation: 2 }, generation: 2 },
+      { c: 15 },
+      storedMemory,
+    );
+    restarted.cycle.shiftTimes(2 * HOUR_MS);
+    await clock.advance(at(s(30)) - clock.nowMs());
+    await restarted.cycle.run();
+    assert.equal(restarted.cycle.loopMemory.latchedFault, undefined);
   });
 
   test('when the stored reset is older than the latch, then the latch holds (a new fault)', async () => {
