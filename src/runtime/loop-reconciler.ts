@@ -102,8 +102,8 @@ export class LoopReconciler {
   private pendingShiftMs = 0;
   /** Every wall-clock step of this process, ms (see storedResetInMemoryFrame). */
   private shiftTotalMs = 0;
-  /** The shift total when a reset was committed by this process, by its generation. */
-  private readonly shiftAtResetCommitMs = new Map<number, number>();
+  /** The newest reset this process committed, with the shift total at that moment. */
+  private committedReset: { generation: number; shiftTotalMs: number } | undefined;
   private readonly writeFailures: WriteFailureStreak;
 
   constructor(private readonly opts: LoopReconcilerOptions) {
@@ -264,7 +264,7 @@ export class LoopReconciler {
 
   /** A reset of this loop was committed now (as `generation`): see storedResetInMemoryFrame. */
   resetCommitted(generation: number): void {
-    this.shiftAtResetCommitMs.set(generation, this.shiftTotalMs);
+    this.committedReset = { generation, shiftTotalMs: this.shiftTotalMs };
   }
 
   /**
@@ -274,7 +274,9 @@ export class LoopReconciler {
    */
   private storedResetInMemoryFrame(reset: StoredFaultReset | undefined): StoredFaultReset | undefined {
     if (reset === undefined) return undefined;
-    const shiftedMs = this.shiftTotalMs - (this.shiftAtResetCommitMs.get(reset.generation) ?? 0);
+    const committed = this.committedReset;
+    const atCommitMs = committed?.generation === reset.generation ? committed.shiftTotalMs : 0;
+    const shiftedMs = this.shiftTotalMs - atCommitMs;
     return shiftedMs === 0 ? reset : { ...reset, atMs: reset.atMs + shiftedMs };
   }
 
