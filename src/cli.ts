@@ -12,11 +12,15 @@ Usage:
   homeostat run      [--config FILE] [--db FILE] [--mqtt-url URL] [--speed N] [--log-format json|pretty]
   homeostat validate [--config FILE]
   homeostat plan     [--config FILE] [--db FILE]          what applying FILE would change (exit 0 none, 2 changes)
-  homeostat status   [--db FILE] [--json]                 every loop's desired and observed state
-  homeostat history  LOOP [--since 2h] [--csv] [--db FILE]
-  homeostat events   [--since 2h] [--loop LOOP] [--json] [--db FILE]
-  homeostat set      LOOP [--setpoint X] [--mode M] [--config FILE] [--mqtt-url URL]
-                     sends the change through the broker and waits for the daemon's result
+  homeostat status   [--json] [--config FILE] [--api-url URL] [--db FILE]
+                     every loop's desired and observed state
+  homeostat history  LOOP [--since 2h] [--csv] [--config FILE] [--api-url URL] [--db FILE]
+  homeostat events   [--since 2h] [--loop LOOP] [--json] [--config FILE] [--api-url URL] [--db FILE]
+                     status, history and events ask the running daemon's HTTP API (the config's http
+                     block, or --api-url); when none answers they read the database and say so on stderr
+  homeostat set      LOOP [--setpoint X] [--mode M] [--config FILE] [--api-url URL] [--mqtt-url URL]
+                     sends the change to the daemon's HTTP API and prints its result; when none answers,
+                     checks the loop against the config and sends it through the broker (if configured)
   homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
   homeostat safe     [--config FILE] [--sysfs-root DIR]   drives every GPIO relay to its safe level and exits
                      (systemd's ExecStopPost=; no database needed); MQTT actuators get their safe command
@@ -24,7 +28,8 @@ Usage:
                      rest); exit 0 every GPIO relay safe, 1 a pin failed or the config is invalid
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
-          --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db.
+          --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db;
+          --api-url from the config's http block, else http://127.0.0.1:8734 (token: http.tokenFile).
 Exit codes: 0 ok, 1 error (validate: one "path: message" line per problem), 2 usage.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -43,8 +48,17 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const configPath = parsed.config ?? defaultConfigPath();
-  const dbPath = parsed.db ?? defaultDbPath();
+  // As the service finds it: --db, else the config's storage.path, else the default.
+  const dbPath = parsed.db ?? (await configuredDbPath(configPath)) ?? defaultDbPath();
   const write = (line: string) => process.stdout.write(`${line}\n`);
+  // Notices (which source answered, and how fresh) go to stderr: stdout stays JSON or CSV.
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  const talk = {
+    configPath,
+    dbPath,
+    ...(parsed['api-url'] === undefined ? {} : { apiUrl: parsed['api-url'] }),
+    direct: parsed.db !== undefined && parsed['api-url'] === undefined,
+  };
 
   switch (command) {
     case 'validate':
@@ -68,13 +82,26 @@ async function main(argv: string[]): Promise<number> {
     case 'plan':
       return (await import('./commands/inspect.js')).planCommand({ configPath, dbPath }, write);
     case 'status':
-      return (await import('./commands/inspect.js')).statusCommand({ dbPath, json: parsed.json }, write);
+      return (await import('./commands/api-inspect.js')).liveStatusCommand(
+        { ...talk, json: parsed.json },
+        write,
+        note,
+      );
     case 'events':
-      return eventsFromArgs(parsed, dbPath, sinceMs, write);
+      return (await import('./commands/api-inspect.js')).liveEventsCommand(
+        {
+          ...talk,
+          json: parsed.json,
+          ...(parsed.since === undefined ? {} : { since: parsed.since, sinceMs }),
+          ...(parsed.loop ? { loop: parsed.loop } : {}),
+        },
+        write,
+        note,
+      );
     case 'set':
-      return setFromArgs(parsed, configPath, write);
+      return setFromArgs(parsed, talk, { write, note });
     case 'history':
-      return historyFromArgs(parsed, dbPath, sinceMs, write);
+      return historyFromArgs(parsed, talk, sinceMs, { write, note });
     default:
       process.stderr.write(`homeostat: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;
@@ -83,6 +110,9 @@ async function main(argv: string[]): Promise<number> {
 
 type Options = ReturnType<typeof parseOptions>;
 type Write = (line: string) => void;
+/** What status, history, events and set need to find the daemon, or the database. */
+type Talk = { configPath: string; dbPath: string; apiUrl?: string; direct: boolean };
+type Out = { write: Write; note: Write };
 
 /** `homeostat validate`: one `path: message` line per problem (exit 1), warnings never fail. */
 async function validate(configPath: string, write: Write): Promise<number> {
@@ -98,7 +128,7 @@ async function validate(configPath: string, write: Write): Promise<number> {
   return 0;
 }
 
-async function setFromArgs(parsed: Options, configPath: string, write: Write): Promise<number> {
+async function setFromArgs(parsed: Options, talk: Talk, out: Out): Promise<number> {
   const loop = parsed.positionals[0];
   const setpoint = parsed.setpoint === undefined ? undefined : Number(parsed.setpoint);
   if (!loop || (setpoint === undefined && parsed.mode === undefined)) {
@@ -111,47 +141,40 @@ async function setFromArgs(parsed: Options, configPath: string, write: Write): P
   }
   return (await import('./commands/set.js')).setCommand(
     {
-      configPath,
+      configPath: talk.configPath,
       loop,
+      ...(talk.apiUrl === undefined ? {} : { apiUrl: talk.apiUrl }),
       ...(setpoint === undefined ? {} : { setpoint }),
       ...(parsed.mode === undefined ? {} : { mode: parsed.mode }),
       ...(parsed['mqtt-url'] === undefined ? {} : { mqttUrl: parsed['mqtt-url'] }),
     },
-    write,
-  );
-}
-
-async function eventsFromArgs(
-  parsed: Options,
-  dbPath: string,
-  sinceMs: number | undefined,
-  write: Write,
-): Promise<number> {
-  return (await import('./commands/inspect.js')).eventsCommand(
-    {
-      dbPath,
-      json: parsed.json,
-      ...(sinceMs === undefined ? {} : { sinceMs }),
-      ...(parsed.loop ? { loop: parsed.loop } : {}),
-    },
-    write,
+    out.write,
+    out.note,
   );
 }
 
 async function historyFromArgs(
   parsed: Options,
-  dbPath: string,
+  talk: Talk,
   sinceMs: number | undefined,
-  write: Write,
+  out: Out,
 ): Promise<number> {
   const loop = parsed.positionals[0];
   if (!loop) {
     process.stderr.write('homeostat history: name a loop, e.g. homeostat history room --since 2h\n');
     return 2;
   }
-  return (await import('./commands/inspect.js')).historyCommand(
-    { dbPath, loop, sinceMs: sinceMs ?? Date.now() - 2 * 3_600_000, csv: parsed.csv },
-    write,
+  // The API gets the duration as written: it measures it on the daemon's clock (--speed).
+  return (await import('./commands/api-inspect.js')).liveHistoryCommand(
+    {
+      ...talk,
+      loop,
+      since: parsed.since ?? '2h',
+      sinceMs: sinceMs ?? Date.now() - 2 * 3_600_000,
+      csv: parsed.csv,
+    },
+    out.write,
+    out.note,
   );
 }
 
@@ -170,6 +193,7 @@ function parseOptions(args: string[]) {
       config: { type: 'string' },
       db: { type: 'string' },
       'mqtt-url': { type: 'string' },
+      'api-url': { type: 'string' },
       speed: { type: 'string' },
       'log-format': { type: 'string' },
       'sysfs-root': { type: 'string' },
@@ -185,6 +209,10 @@ function parseOptions(args: string[]) {
   const logFormat = values['log-format'];
   if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') {
     throw new Error(`--log-format must be json or pretty, got "${logFormat}"`);
+  }
+  const apiUrl = values['api-url'];
+  if (apiUrl !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(apiUrl)) {
+    throw new Error(`--api-url must be http://host:port (the daemon's address), got "${apiUrl}"`);
   }
   return { ...values, positionals, speed, 'log-format': logFormat as 'json' | 'pretty' | undefined };
 }
@@ -202,3 +230,10 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
   },
 );
+
+/** The config's storage.path, when the file loads (a broken file is reported by the command). */
+async function configuredDbPath(configPath: string): Promise<string | undefined> {
+  const { loadConfigFile } = await import('./config/load.js');
+  const loaded = loadConfigFile(configPath);
+  return loaded.ok ? loaded.config.storage.path : undefined;
+}

@@ -8,9 +8,14 @@ import {
 } from './commands/mqtt-setup.js';
 import { loadConfigFileOffThread } from './config/load.js';
 import type { Config } from './config/schema.js';
+import { DesiredCommands } from './control/desired-commands.js';
 import { Daemon } from './daemon/daemon.js';
 import type { GpioPortFactory } from './drivers/gpio/port.js';
 import { offlineTransport } from './drivers/mqtt/transport.js';
+import { NodeMetrics, UNKNOWN_LOOP_LABEL } from './http/metrics.js';
+import { nodeApiDeps } from './http/node-api.js';
+import { HttpServer } from './http/server.js';
+import { type HttpSettings, httpSettings } from './http/settings.js';
 import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt/client.js';
@@ -56,6 +61,11 @@ export interface NodeOptions {
   watchConfig?: boolean;
   /** Times the systemd watchdog gate; default monotonic (immune to wall-clock steps). */
   gateClock?: Clock;
+  /**
+   * The HTTP API and dashboard: where to listen instead of the config's http.host/port (port
+   * 0: a free one), or false for none. Default: as the config says.
+   */
+  http?: { host?: string; port?: number } | false;
 }
 
 /** A node that cannot be built as configured (the message says what to fix). */
@@ -76,7 +86,11 @@ export class Node {
   readonly gate: WatchdogGate;
   /** The node's one connection, shared by the MQTT drivers and the bridge. */
   readonly connection: MqttConnection | undefined;
+  /** Setpoint, mode and fault-reset commands from MQTT and HTTP: one path, one change budget. */
+  readonly commands: DesiredCommands;
+  readonly metrics: NodeMetrics;
   private bridgeInUse: MqttBridge | undefined;
+  private readonly httpServer: HttpServer | undefined;
   private unsubscribeBridge: (() => void) | undefined;
   private readonly settings: MqttSettings | undefined;
   private readonly watcher: ConfigWatcher | undefined;
@@ -135,11 +149,25 @@ export class Node {
       store: this.store,
       statusEveryMs: opts.statusEveryMs ?? 60_000 * Math.max(1, Math.min(speed, 5)),
     });
+    this.commands = new DesiredCommands({
+      control: this.daemon,
+      desired: this.store.desired,
+      clock,
+      // The command path's storage errors are logged as MQTT's were (one guard for both).
+      logger: logger.child({ component: 'mqtt' }),
+    });
+    this.metrics = this.buildMetrics();
     this.bridgeInUse = this.buildBridge();
+    this.httpServer = this.buildHttpServer();
     this.watcher =
       opts.watchConfig === false
         ? undefined
         : new ConfigWatcher(opts.configPath, () => void this.reload('config file changed'), logger);
+  }
+
+  /** The HTTP API server (none when http.enabled is false or its token file is unreadable). */
+  get http(): HttpServer | undefined {
+    return this.httpServer;
   }
 
   /** The MQTT bridge while it runs (none without a broker, or when it could not start). */
@@ -164,6 +192,8 @@ export class Node {
         this.started = true;
         this.gate.start();
         if (!brokerFirst) this.startBridge();
+        // Never awaited for regulation: a port that is taken is logged, shown and retried.
+        void this.httpServer?.start();
       });
     // Hot reload: SIGHUP or an edit of the file. Reloads never overlap and never run before the
     // start finished (`pending` chains them); a stop waits for both. A reload that fails never
@@ -209,8 +239,11 @@ export class Node {
     this.watcher?.stop();
     try {
       await (this.pending ?? Promise.resolve()).catch(() => undefined);
+      // No more requests first: a write must not arrive while the loops stop.
+      await this.httpServer?.stop();
       await this.daemon.stop(signal);
       await this.bridgeInUse?.stop();
+      this.commands.stop();
       this.store.close();
     } finally {
       notifier.close();
@@ -267,12 +300,84 @@ export class Node {
       desired: this.store.desired,
       clock: this.clock,
       logger: this.logger,
+      commands: this.commands,
     });
     this.unsubscribeBridge = this.daemon.subscribe({
       status: (status) => bridge.publishStatus(status),
       configApplied: (_config, removed) => bridge.configChanged(removed),
     });
     return bridge;
+  }
+
+  /** Prometheus metrics: fed by the daemon's events and the command path, read at scrape time. */
+  private buildMetrics(): NodeMetrics {
+    const metrics = new NodeMetrics({
+      nodeId: this.config.node.id,
+      unitOf: (loop) => this.daemon.currentConfig().loops[loop]?.unit ?? '',
+      logger: this.logger,
+    });
+    metrics.setCollectors({
+      storageFailedOperations: () => this.store.failedOperations,
+      storageHealthy: () => this.store.health().healthy,
+      ...(this.connection ? { mqttConnected: () => this.connection?.connected } : {}),
+    });
+    this.daemon.subscribe({
+      status: (status) => metrics.loopStatus(status),
+      cycleDuration: (loop, durationMs) => metrics.cycleDuration(loop, durationMs),
+      configApplied: (_config, removed) => {
+        for (const loop of removed) metrics.removeLoop(loop);
+      },
+    });
+    this.commands.onAnswer((request, answer) =>
+      metrics.command(
+        request.source,
+        answer.known ? request.loop : UNKNOWN_LOOP_LABEL,
+        answer.outcome.accepted,
+      ),
+    );
+    return metrics;
+  }
+
+  /**
+   * The HTTP API and dashboard (src/http), unless turned off. A token file that cannot be read
+   * keeps it off (loudly): a server off loopback must never run without its token.
+   */
+  private buildHttpServer(): HttpServer | undefined {
+    const { http } = this.config;
+    if (this.opts.http === false || !http.enabled) return undefined;
+    let settings: HttpSettings;
+    try {
+      settings = httpSettings(http, this.opts.http ?? {});
+    } catch (error) {
+      this.logger.error(`${(error as Error).message}; regulation goes on`);
+      this.daemon.setNodeCondition('ApiServing', {
+        healthy: false,
+        reason: 'TokenUnreadable',
+        message: (error as Error).message,
+      });
+      return undefined;
+    }
+    return new HttpServer({
+      settings,
+      logger: this.logger.child({ component: 'http' }),
+      api: nodeApiDeps({
+        daemon: this.daemon,
+        store: this.store,
+        gate: this.gate,
+        connection: this.connection,
+        submit: (command) => this.commands.submit(command),
+        metrics: this.metrics,
+        clock: this.clock,
+        startedAtMs: this.clock.nowMs(),
+      }),
+      onServing: (state) =>
+        this.daemon.setNodeCondition(
+          'ApiServing',
+          state.serving
+            ? { healthy: true, reason: 'Listening', message: `dashboard and API at ${state.url}` }
+            : { healthy: false, reason: state.reason, message: state.message },
+        ),
+    });
   }
 
   private startBridge(): void {

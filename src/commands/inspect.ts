@@ -52,10 +52,15 @@ export function loopReports(dbPath: string): LoopReport[] {
 }
 
 export function statusCommand(opts: { dbPath: string; json: boolean }, write: Write): number {
-  const reports = loopReports(opts.dbPath);
-  if (opts.json) {
+  writeStatusReports(loopReports(opts.dbPath), opts.json, write);
+  return 0;
+}
+
+/** `homeostat status` from the database: the JSON reports, or two lines per loop. */
+export function writeStatusReports(reports: LoopReport[], json: boolean, write: Write): void {
+  if (json) {
     write(JSON.stringify(reports, null, 2));
-    return 0;
+    return;
   }
   if (reports.length === 0) write('no loops in the database yet');
   for (const report of reports) {
@@ -70,7 +75,6 @@ export function statusCommand(opts: { dbPath: string; json: boolean }, write: Wr
       `  generation ${desired.generation}, observed ${report.observedGeneration ?? '—'}; setpoint from ${desired.setpointSource}, mode from ${desired.modeSource}${saved}`,
     );
   }
-  return 0;
 }
 
 export function eventsCommand(
@@ -87,13 +91,17 @@ export function eventsCommand(
     write(JSON.stringify(events, null, 2));
     return 0;
   }
-  for (const event of events) {
-    const who = event.source ? ` (${event.source})` : '';
-    write(
-      `${new Date(event.atMs).toISOString()}  ${event.loop ?? '-'}  ${event.kind}${who}  ${event.message}`,
-    );
-  }
+  for (const event of events) writeEventLine({ ...event, at: new Date(event.atMs).toISOString() }, write);
   return 0;
+}
+
+/** One event as a line: `time  loop  kind (source)  message` (the API's and the database's). */
+export function writeEventLine(
+  event: { at: string; loop?: string | null; kind: string; source?: string | null; message: string },
+  write: Write,
+): void {
+  const who = event.source ? ` (${event.source})` : '';
+  write(`${event.at}  ${event.loop ?? '-'}  ${event.kind}${who}  ${event.message}`);
 }
 
 export function historyCommand(
@@ -101,15 +109,33 @@ export function historyCommand(
   write: Write,
 ): number {
   const rows = withDb(opts.dbPath, (db) => new StateStore(db).history(opts.loop, opts.sinceMs));
-  if (opts.csv) write('time,setpoint,measured,output,action,resolution_s');
-  for (const row of rows) {
-    const time = new Date(row.atMs).toISOString();
-    const measured = row.measured === undefined ? '' : String(row.measured);
-    const output = String(Math.round(row.output * 1000) / 1000);
-    if (opts.csv) write(`${time},${row.setpoint},${measured},${output},${row.action},${row.resolutionS}`);
-    else write(`${time}  ${measured || '—'} → ${row.setpoint}  output ${output}  ${row.action}`);
-  }
+  writeHistory(
+    rows.map((row) => ({ ...row, at: new Date(row.atMs).toISOString() })),
+    opts.csv,
+    write,
+  );
   return 0;
+}
+
+/** A history row as printed; `resolutionS` undefined when unknown (the API's points). */
+export interface HistoryRow {
+  at: string;
+  setpoint: number;
+  measured?: number | null;
+  output: number;
+  action: string;
+  resolutionS?: number;
+}
+
+/** History lines, or CSV with its header (the same columns whichever source). */
+export function writeHistory(rows: HistoryRow[], csv: boolean, write: Write): void {
+  if (csv) write('time,setpoint,measured,output,action,resolution_s');
+  for (const row of rows) {
+    const measured = row.measured === undefined || row.measured === null ? '' : String(row.measured);
+    const output = String(Math.round(row.output * 1000) / 1000);
+    if (csv) write(`${row.at},${row.setpoint},${measured},${output},${row.action},${row.resolutionS ?? ''}`);
+    else write(`${row.at}  ${measured || '—'} → ${row.setpoint}  output ${output}  ${row.action}`);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { type Config, mqttOf, usesMqtt } from '../config/schema.js';
+import type { DesiredCommands } from '../control/desired-commands.js';
 import { type LoopControl, MqttBridge } from '../mqtt/bridge.js';
 import { MqttConnection, type MqttConnectionOptions, type MqttSettings } from '../mqtt/client.js';
 import { topicsFor } from '../mqtt/topics.js';
@@ -136,6 +137,8 @@ export function createMqttBridge(opts: {
   desired: DesiredStore;
   clock: Clock;
   logger: Logger;
+  /** The command path shared with the HTTP API (one change budget per loop); default its own. */
+  commands?: DesiredCommands;
 }): MqttBridge {
   const { settings, control } = opts;
   const config = control.currentConfig();
@@ -149,5 +152,6 @@ export function createMqttBridge(opts: {
     logger,
     version: homeostatVersion(),
     heartbeatMs: mqttOf(config).heartbeatS * 1000,
+    ...(opts.commands ? { commands: opts.commands } : {}),
   });
 }

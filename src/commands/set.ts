@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
-import { loadConfigFile } from '../config/load.js';
-import { mqttOf } from '../config/schema.js';
+import { type Config, mqttOf } from '../config/schema.js';
 import { type Topics, topicsFor } from '../mqtt/topics.js';
 import { redactUrl } from '../redact.js';
+import { apiForCli, noDaemonNotice } from './cli-config.js';
 import { mqttSettings } from './mqtt-setup.js';
 
 export interface SetOptions {
@@ -12,7 +12,9 @@ export interface SetOptions {
   setpoint?: number;
   mode?: string;
   mqttUrl?: string;
-  /** How long to wait for the daemon's result, ms. Default 10 000. */
+  /** `--api-url`: the daemon's HTTP API, instead of the config's http block. */
+  apiUrl?: string;
+  /** How long to wait for the daemon's result over MQTT, ms. Default 10 000. */
   timeoutMs?: number;
 }
 
@@ -34,49 +36,94 @@ interface SetRequest {
   safeUrl: string;
 }
 
+type Write = (line: string) => void;
+
 /**
- * `homeostat set LOOP --setpoint X | --mode M`: sends the change through the broker, like
- * Home Assistant does, and waits for the daemon's result (the daemon is the only writer of the
- * database). Exit 0 accepted, 1 rejected or no answer.
+ * `homeostat set LOOP --setpoint X | --mode M`: POSTs the change to the daemon's HTTP API and
+ * prints its result. When no daemon answers there, sends it through the broker as Home
+ * Assistant does and waits for the result, after checking the loop against the config (an
+ * unknown loop fails at once, nothing sent). Exit 0 accepted, 1 rejected or no answer.
+ * `note` (stderr) says which way the command went when it is not the API.
  */
-export async function setCommand(opts: SetOptions, write: (line: string) => void): Promise<number> {
-  const loaded = loadConfigFile(opts.configPath);
-  if (!loaded.ok) {
-    for (const line of loaded.errors) write(line);
-    return 1;
-  }
-  const config = loaded.config;
-  const settings = mqttSettings(config, opts.mqttUrl);
-  if (!settings) {
-    write(`homeostat set: no broker configured in ${opts.configPath} (add an mqtt block or --mqtt-url)`);
-    return 1;
-  }
-  const topics = topicsFor(mqttOf(config).baseTopic, config.node.id);
-  const requestId = randomUUID().slice(0, 12);
+export async function setCommand(opts: SetOptions, write: Write, note: Write = write): Promise<number> {
+  const { api, cli } = apiForCli(opts.configPath, opts.apiUrl, note);
   const command = {
     ...(opts.setpoint === undefined ? {} : { setpoint: opts.setpoint }),
     ...(opts.mode === undefined ? {} : { mode: opts.mode }),
-    requestId,
+    requestId: randomUUID().slice(0, 12),
   };
-  const client = connectCliClient(settings, requestId);
+  let noHttp: string;
+  if (api.kind === 'api') {
+    const answer = await api.set(opts.loop, command);
+    if (answer.kind === 'ok') return printResult(opts.loop, answer.value, write);
+    if (answer.kind === 'error') {
+      write(`homeostat set: ${answer.message}`);
+      return 1;
+    }
+    noHttp = noDaemonNotice(answer);
+  } else {
+    noHttp = noDaemonNotice(api);
+  }
+  const config = cli.config;
+  if (!config) {
+    for (const line of cli.errors) write(line);
+    write(`homeostat set: ${noHttp}, and without a valid config the broker cannot be tried`);
+    return 1;
+  }
+  const loops = Object.keys(config.loops);
+  if (!loops.includes(opts.loop)) {
+    write(
+      `homeostat set: unknown loop "${opts.loop}": ${opts.configPath} has ${loops.join(', ') || 'no loops'}`,
+    );
+    return 1;
+  }
+  return setOverMqtt(opts, config, { command, noHttp }, { write, note });
+}
+
+function printResult(loop: string, result: SetResult, write: Write): number {
+  if (result.accepted) {
+    write(`${loop}: accepted (generation ${result.generation ?? '?'})`);
+    return 0;
+  }
+  write(`${loop}: rejected: ${result.reason ?? 'no reason given'}`);
+  return 1;
+}
+
+/** The fallback: the command through the broker, the result awaited on `<loop>/result`. */
+async function setOverMqtt(
+  opts: SetOptions,
+  config: Config,
+  sent: { command: SetRequest['command']; noHttp: string },
+  out: { write: Write; note: Write },
+): Promise<number> {
+  const { write } = out;
+  let settings: ReturnType<typeof mqttSettings>;
+  try {
+    settings = mqttSettings(config, opts.mqttUrl);
+  } catch (error) {
+    write(`homeostat set: ${sent.noHttp}, and ${(error as Error).message}`);
+    return 1;
+  }
+  if (!settings) {
+    write(
+      `homeostat set: ${sent.noHttp}, and no broker is configured in ${opts.configPath} (add an mqtt block or --mqtt-url)`,
+    );
+    return 1;
+  }
   const request: SetRequest = {
-    topics,
+    topics: topicsFor(mqttOf(config).baseTopic, config.node.id),
     loop: opts.loop,
-    command,
+    command: sent.command,
     timeoutMs: opts.timeoutMs ?? 10_000,
     // Printed in messages: never with the password a URL may carry.
     safeUrl: redactUrl(settings.url),
   };
+  out.note(`${sent.noHttp}; sending through the broker at ${request.safeUrl}`);
+  const client = connectCliClient(settings, sent.command.requestId);
   try {
-    const result = await sendAndAwaitResult(client, request);
-    if (result.accepted) {
-      write(`${opts.loop}: accepted (generation ${result.generation ?? '?'})`);
-      return 0;
-    }
-    write(`${opts.loop}: rejected: ${result.reason ?? 'no reason given'}`);
-    return 1;
+    return printResult(opts.loop, await sendAndAwaitResult(client, request), write);
   } catch (error) {
-    write(`homeostat set: ${error instanceof Error ? error.message : String(error)}`);
+    write(`homeostat set: ${sent.noHttp}, and ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   } finally {
     client.end(true);

@@ -39,6 +39,7 @@ export { ID_PATTERN, LOOP_ID_PATTERN, NODE_ID_PATTERN, type Range } from './sche
 export type { ControllerConfig, HysteresisConfig, PidConfig } from './schema/controllers.js';
 export { type Config, configInputSchema, configSchema, type LoopConfig } from './schema/file.js';
 export { DEFAULT_SYSFS_ROOT, type GpioConfig } from './schema/gpio.js';
+export { DEFAULT_HTTP_PORT, type HttpConfig, isLoopbackHost } from './schema/http.js';
 export { allowedModes, defaultMode } from './schema/modes.js';
 export type { MqttConfig } from './schema/mqtt.js';
 export { mqttOf } from './schema/resolve.js';

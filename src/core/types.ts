@@ -65,4 +65,9 @@ export type ConditionType =
    * Set by the runtime, not reconcile: False while the database cannot be used (reason Corrupt,
    * Full, Locked, Unwritable or Failed); regulation goes on from the desired state in memory.
    */
-  | 'StorageHealthy';
+  | 'StorageHealthy'
+  /**
+   * Set by the runtime when the HTTP API is on: False while it cannot listen (reason PortInUse,
+   * NoPermission or Failed; retried); regulation goes on.
+   */
+  | 'ApiServing';

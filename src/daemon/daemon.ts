@@ -6,6 +6,7 @@ import { buildDrivers, type Drivers } from '../kinds/build.js';
 import type { LoopControl } from '../mqtt/bridge.js';
 import type { FaultResetOutcome } from '../mqtt/commands.js';
 import type { SafeStateEvent } from '../runtime/drive-safe.js';
+import type { NodeHealth } from '../runtime/loop-reconciler.js';
 import { Sampler } from '../runtime/sampler.js';
 import { classifyStorageError } from '../store/health.js';
 import { shiftRunningTimes } from './clock-step.js';
@@ -49,6 +50,8 @@ export class Daemon implements LoopControl {
   /** The running config's text (written into a fresh database on recovery). */
   private configText: string;
   private stopClockSteps: (() => void) | undefined;
+  /** Node conditions set from outside (ApiServing), shown on every loop, new ones too. */
+  private readonly nodeConditions = new Map<'ApiServing', NodeHealth>();
 
   constructor(private readonly opts: DaemonOptions) {
     const { config, clock, logger, store } = opts;
@@ -249,6 +252,16 @@ export class Daemon implements LoopControl {
     this.opts.store.desired.recordEvent(event);
   }
 
+  /**
+   * A condition of the whole node from outside the daemon (the HTTP server's ApiServing),
+   * shown on every loop's status from now on. Regulation never depends on it.
+   */
+  setNodeCondition(type: 'ApiServing', health: NodeHealth): void {
+    this.nodeConditions.set(type, health);
+    const nowMs = this.opts.clock.nowMs();
+    for (const loop of this.loops.values()) loop.cycle.setNodeCondition(type, health, nowMs);
+  }
+
   /** Asks a loop for a cycle now (a command changed its desired state); unknown loops are ignored. */
   triggerLoop(id: string, reason: string): void {
     this.loops.get(id)?.runner.trigger(reason);
@@ -332,7 +345,12 @@ export class Daemon implements LoopControl {
       publishStatus: (status) => {
         for (const sink of this.subscribers) sink.status?.(status);
       },
+      cycleDuration: (loop, durationMs) => {
+        for (const sink of this.subscribers) sink.cycleDuration?.(loop, durationMs);
+      },
     });
+    const nowMs = clock.nowMs();
+    for (const [type, health] of this.nodeConditions) loop.cycle.setNodeCondition(type, health, nowMs);
     this.loops.set(id, loop);
   }
 

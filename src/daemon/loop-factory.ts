@@ -36,6 +36,8 @@ export interface LoopFactoryDeps {
   flush: () => void;
   /** Tells the daemon's subscribers a loop status. */
   publishStatus: (status: LoopStatus) => void;
+  /** Tells the daemon's subscribers how long a cycle took (real time, ms), failed ones too. */
+  cycleDuration?: (loop: string, durationMs: number) => void;
 }
 
 /**
@@ -49,7 +51,7 @@ export function buildRunningLoop(id: string, deps: LoopFactoryDeps): RunningLoop
   const runner = new LoopRunner({
     name: id,
     clock,
-    cycle: () => cycle.run(),
+    cycle: () => timedCycle(id, () => cycle.run(), deps.cycleDuration),
     resyncMs,
     backoff: { initialMs: 1_000, maxMs: 60_000 },
     logger: loopLogger,
@@ -109,4 +111,26 @@ function desiredFromStore(store: DaemonStore, id: string): () => CycleDesired {
     const { generation, setpoint, mode, faultReset } = row;
     return { generation, setpoint, mode, ...(faultReset === undefined ? {} : { faultReset }) };
   };
+}
+
+/**
+ * Runs one cycle and reports its duration in real time (performance.now: under --speed the
+ * clock would multiply it, a manual clock would make it 0). A report that throws is ignored:
+ * it must not replace the cycle's own result or error.
+ */
+async function timedCycle<T>(
+  id: string,
+  run: () => Promise<T>,
+  report: ((loop: string, durationMs: number) => void) | undefined,
+): Promise<T> {
+  const startedMs = performance.now();
+  try {
+    return await run();
+  } finally {
+    try {
+      report?.(id, performance.now() - startedMs);
+    } catch {
+      // Metrics are never worth a cycle.
+    }
+  }
 }

@@ -41,6 +41,8 @@ export interface DaemonOptions {
 export interface DaemonEvents {
   /** Every loop status, after each cycle. */
   status?(status: LoopStatus): void;
+  /** How long a loop's cycle took, real time ms (failed cycles too): the metrics' histogram. */
+  cycleDuration?(loop: string, durationMs: number): void;
   /** After a reload applied a config (MQTT reconciles discovery and clears removed loops). */
   configApplied?(config: Config, removedLoops: string[]): void;
 }

@@ -5,6 +5,7 @@ import type { LoopMemory } from '../core/loop-state.js';
 import type { LoopStatus } from '../core/status.js';
 import { redactConfigText } from '../redact.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import type { EventFeed } from '../store/event-feed.js';
 import type { StorageHealth } from '../store/health.js';
 import type { StateStore } from '../store/state-store.js';
 import type { RunningState } from '../store/supervisor.js';
@@ -28,6 +29,13 @@ export interface DaemonStore {
   check?(): void;
   /** The file cannot take the config at start: regulate on an in-memory stand-in, retry it later. */
   fallBackToStandIn?(error: unknown): void;
+  /**
+   * Every event both stores record, told once it counts (committed, or queued for a flush):
+   * the HTTP API's live stream. The same feed whatever database the stores move to.
+   */
+  events?: EventFeed;
+  /** Store operations the database refused since start (for metrics; see StoreSupervisor). */
+  readonly failedOperations?: number;
 }
 
 /**

@@ -1,13 +1,12 @@
+import { DesiredCommands } from '../control/desired-commands.js';
 import type { LoopStatus } from '../core/status.js';
 import { BusyReporter } from './bridge-busy.js';
-import { CommandHandler, errorMessage, type ReceivedCommand, rejectedCommandLog } from './bridge-commands.js';
+import { CommandHandler, errorMessage, type ReceivedCommand } from './bridge-commands.js';
 import { BirthDebounce, birthTopic, DiscoveryReconciler, isBirthMessage } from './bridge-discovery.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import { BridgePublisher } from './bridge-publish.js';
 import { StatusPublisher } from './bridge-status.js';
 import { CommandQueue, DEFAULT_MAX_QUEUED_COMMANDS } from './command-queue.js';
-import type { RejectedCommandLog } from './rejection-log.js';
-import { StorageGuard } from './storage-guard.js';
 
 export { BUSY_REPORT_MS } from './bridge-busy.js';
 export { CHANGE_BURST, REJECTION_WINDOW_MS, RETAINED_REASON } from './bridge-commands.js';
@@ -24,7 +23,9 @@ export type { LoopControl, MqttBridgeOptions } from './bridge-options.js';
  * each live in their own module; this class wires them to the connection and the daemon.
  */
 export class MqttBridge {
-  private readonly rejections: RejectedCommandLog;
+  /** The command path: the node's shared one, or the bridge's own (then `ownsCommands`). */
+  private readonly desiredCommands: DesiredCommands;
+  private readonly ownsCommands: boolean;
   private readonly status: StatusPublisher;
   private readonly discovery: DiscoveryReconciler;
   private readonly birth: BirthDebounce;
@@ -33,10 +34,12 @@ export class MqttBridge {
   private readonly commands: CommandQueue<ReceivedCommand>;
 
   constructor(private readonly opts: MqttBridgeOptions) {
-    // One guard for every store call of the bridge: a failing store is logged once per streak.
-    const storage = new StorageGuard(opts.logger);
+    this.ownsCommands = opts.commands === undefined;
+    this.desiredCommands = opts.commands ?? new DesiredCommands(opts);
+    // One guard for every store call of the bridge and its commands: a failing store is
+    // logged once per streak.
+    const { storage, rejections } = this.desiredCommands;
     const output = new BridgePublisher(opts.connection, opts.logger, opts.topics);
-    this.rejections = rejectedCommandLog(opts, storage);
     this.status = new StatusPublisher(opts, output);
     this.discovery = new DiscoveryReconciler(opts, {
       storage,
@@ -44,8 +47,8 @@ export class MqttBridge {
       forgetState: (loop) => this.status.forget(loop),
     });
     this.birth = new BirthDebounce(opts.clock, () => this.republishAll('Home Assistant online'));
-    this.handler = new CommandHandler(opts, { storage, rejections: this.rejections, output });
-    this.busy = new BusyReporter(opts, this.rejections, output);
+    this.handler = new CommandHandler(opts, { commands: this.desiredCommands, output });
+    this.busy = new BusyReporter(opts, rejections, output);
     this.commands = new CommandQueue<ReceivedCommand>({
       handle: (command) => this.handler.handle(command),
       overflow: (command) => this.busy.dropped(command.topic),
@@ -92,7 +95,7 @@ export class MqttBridge {
     this.status.stopHeartbeat();
     this.birth.stop();
     this.busy.stop();
-    this.rejections.stop();
+    if (this.ownsCommands) this.desiredCommands.stop();
     await this.opts.connection.stop();
   }
 
@@ -107,7 +110,7 @@ export class MqttBridge {
    * of its finalizer).
    */
   configChanged(_removedLoops: string[]): void {
-    this.handler.retainLoops(Object.keys(this.opts.control.currentConfig().loops));
+    this.desiredCommands.retainLoops(Object.keys(this.opts.control.currentConfig().loops));
     this.discovery.reconcile();
   }
 

@@ -6,10 +6,11 @@ export type StorageAccess = 'read' | 'write';
 export type Attempt<T> = { ok: true; value: T } | { ok: false; error: Error };
 
 /**
- * Runs the bridge's store calls so that a failing store (full disk, locked or damaged file)
- * never stops a command from being answered, and is logged once per streak: the first failure
- * of reads (or of writes) at error, the following ones at debug, and the first success after
- * a streak at info. A flood of commands on a full disk used to log one error per command.
+ * Runs the store calls of the command path (MQTT and HTTP) and of the MQTT bridge so that a
+ * failing store (full disk, locked or damaged file) never stops a command from being answered,
+ * and is logged once per streak: the first failure of reads (or of writes) at error, the
+ * following ones at debug, and the first success after a streak at info. A flood of commands
+ * on a full disk used to log one error per command.
  */
 export class StorageGuard {
   private readonly streaks: Record<StorageAccess, number> = { read: 0, write: 0 };
@@ -34,7 +35,7 @@ export class StorageGuard {
       if (this.streaks[access] === 1) {
         this.logger.error(
           fields,
-          `storage ${access} failed (${what}): ${error.message}; MQTT commands are still answered, and further storage ${access} errors are logged at debug until one succeeds`,
+          `storage ${access} failed (${what}): ${error.message}; commands are still answered, and further storage ${access} errors are logged at debug until one succeeds`,
         );
       } else {
         this.logger.debug(fields, `storage ${access} failed (${what})`);

@@ -81,6 +81,16 @@ interface CycleOutcome {
   nowMs: number;
 }
 
+/** Conditions of the whole node that every loop shows. */
+export type NodeConditionType = 'StorageHealthy' | 'ApiServing';
+const NODE_CONDITION_ORDER: readonly NodeConditionType[] = ['StorageHealthy', 'ApiServing'];
+
+/** A node condition's value: healthy or not, why, and what to do. */
+export interface NodeHealth {
+  healthy: boolean;
+  reason: string;
+  message: string;
+}
 /**
  * Reconciles one loop, one cycle at a time: observe everything fresh → reconcile (pure) → act
  * on the differences.
@@ -91,8 +101,11 @@ export class LoopReconciler {
   private memory: LoopMemory & FaultResetMark;
   private spec: LoopSpec;
   private configValidity: Condition | undefined;
-  /** `StorageHealthy`, set by the daemon when it has a supervised store; absent otherwise. */
-  private storageHealth: Condition | undefined;
+  /**
+   * Conditions of the whole node, set by the daemon: `StorageHealthy` (with a supervised
+   * store), `ApiServing` (with the HTTP API on); absent otherwise.
+   */
+  private readonly nodeConditions = new Map<NodeConditionType, Condition>();
   /** The desired state of the last cycle: used when reading it fails (see run). */
   private lastDesired: CycleDesired | undefined;
   private resumed = false;
@@ -336,19 +349,27 @@ export class LoopReconciler {
    * The `StorageHealthy` condition (the daemon's database): False names the problem and what to
    * do. Regulation does not depend on it; it is shown so a person fixes the disk.
    */
-  setStorageHealth(health: { healthy: boolean; reason: string; message: string }, nowMs: number): void {
+  setStorageHealth(health: NodeHealth, nowMs: number): void {
+    this.setNodeCondition('StorageHealthy', health, nowMs);
+  }
+
+  /**
+   * A condition of the whole node shown on this loop (StorageHealthy, ApiServing): False names
+   * the problem and what to do. Regulation never depends on it.
+   */
+  setNodeCondition(type: NodeConditionType, health: NodeHealth, nowMs: number): void {
     const status = health.healthy ? 'True' : 'False';
-    const before = this.storageHealth;
+    const before = this.nodeConditions.get(type);
     if (before?.status === status && before.reason === health.reason && before.message === health.message)
       return;
-    this.storageHealth = {
-      type: 'StorageHealthy',
+    this.nodeConditions.set(type, {
+      type,
       status,
       reason: health.reason,
       message: health.message,
       lastTransitionMs: before && before.status === status ? before.lastTransitionMs : nowMs,
       observedGeneration: this.lastStatus?.generation ?? 0,
-    };
+    });
     if (this.lastStatus) this.publish(this.lastStatus);
   }
 
@@ -373,7 +394,8 @@ export class LoopReconciler {
 
   private publish(status: LoopStatus): void {
     // Conditions the runtime sets, not reconcile: appended in a fixed order after reconcile's.
-    for (const extra of [this.configValidity, this.storageHealth]) {
+    const nodeConditions = NODE_CONDITION_ORDER.map((type) => this.nodeConditions.get(type));
+    for (const extra of [this.configValidity, ...nodeConditions]) {
       if (!extra) continue;
       const conditions = status.conditions.filter((c) => c.type !== extra.type);
       status = {

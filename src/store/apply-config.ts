@@ -55,7 +55,7 @@ export function applyConfigInTransaction(
   for (const [loop, file] of Object.entries(input.loops)) applyFileLoop(run, loop, file);
   markRemovedLoops(run, input.loops);
 
-  writeEvent(stmt.insertEvent, {
+  writeEvent(stmt, {
     atMs: now,
     kind: 'config-applied',
     source: 'file',
@@ -98,7 +98,7 @@ function addLoop({ stmt, now, generation, result }: ApplyRun, loop: string, file
     fault_reset_generation: null,
   });
   result.addedLoops.push(loop);
-  writeEvent(stmt.insertEvent, {
+  writeEvent(stmt, {
     atMs: now,
     loop,
     kind: 'loop-added',
@@ -148,15 +148,14 @@ function mergeLoop(
 
   const change = { now, loop, source: 'file' as const, generation };
   if (setpointChanged)
-    writeDesiredChangeEvent(stmt.insertEvent, 'setpoint', {
+    writeDesiredChangeEvent(stmt, 'setpoint', {
       ...change,
       from: row.setpoint,
       to: next.setpoint,
     });
-  if (modeChanged)
-    writeDesiredChangeEvent(stmt.insertEvent, 'mode', { ...change, from: row.mode, to: next.mode });
+  if (modeChanged) writeDesiredChangeEvent(stmt, 'mode', { ...change, from: row.mode, to: next.mode });
   if (sectionChanged && !setpointChanged && !modeChanged) {
-    writeEvent(stmt.insertEvent, {
+    writeEvent(stmt, {
       atMs: now,
       loop,
       kind: 'loop-config-changed',
@@ -176,7 +175,7 @@ function markRemovedLoops(
     if (Object.hasOwn(loops, row.loop)) continue;
     stmt.markRemoved.run(now, row.loop);
     result.removedLoops.push(row.loop);
-    writeEvent(stmt.insertEvent, {
+    writeEvent(stmt, {
       atMs: now,
       loop: row.loop,
       kind: 'loop-removed',

@@ -41,7 +41,7 @@ export function setDesiredInTransaction(
   if (setpointChanged && change.setpoint !== undefined) {
     next.setpoint = change.setpoint;
     next.setpoint_source = source;
-    writeDesiredChangeEvent(stmt.insertEvent, 'setpoint', {
+    writeDesiredChangeEvent(stmt, 'setpoint', {
       ...recorded,
       from: row.setpoint,
       to: change.setpoint,
@@ -50,7 +50,7 @@ export function setDesiredInTransaction(
   if (modeChanged && change.mode !== undefined) {
     next.mode = change.mode;
     next.mode_source = source;
-    writeDesiredChangeEvent(stmt.insertEvent, 'mode', { ...recorded, from: row.mode, to: change.mode });
+    writeDesiredChangeEvent(stmt, 'mode', { ...recorded, from: row.mode, to: change.mode });
   }
   stmt.upsert.run(next);
   return { changed: true, generation, committed: next };
@@ -76,7 +76,7 @@ export function resetFaultInTransaction(
   };
   stmt.upsert.run(committed);
   const what = fault === undefined ? 'latched fault' : `latched fault ${fault}`;
-  writeEvent(stmt.insertEvent, {
+  writeEvent(stmt, {
     atMs: now,
     loop,
     kind: 'fault-reset',

@@ -22,11 +22,36 @@ export interface EventRecord {
   data_json: string | null;
 }
 
+/**
+ * Where a store writes events: the insert statement, and for DesiredStore the events its current
+ * operation wrote so far (as stored): they are announced on its EventFeed once the operation
+ * committed, and dropped when it rolled back.
+ */
+export interface EventLog {
+  insertEvent: InsertEventStatement;
+  written?: StoredEvent[];
+}
+
 /** Writes one event; `data` must be JSON-serializable (absent: no data). */
-export function writeEvent(insert: InsertEventStatement, event: StoredEvent): void {
+export function writeEvent(log: EventLog, event: StoredEvent): void {
+  const row = toEventRecord(event);
+  log.insertEvent.run(row.at_ms, row.loop, row.kind, row.source, row.message, row.data_json);
+  log.written?.push(toStoredEvent(row));
+}
+
+/**
+ * `event` as the log holds it and `DesiredStore.events` returns it: no absent fields, `data`
+ * through JSON (a copy the caller cannot change afterwards). Throws when `data` cannot be
+ * serialized.
+ */
+export function asRecorded(event: StoredEvent): StoredEvent {
+  return toStoredEvent(toEventRecord(event));
+}
+
+function toEventRecord(event: StoredEvent): EventRecord {
   const { atMs, loop, kind, source, message, data } = event;
   const dataJson = data === undefined ? null : JSON.stringify(data);
-  insert.run(atMs, loop ?? null, kind, source ?? null, message, dataJson);
+  return { at_ms: atMs, loop: loop ?? null, kind, source: source ?? null, message, data_json: dataJson };
 }
 
 /** What changed in a desired setpoint or mode, for its 'setpoint-changed'/'mode-changed' event. */
@@ -43,12 +68,12 @@ export interface DesiredChange {
 
 /** Writes the 'setpoint-changed' or 'mode-changed' event of `change`. */
 export function writeDesiredChangeEvent(
-  insert: InsertEventStatement,
+  log: EventLog,
   field: 'setpoint' | 'mode',
   change: DesiredChange,
 ): void {
   const { now, loop, from, to, source, generation, requestId } = change;
-  writeEvent(insert, {
+  writeEvent(log, {
     atMs: now,
     loop,
     kind: `${field}-changed`,

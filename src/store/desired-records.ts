@@ -8,8 +8,8 @@ import type { Mode } from '../core/types.js';
  * DesiredStore (desired-store.ts) re-exports the public ones.
  */
 
-/** Who asked for a change of desired state. */
-export type ChangeSource = 'file' | 'mqtt' | 'cli' | 'homeassistant';
+/** Who asked for a change of desired state ('http': the HTTP API and its dashboard). */
+export type ChangeSource = 'file' | 'mqtt' | 'http' | 'cli' | 'homeassistant';
 
 /** A loop's current desired state. */
 export interface LoopDesiredRow {

@@ -27,7 +27,7 @@ export function restoreInTransaction(
     next.generation = nextGeneration(stmt);
     next.updated_at_ms = nowMs();
     stmt.upsert.run(next);
-    writeEvent(stmt.insertEvent, {
+    writeEvent(stmt, {
       atMs: next.updated_at_ms,
       loop: want.loop,
       kind: 'desired-restored',

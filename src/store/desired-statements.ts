@@ -1,9 +1,14 @@
 import type Database from 'better-sqlite3';
-import type { DesiredRecord } from './desired-records.js';
+import type { DesiredRecord, StoredEvent } from './desired-records.js';
 
-/** The statements DesiredStore runs, prepared once (the tables exist once the db is migrated). */
+/**
+ * The statements DesiredStore runs, prepared once (the tables exist once the db is migrated),
+ * and `written`: the events the operation in progress wrote (see EventLog in desired-events.ts;
+ * DesiredStore empties it at every operation's start and end).
+ */
 export function prepareStatements(db: Database.Database) {
   return {
+    written: [] as StoredEvent[],
     getGeneration: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'lastGeneration'"),
     setGeneration: db.prepare<[string]>(
       "INSERT INTO meta (key, value) VALUES ('lastGeneration', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -22,6 +22,7 @@ import {
 } from './desired-records.js';
 import { differingLoops, restoreInTransaction } from './desired-restore.js';
 import { type DesiredStatements, prepareStatements } from './desired-statements.js';
+import type { EventFeed } from './event-feed.js';
 import { refusedChange } from './health.js';
 import { observed, type StoreObserver } from './observer.js';
 
@@ -45,6 +46,10 @@ import { observed, type StoreObserver } from './observer.js';
  * `allDesired()` answer from it and never touch SQLite, so the control path (every loop cycle
  * reads its desired state) neither blocks on nor fails with the database. The file is written
  * through, and read only when the store is opened or moved to another file (`useDatabase`).
+ *
+ * Every event an operation writes is announced on the `feed` option (the HTTP API's live stream)
+ * once that operation committed, after memory was updated; an operation that throws (rolled
+ * back) announces nothing.
  *
  * The work inside the transactions is in their own modules: apply-config.ts (applyConfig),
  * desired-changes.ts (setDesired, resetFault), desired-restore.ts (restoreDesired, readBack);
@@ -70,9 +75,12 @@ export interface DesiredStoreOptions {
   /**
    * An event `recordEvent` could not write at once (disk full, locked): handed here to be
    * written later (the batched state store retries it at every flush) instead of throwing.
-   * Without it, recordEvent throws like every other write.
+   * Without it, recordEvent throws like every other write. The event is not announced on
+   * `feed` by this store then: whoever takes it does (StateStore.addEvent).
    */
   deferEvent?: (event: StoredEvent) => void;
+  /** Told of every event this store wrote, once its operation committed (see the class comment). */
+  feed?: EventFeed;
 }
 
 export class DesiredStore {
@@ -112,18 +120,21 @@ export class DesiredStore {
   applyConfig(input: { text: string; loops: Record<string, ConfigLoop> }): ApplyConfigResult {
     const hash = sha256(input.text);
     let liveAfter: DesiredRecord[] | undefined;
-    const applied = this.observe('applyConfig', () =>
-      this.db
-        .transaction((): ApplyConfigResult => {
-          const result = applyConfigInTransaction(this.stmt, this.nowMs, input, hash);
-          // An unchanged config wrote nothing: memory is already the file's.
-          if (result.changed) liveAfter = this.stmt.liveRows.all();
-          return result;
-        })
-        .immediate(),
+    return this.observe(
+      'applyConfig',
+      () =>
+        this.db
+          .transaction((): ApplyConfigResult => {
+            const result = applyConfigInTransaction(this.stmt, this.nowMs, input, hash);
+            // An unchanged config wrote nothing: memory is already the file's.
+            if (result.changed) liveAfter = this.stmt.liveRows.all();
+            return result;
+          })
+          .immediate(),
+      () => {
+        if (liveAfter) this.reloadLive(liveAfter);
+      },
     );
-    if (liveAfter) this.reloadLive(liveAfter);
-    return applied;
   }
 
   /**
@@ -141,19 +152,22 @@ export class DesiredStore {
     if (change.setpoint !== undefined) assertFiniteSetpoint(loop, change.setpoint);
     let written: ReturnType<typeof setDesiredInTransaction>;
     try {
-      written = this.observe('setDesired', () =>
-        this.db
-          .transaction(() =>
-            setDesiredInTransaction(this.stmt, this.nowMs, { loop, change, source, requestId }),
-          )
-          .immediate(),
+      written = this.observe(
+        'setDesired',
+        () =>
+          this.db
+            .transaction(() =>
+              setDesiredInTransaction(this.stmt, this.nowMs, { loop, change, source, requestId }),
+            )
+            .immediate(),
+        ({ committed }) => {
+          if (committed) this.live.set(loop, toDesiredRow(committed));
+        },
       );
     } catch (error) {
       throw refusedChange(error, this.db.name);
     }
-    const { changed, generation, committed } = written;
-    if (committed) this.live.set(loop, toDesiredRow(committed));
-    return { changed, generation };
+    return { changed: written.changed, generation: written.generation };
   }
 
   /**
@@ -173,13 +187,15 @@ export class DesiredStore {
       throw new Error(`loop "${loop}": fault reset time must be a finite number, got ${requestedAtMs}`);
     let committed: DesiredRecord;
     try {
-      committed = this.observe('resetFault', () =>
-        this.db.transaction(() => resetFaultInTransaction(this.stmt, this.nowMs, loop, reset)).immediate(),
+      committed = this.observe(
+        'resetFault',
+        () =>
+          this.db.transaction(() => resetFaultInTransaction(this.stmt, this.nowMs, loop, reset)).immediate(),
+        (row) => this.live.set(loop, toDesiredRow(row)),
       );
     } catch (error) {
       throw refusedChange(error, this.db.name);
     }
-    this.live.set(loop, toDesiredRow(committed));
     return { generation: committed.generation };
   }
 
@@ -194,15 +210,19 @@ export class DesiredStore {
   restoreDesired(rows: readonly LoopDesiredRow[]): string[] {
     let restored: string[] = [];
     let liveAfter: DesiredRecord[] | undefined;
-    this.observe('restoreDesired', () =>
-      this.db
-        .transaction(() => {
-          restored = restoreInTransaction(this.stmt, this.nowMs, rows);
-          liveAfter = this.stmt.liveRows.all();
-        })
-        .immediate(),
+    this.observe(
+      'restoreDesired',
+      () =>
+        this.db
+          .transaction(() => {
+            restored = restoreInTransaction(this.stmt, this.nowMs, rows);
+            liveAfter = this.stmt.liveRows.all();
+          })
+          .immediate(),
+      () => {
+        if (liveAfter) this.reloadLive(liveAfter);
+      },
     );
-    if (liveAfter) this.reloadLive(liveAfter);
     return restored;
   }
 
@@ -306,7 +326,7 @@ export class DesiredStore {
         .transaction(() => {
           if (this.stmt.deleteRemoved.run(loop).changes === 0) return;
           this.stmt.deleteLoopState.run(loop);
-          writeEvent(this.stmt.insertEvent, {
+          writeEvent(this.stmt, {
             atMs: this.nowMs(),
             loop,
             kind: 'loop-finalized',
@@ -332,7 +352,7 @@ export class DesiredStore {
   }): void {
     const atMs = this.nowMs();
     try {
-      this.observe('recordEvent', () => writeEvent(this.stmt.insertEvent, { atMs, ...event }));
+      this.observe('recordEvent', () => writeEvent(this.stmt, { atMs, ...event }));
     } catch (error) {
       const defer = this.options.deferEvent;
       if (!defer) throw error;
@@ -354,8 +374,29 @@ export class DesiredStore {
     return rows.reverse().map(toStoredEvent);
   }
 
-  private observe<T>(operation: string, run: () => T): T {
-    return observed(this.options.observer, operation, run);
+  /**
+   * Runs one store operation, telling the observer how it went (see observed). The events it
+   * wrote are announced on the feed once it returned (committed), after `afterCommit` put the
+   * outcome in memory, so a listener reading desired state sees the change it is told about.
+   * When it throws (rolled back), they are dropped.
+   */
+  private observe<T>(operation: string, run: () => T, afterCommit?: (result: T) => void): T {
+    const { written } = this.stmt;
+    written.length = 0;
+    let result: T;
+    try {
+      result = observed(this.options.observer, operation, run);
+    } catch (error) {
+      written.length = 0;
+      throw error;
+    }
+    const committed = written.splice(0);
+    try {
+      afterCommit?.(result);
+    } finally {
+      for (const event of committed) this.options.feed?.announce(event);
+    }
+    return result;
   }
 
   private reloadLive(rows: readonly DesiredRecord[]): void {

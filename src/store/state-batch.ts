@@ -32,7 +32,7 @@ export interface Batch {
 
 export class PendingWrites {
   private readonly pendingState = new Map<string, PendingState>();
-  private readonly pendingSamples = new Map<string, Sample[]>();
+  private readonly samplesByLoop = new Map<string, Sample[]>();
   private readonly pendingEvents: BufferedEvent[] = [];
 
   /** Latest wins (a new state is encoded again). */
@@ -56,27 +56,40 @@ export class PendingWrites {
   }
 
   addSample(loop: string, sample: Sample): void {
-    const samples = this.pendingSamples.get(loop);
+    const samples = this.samplesByLoop.get(loop);
     if (samples) samples.push(sample);
-    else this.pendingSamples.set(loop, [sample]);
+    else this.samplesByLoop.set(loop, [sample]);
   }
 
   addEvent(event: BufferedEvent): void {
     this.pendingEvents.push(event);
   }
 
+  /**
+   * The readings of `loop` that wait for a flush, oldest added first (a copy: what is added or
+   * flushed afterwards does not change it). For history that must include the last minutes.
+   */
+  pendingSamples(loop: string): readonly Sample[] {
+    return [...(this.samplesByLoop.get(loop) ?? [])];
+  }
+
+  /** The events that wait for a flush, oldest first (a copy). For event lists that must include the last minutes. */
+  pendingEventList(): readonly BufferedEvent[] {
+    return [...this.pendingEvents];
+  }
+
   /** Whether anything waits for a flush. */
   get dirty(): boolean {
-    return this.pendingState.size + this.pendingSamples.size + this.pendingEvents.length > 0;
+    return this.pendingState.size + this.samplesByLoop.size + this.pendingEvents.length > 0;
   }
 
   /** Takes everything pending (what is added from now on waits for the next batch). */
   take(): Batch {
     const states = [...this.pendingState];
-    const samples = [...this.pendingSamples];
+    const samples = [...this.samplesByLoop];
     const events = this.pendingEvents.splice(0);
     this.pendingState.clear();
-    this.pendingSamples.clear();
+    this.samplesByLoop.clear();
     return { states, samples, events };
   }
 
@@ -88,8 +101,8 @@ export class PendingWrites {
   requeue({ states, samples, events }: Batch): void {
     for (const [loop, state] of states) if (!this.pendingState.has(loop)) this.pendingState.set(loop, state);
     for (const [loop, older] of samples) {
-      const merged = [...older, ...(this.pendingSamples.get(loop) ?? [])];
-      this.pendingSamples.set(loop, merged.slice(-MAX_PENDING_SAMPLES));
+      const merged = [...older, ...(this.samplesByLoop.get(loop) ?? [])];
+      this.samplesByLoop.set(loop, merged.slice(-MAX_PENDING_SAMPLES));
     }
     this.pendingEvents.unshift(...events);
     const excess = this.pendingEvents.length - MAX_PENDING_EVENTS;

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { LoopStatus } from '../core/status.js';
-import { writeEvent } from './desired-events.js';
+import { asRecorded, writeEvent } from './desired-events.js';
+import type { StoredEvent } from './desired-records.js';
+import type { EventFeed } from './event-feed.js';
 import { decodeStateRow, encodeLoopState, type StateRow } from './loop-state-codec.js';
 import { observed, type StoreObserver } from './observer.js';
 import { decodeSamples, encodeSamples, type Sample } from './samples-codec.js';
@@ -43,6 +45,12 @@ export interface StoredSample extends Sample {
  */
 const MAX_SAMPLES_PER_ROW = 32;
 
+/** Options of a StateStore run by the daemon. */
+export interface StateStoreOptions {
+  /** Told of every event added (`addEvent`), at once: it waits for a flush but happened now. */
+  feed?: EventFeed;
+}
+
 interface SamplesRow {
   resolution_s: number;
   data: Buffer;
@@ -56,6 +64,7 @@ export class StateStore {
   constructor(
     private db: Database.Database,
     private readonly observer?: StoreObserver,
+    private readonly options: StateStoreOptions = {},
   ) {
     this.statements = StateStore.prepare(db);
   }
@@ -88,6 +97,9 @@ export class StateStore {
       history: db.prepare<[string, number], SamplesRow>(
         'SELECT resolution_s, data FROM samples WHERE loop = ? AND until_ms >= ? ORDER BY at_ms, id',
       ),
+      historyBetween: db.prepare<[string, number, number], SamplesRow>(
+        'SELECT resolution_s, data FROM samples WHERE loop = ? AND until_ms >= ? AND at_ms <= ? ORDER BY at_ms, id',
+      ),
     };
   }
 
@@ -100,8 +112,22 @@ export class StateStore {
     this.pending.addSample(loop, sample);
   }
 
+  /**
+   * Queues `event` for the next flush, as it is now (its data copied: the caller changing it
+   * afterwards changes neither the log nor what was told), and announces it on the feed now.
+   * Never throws.
+   */
   addEvent(event: BufferedEvent): void {
-    this.pending.addEvent(event);
+    let recorded: BufferedEvent | undefined;
+    try {
+      recorded = asRecorded(event);
+    } catch {
+      // Data that cannot be serialized: queued as given, the flush will say so; the caller (a
+      // control cycle, a command) must not fail here, and there is nothing to tell.
+    }
+    this.pending.addEvent(recorded ?? event);
+    // Listeners' errors are the feed's own (it catches them).
+    if (recorded) this.options.feed?.announce(recorded);
   }
 
   /** Whether anything waits for a flush. */
@@ -165,6 +191,41 @@ export class StateStore {
     return out.sort((a, b) => a.atMs - b.atMs);
   }
 
+  /**
+   * A loop's history from `sinceMs` to `untilMs` (both included; default: no end), oldest first,
+   * including the readings that wait for a flush (`resolutionS` 0), so a chart of the last hour
+   * does not miss the last storage.memoryFlushS. A pending reading at the same time as a stored
+   * sample is that sample (a flush retried after it wrote): it is left out. Throws when the
+   * stored part cannot be read (the caller answers that).
+   */
+  recentHistory(loop: string, sinceMs: number, untilMs = Number.POSITIVE_INFINITY): StoredSample[] {
+    const rows = observed(this.observer, 'history', () =>
+      this.statements.historyBetween.all(loop, sinceMs, Math.min(untilMs, Number.MAX_SAFE_INTEGER)),
+    );
+    const stored: StoredSample[] = [];
+    for (const row of rows) {
+      for (const sample of decodeSamples(row.data)) {
+        if (sample.atMs >= sinceMs && sample.atMs <= untilMs)
+          stored.push({ ...sample, resolutionS: row.resolution_s });
+      }
+    }
+    const storedAt = new Set(stored.map((sample) => sample.atMs));
+    const pending = this.pending
+      .pendingSamples(loop)
+      .filter(({ atMs }) => atMs >= sinceMs && atMs <= untilMs && !storedAt.has(atMs))
+      .map((sample) => ({ ...sample, resolutionS: 0 }));
+    // Stable: at equal times stored samples stay ahead. A clock set back can interleave them.
+    return [...stored, ...pending].sort((a, b) => a.atMs - b.atMs);
+  }
+
+  /**
+   * The routine events (actuator switches, faults raised and cleared) that wait for a flush,
+   * oldest first: `DesiredStore.events()` has only what was written.
+   */
+  pendingEvents(): readonly StoredEvent[] {
+    return this.pending.pendingEventList();
+  }
+
   /** The rows of one flush, inside its transaction: states, then samples, then events. */
   private writeBatch({ states, samples, events }: Batch): number {
     let rows = 0;
@@ -180,7 +241,7 @@ export class StateStore {
       }
     }
     for (const event of events) {
-      writeEvent(this.statements.insertEvent, event);
+      writeEvent(this.statements, event);
       rows++;
     }
     return rows;

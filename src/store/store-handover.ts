@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { LoopStatus } from '../core/status.js';
-import { DesiredStore } from './desired-store.js';
+import { DesiredStore, type StoredEvent } from './desired-store.js';
+import { EventFeed } from './event-feed.js';
 import type { StateStore } from './state-store.js';
 
 /**
@@ -35,8 +36,9 @@ export interface HandoverEvent {
 
 /**
  * Before the swap: writes into `db` the running config and the desired state `current` holds,
- * with generations continuing from it, and `event`. Throws (with `db` closed) when `db` cannot
- * take them; the stores then stay where they were.
+ * with generations continuing from it, and `event`. Returns the events it recorded there, for
+ * the caller to announce once the stores moved to `db`. Throws (with `db` closed) when `db`
+ * cannot take them; the stores then stay where they were (and nothing is to be announced).
  */
 export function writeDesiredInto(
   db: Database.Database,
@@ -44,9 +46,12 @@ export function writeDesiredInto(
   current: DesiredStore,
   running: RunningState | undefined,
   event?: HandoverEvent,
-): void {
+): StoredEvent[] {
   const remembered = current.allDesired();
-  const target = new DesiredStore(db, nowMs);
+  const recorded: StoredEvent[] = [];
+  const feed = new EventFeed();
+  feed.subscribe((written) => recorded.push(written));
+  const target = new DesiredStore(db, nowMs, { feed });
   try {
     target.raiseGenerationFloor(current.highestGeneration());
     running?.applyConfig(target);
@@ -56,6 +61,7 @@ export function writeDesiredInto(
     closeQuietly(db);
     throw error;
   }
+  return recorded;
 }
 
 /**

@@ -4,6 +4,7 @@ import { type BackoffOptions, backoffDelayMs } from '../runtime/backoff.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
 import { moveAside, openStandIn, openStore } from './database.js';
 import { DesiredStore } from './desired-store.js';
+import { EventFeed } from './event-feed.js';
 import {
   classifyStorageError,
   describeProblem,
@@ -57,10 +58,15 @@ const STREAK_ENDING = new Set(['flush']);
  *
  * Every failure shows as `health()` (the StorageHealthy condition), and is logged once per
  * streak of failures, with the recovery logged once.
+ *
+ * `events` tells every event both stores record as it happens (the HTTP API's live stream); it
+ * is the same feed, with the same listeners, whatever database the stores move to.
  */
 export class StoreSupervisor implements StoreObserver {
   readonly desired: DesiredStore;
   readonly state: StateStore;
+  /** Every event recorded, once it counts (see EventFeed); kept across every change of database. */
+  readonly events: EventFeed;
   private db: Database.Database;
   /** False while on the in-memory stand-in. */
   private onFile: boolean;
@@ -72,6 +78,7 @@ export class StoreSupervisor implements StoreObserver {
   private reopenFailures = 0;
   private recoveryTimer: TimerHandle | undefined;
   private closed = false;
+  private failures = 0;
 
   constructor(private readonly opts: StoreSupervisorOptions) {
     const nowMs = () => opts.clock.nowMs();
@@ -89,11 +96,16 @@ export class StoreSupervisor implements StoreObserver {
       this.onFile = false;
     }
     this.db = db;
+    this.events = new EventFeed((error) =>
+      opts.logger.error({ err: error }, 'event feed listener failed; the event is recorded'),
+    );
     this.desired = new DesiredStore(db, nowMs, {
       observer: this,
+      // Announced there, once: a deferred event is not the desired store's to announce.
       deferEvent: (event) => this.state.addEvent(event),
+      feed: this.events,
     });
-    this.state = new StateStore(db, this);
+    this.state = new StateStore(db, this, { feed: this.events });
     if (recovered) {
       this.desired.recordEvent({
         kind: 'database-recovered',
@@ -115,6 +127,15 @@ export class StoreSupervisor implements StoreObserver {
 
   health(): StorageHealth {
     return this.current;
+  }
+
+  /**
+   * Store operations the database refused since start (full, locked, unwritable, damaged,
+   * failed), for metrics; refusals that are not storage failures (an unknown loop) are not
+   * counted. Every failed attempt counts, retries included.
+   */
+  get failedOperations(): number {
+    return this.failures;
   }
 
   /** Called with every change of health (the daemon updates every loop's StorageHealthy). */
@@ -178,7 +199,9 @@ export class StoreSupervisor implements StoreObserver {
 
   failed(operation: string, error: unknown): void {
     const problem = classifyStorageError(error);
-    if (problem === undefined || !this.onFile || this.closed) return;
+    if (problem === undefined) return;
+    this.failures++;
+    if (!this.onFile || this.closed) return;
     if (problem === 'Corrupt') {
       this.scheduleRecovery(error);
       return;
@@ -274,7 +297,7 @@ export class StoreSupervisor implements StoreObserver {
    * Throws (leaving the stores where they were, `db` closed) when `db` cannot take them.
    */
   private adopt(db: Database.Database, event?: HandoverEvent): void {
-    writeDesiredInto(db, () => this.opts.clock.nowMs(), this.desired, this.running, event);
+    const recorded = writeDesiredInto(db, () => this.opts.clock.nowMs(), this.desired, this.running, event);
     const previous = this.db;
     this.db = db;
     this.onFile = db.name !== ':memory:';
@@ -284,6 +307,8 @@ export class StoreSupervisor implements StoreObserver {
     this.streak = undefined;
     this.reopenFailures = 0;
     this.setHealth(HEALTHY);
+    // Now that they are in the database the stores use (a listener may read it back).
+    for (const recordedEvent of recorded) this.events.announce(recordedEvent);
     try {
       this.state.flush();
     } catch {

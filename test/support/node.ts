@@ -40,6 +40,11 @@ export interface TestNodeOptions {
   notifier?: Notifier;
   /** The watchdog gate's clock; default the monotonic clock of production. */
   gateClock?: Clock;
+  /**
+   * Serve the HTTP API: where (port 0: a free one, read `node.http?.url` after the start).
+   * Default off: most tests do not need it, and many nodes at once would share port 8734.
+   */
+  http?: { host?: string; port?: number };
 }
 
 /** A started node and what tests read of it. */
@@ -75,6 +80,7 @@ export function buildTestNode(text: string, dbPath: string, opts: TestNodeOption
     ...(opts.gpioPortFactory ? { gpioPortFactory: opts.gpioPortFactory } : {}),
     ...(opts.notifier ? { notifier: opts.notifier } : {}),
     ...(opts.gateClock ? { gateClock: opts.gateClock } : {}),
+    http: opts.http ?? false,
   });
   if (opts.onStatus) node.daemon.subscribe({ status: opts.onStatus });
   return node;

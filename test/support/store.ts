@@ -14,22 +14,30 @@ import type { Drivers } from '../../src/kinds/build.js';
 import type { Clock } from '../../src/runtime/clock.js';
 import { openStandIn, openStore } from '../../src/store/database.js';
 import { DesiredStore } from '../../src/store/desired-store.js';
+import { EventFeed } from '../../src/store/event-feed.js';
 import { StateStore } from '../../src/store/state-store.js';
 import { silentLogger } from './logger.js';
 import { type HasAfter, makeTempDir } from './tmp.js';
 
 export interface MemoryStore extends DaemonStore {
   database: Database.Database;
+  events: EventFeed;
   close(): void;
 }
 
-/** A fresh in-memory store stamped by `clock` (the test's clock). */
+/**
+ * A fresh in-memory store stamped by `clock` (the test's clock), with an event feed both stores
+ * announce on, as the store supervisor's.
+ */
 export function memoryStore(clock: Pick<Clock, 'nowMs'>): MemoryStore {
   const database = openStandIn(silentLogger);
+  const events = new EventFeed();
+  const state = new StateStore(database, undefined, { feed: events });
   return {
     database,
-    desired: new DesiredStore(database, () => clock.nowMs()),
-    state: new StateStore(database),
+    events,
+    desired: new DesiredStore(database, () => clock.nowMs(), { feed: events }),
+    state,
     close: () => database.close(),
   };
 }

@@ -11,6 +11,7 @@ import {
 import { idKey, LOOP_ID_PATTERN, type Range } from './common.js';
 import type { ControllerConfig } from './controllers.js';
 import { type GpioConfig, gpioSchema } from './gpio.js';
+import { checkHttp, type HttpConfig, httpSchema } from './http.js';
 import { loopSchema, type RawLoop } from './loop.js';
 import { type MqttConfig, mqttSchema } from './mqtt.js';
 import { nodeSchema } from './node.js';
@@ -34,6 +35,7 @@ export const configObjectSchema = z
     mqtt: mqttSchema.optional(),
     gpio: gpioSchema.prefault({}),
     storage: storageSchema.prefault({}),
+    http: httpSchema.prefault({}),
     simulation: simulationSchema.prefault({}),
     sensors: z
       .record(idKey('sensor'), sensorSchema)
@@ -57,6 +59,7 @@ export const configObjectSchema = z
 export const configSchema = configObjectSchema
   .superRefine(checkRenamedKeys)
   .superRefine(checkReferences)
+  .superRefine((config, ctx) => checkHttp(config.http, ctx))
   .transform(resolve);
 
 /** The schema of the file as written (before defaults that depend on other fields). */
@@ -95,6 +98,8 @@ export interface Config {
   /** Always there: sysfsRoot /sys unless written; chipLabel and base absent: detected. */
   gpio: GpioConfig;
   storage: StorageConfig;
+  /** Always there: on at 127.0.0.1:8734 unless written. */
+  http: HttpConfig;
   simulation: SimulationConfig;
   sensors: Record<string, SensorConfig>;
   actuators: Record<string, ActuatorConfig>;

@@ -1,0 +1,41 @@
+import { RejectedCommandLog } from '../mqtt/rejection-log.js';
+import type { StorageGuard } from '../mqtt/storage-guard.js';
+import type { CommandKind } from '../mqtt/topics.js';
+import type { Clock } from '../runtime/clock.js';
+import type { DesiredStore } from '../store/desired-store.js';
+
+/** The log of rejected commands (of every source), written as events through the storage guard. */
+export function rejectedCommandLog(
+  opts: { clock: Clock; desired: Pick<DesiredStore, 'recordEvent'> },
+  storage: StorageGuard,
+): RejectedCommandLog {
+  return new RejectedCommandLog({
+    clock: opts.clock,
+    record: (event) => {
+      // A recorded event is no proof that the file takes writes again (the store supervisor
+      // defers one it cannot write to its next flush): a failure joins the streak of failed
+      // writes, a success does not end it (on a full disk it would log the failure again each
+      // rejection window).
+      try {
+        opts.desired.recordEvent(event);
+      } catch (error) {
+        storage.attempt('write', 'record a rejected command', () => {
+          throw error;
+        });
+      }
+    },
+  });
+}
+
+/** How a command is named in rejection events and trigger reasons ("mqtt setpoint"). */
+export function kindName(kind: CommandKind): string {
+  return { setpoint: 'setpoint', mode: 'mode', json: 'set', faultReset: 'fault reset' }[kind];
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function pickRequestId(outcome: { requestId?: string }): { requestId?: string } {
+  return outcome.requestId === undefined ? {} : { requestId: outcome.requestId };
+}

@@ -1,0 +1,280 @@
+import { allowedModes, type Config } from '../config/schema.js';
+import { ChangeLimiter, DEFAULT_CHANGE_LIMIT } from '../mqtt/change-limiter.js';
+import {
+  type CommandChange,
+  type CommandOutcome,
+  type FaultResetOutcome,
+  NOTHING_LATCHED_REASON,
+  parseCommand,
+} from '../mqtt/commands.js';
+import type { RejectedCommandLog } from '../mqtt/rejection-log.js';
+import { StorageGuard } from '../mqtt/storage-guard.js';
+import type { DesiredStore } from '../store/desired-store.js';
+import { errorMessage, kindName, pickRequestId, rejectedCommandLog } from './command-rejections.js';
+import type {
+  AnswerListener,
+  CommandAnswer,
+  CommandRefusal,
+  CommandRequest,
+  DesiredCommandsDeps,
+  DesiredCommandsOptions,
+} from './command-types.js';
+
+export type {
+  AnswerListener,
+  CommandAnswer,
+  CommandRefusal,
+  CommandRequest,
+  CommandSource,
+  DesiredCommandsDeps,
+  DesiredCommandsOptions,
+} from './command-types.js';
+
+type Accepted = Extract<CommandOutcome, { accepted: true }>;
+type Refused = Extract<CommandOutcome, { accepted: false }>;
+type DesiredRow = ReturnType<DesiredStore['desired']>;
+
+/**
+ * The command path, whatever the transport (MQTT, HTTP): one command validated (parseCommand:
+ * refused, never clamped), rate-limited per loop across every source, stored (committed)
+ * before it is answered, the loop woken; a refusal is noted in the coalesced rejection log.
+ * Every command gets an answer, whatever happens to the store; nothing here throws.
+ */
+export class DesiredCommands {
+  /** The store guard (the MQTT bridge shares it, so a failing store is logged once per streak). */
+  readonly storage: StorageGuard;
+  /** The rejection log (the MQTT bridge notes its "busy" drops there too). */
+  readonly rejections: RejectedCommandLog;
+  private readonly ownsRejections: boolean;
+  private readonly changes: ChangeLimiter;
+  private readonly listeners = new Set<AnswerListener>();
+
+  constructor(
+    private readonly opts: DesiredCommandsOptions,
+    deps: DesiredCommandsDeps = {},
+  ) {
+    this.storage = deps.storage ?? new StorageGuard(opts.logger);
+    this.ownsRejections = deps.rejections === undefined;
+    this.rejections = deps.rejections ?? rejectedCommandLog(opts, this.storage);
+    this.changes = new ChangeLimiter(opts.changeLimit ?? DEFAULT_CHANGE_LIMIT);
+  }
+
+  /**
+   * One command. Refused: unknown loops, invalid payloads, changes beyond the loop's rate
+   * (ChangeLimiter; stopping a loop is never limited), writes the store does not take, and
+   * fault resets with nothing latched. Asking for the current desired state is accepted and
+   * changes nothing (same generation, no event).
+   */
+  submit(request: CommandRequest): CommandAnswer {
+    let answer: CommandAnswer;
+    try {
+      answer = this.decide(request);
+    } catch (error) {
+      // Every command gets an answer, whatever happens behind it (a broken config read, …).
+      this.opts.logger.error({ err: errorMessage(error), loop: request.loop }, 'command not handled');
+      answer = {
+        known: false,
+        outcome: { accepted: false, reason: `command not handled: ${errorMessage(error)}` },
+        refusal: 'not-stored',
+      };
+    }
+    return this.answered(request, answer);
+  }
+
+  /**
+   * A command the transport refuses for its own reasons (MQTT: sent with the retain flag):
+   * noted in the rejection log and answered like the refusals of submit().
+   */
+  refuse(request: CommandRequest, reason: string, refusal: CommandRefusal = 'invalid'): CommandAnswer {
+    const known = this.loopConfig(request.loop) !== undefined;
+    return this.answered(request, this.refused(request, known, { accepted: false, reason }, refusal));
+  }
+
+  /** Whether `loop` is in the current config (own keys only). */
+  knows(loop: string): boolean {
+    return this.loopConfig(loop) !== undefined;
+  }
+
+  /** Calls `listener` with every answer (metrics, logs); returns a function that unsubscribes. */
+  onAnswer(listener: AnswerListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Forgets the change budget of loops that are gone (after a reload). */
+  retainLoops(loops: readonly string[]): void {
+    this.changes.retain(loops);
+  }
+
+  /** Writes the pending rejection counts (of its own rejection log; a shared one is its owner's). */
+  stop(): void {
+    if (this.ownsRejections) this.rejections.stop();
+  }
+
+  private decide(request: CommandRequest): CommandAnswer {
+    const { loop, kind, payload } = request;
+    const loopConfig = this.loopConfig(loop);
+    if (!loopConfig) {
+      return this.refused(
+        request,
+        false,
+        { accepted: false, reason: `unknown loop "${loop}"` },
+        'unknown-loop',
+      );
+    }
+    const outcome = parseCommand(kind, payload, {
+      limits: loopConfig.limits,
+      modes: allowedModes(loopConfig),
+      step: loopConfig.step,
+    });
+    if (!outcome.accepted) return this.refused(request, true, outcome, 'invalid');
+    if (outcome.change.faultReset) return this.resetFault(request, outcome);
+    return this.applyChange(request, outcome);
+  }
+
+  private loopConfig(loop: string): Config['loops'][string] | undefined {
+    const { loops } = this.opts.control.currentConfig();
+    return Object.hasOwn(loops, loop) ? loops[loop] : undefined;
+  }
+
+  /**
+   * A valid fault reset: committed by the daemon as desired state (with its event and
+   * generation) before it is answered; refused with why, changing nothing, when nothing is
+   * latched or the database did not take it. Then the loop runs a cycle, which applies it.
+   */
+  private resetFault(request: CommandRequest, outcome: Accepted): CommandAnswer {
+    const { loop, source, receivedAtMs } = request;
+    let reset: FaultResetOutcome;
+    try {
+      reset = this.opts.control.requestFaultReset(loop, source, receivedAtMs);
+    } catch (error) {
+      this.opts.logger.error({ err: errorMessage(error), loop }, 'fault reset not confirmed');
+      reset = { accepted: false, reason: `fault reset not confirmed: ${errorMessage(error)}` };
+    }
+    if (!reset.accepted) {
+      return this.refused(
+        request,
+        true,
+        { accepted: false, reason: reset.reason },
+        resetRefusal(reset.reason),
+      );
+    }
+    const generation = reset.generation ?? this.currentGeneration(loop);
+    this.trigger(request);
+    return { known: true, outcome, ...(generation === undefined ? {} : { generation }) };
+  }
+
+  /** A valid setpoint or mode change: stored unless it changes nothing or exceeds the rate. */
+  private applyChange(request: CommandRequest, outcome: Accepted): CommandAnswer {
+    const { loop, source } = request;
+    const { setpoint, mode } = outcome.change;
+    const change: CommandChange = {
+      ...(setpoint === undefined ? {} : { setpoint }),
+      ...(mode === undefined ? {} : { mode }),
+    };
+    // Asking for what is already desired changes nothing and costs nothing (QoS 1 duplicates).
+    const current = this.storage.attempt('read', 'current desired state', () =>
+      this.opts.desired.desired(loop),
+    );
+    const row = current.ok ? current.value : undefined;
+    if (
+      row &&
+      (setpoint === undefined || setpoint === row.setpoint) &&
+      (mode === undefined || mode === row.mode)
+    ) {
+      return { known: true, outcome, generation: row.generation };
+    }
+    const limited = this.beyondChangeLimit(request, outcome, row);
+    if (limited) return limited;
+    const stored = this.storage.attempt('write', 'store a command', () =>
+      this.opts.desired.setDesired(loop, change, source, outcome.requestId),
+    );
+    if (!stored.ok) {
+      // Not noted as a rejection: the event could not be written either.
+      const refused = { accepted: false as const, reason: `not stored: ${stored.error.message}` };
+      return {
+        known: true,
+        outcome: { ...refused, ...pickRequestId(outcome) },
+        ...(row === undefined ? {} : { generation: row.generation }),
+        refusal: 'not-stored',
+      };
+    }
+    if (stored.value.changed) this.trigger(request);
+    return { known: true, outcome, generation: stored.value.generation };
+  }
+
+  /** Takes one change from the loop's budget; the refusal when it is spent. */
+  private beyondChangeLimit(
+    request: CommandRequest,
+    outcome: Accepted,
+    row: DesiredRow,
+  ): CommandAnswer | undefined {
+    const { setpoint, mode } = outcome.change;
+    // Stopping a loop (mode off and nothing else new) is never rate-limited: a person must not
+    // wait behind a burst. A setpoint sent with it still counts.
+    const onlyStopping = mode === 'off' && (setpoint === undefined || setpoint === row?.setpoint);
+    if (onlyStopping || this.changes.take(request.loop, this.opts.clock.nowMs())) return undefined;
+    const { burst, perMinute } = this.opts.changeLimit ?? DEFAULT_CHANGE_LIMIT;
+    const reason = `too many changes: loop ${request.loop} accepts ${burst} at once and ${perMinute} per minute; not applied, send it again later`;
+    return this.refused(
+      request,
+      true,
+      { accepted: false, reason, ...pickRequestId(outcome) },
+      'rate-limited',
+    );
+  }
+
+  /** A rejected command: its answer now (with the unchanged generation), its event coalesced. */
+  private refused(
+    request: CommandRequest,
+    known: boolean,
+    outcome: Refused,
+    refusal: CommandRefusal,
+  ): CommandAnswer {
+    const { loop, kind, source } = request;
+    this.rejections.note({
+      ...(known ? { loop } : {}),
+      source,
+      message: known ? `${kindName(kind)} rejected: ${outcome.reason}` : outcome.reason,
+      ...pickRequestId(outcome),
+    });
+    const generation = known ? this.currentGeneration(loop) : undefined;
+    return { known, outcome, ...(generation === undefined ? {} : { generation }), refusal };
+  }
+
+  /** The loop's generation for an answer, or undefined when the store cannot say. */
+  private currentGeneration(loop: string): number | undefined {
+    const read = this.storage.attempt('read', 'current desired state', () => this.opts.desired.desired(loop));
+    return read.ok ? read.value?.generation : undefined;
+  }
+
+  /** The loop runs a cycle now; the change is stored, so a failure here only delays it. */
+  private trigger({ loop, kind, source }: CommandRequest): void {
+    try {
+      this.opts.control.triggerLoop(loop, `${source} ${kindName(kind)}`);
+    } catch (error) {
+      this.opts.logger.error(
+        { err: errorMessage(error), loop },
+        'loop not woken; it applies the change next cycle',
+      );
+    }
+  }
+
+  private answered(request: CommandRequest, answer: CommandAnswer): CommandAnswer {
+    for (const listener of this.listeners) {
+      try {
+        listener(request, answer);
+      } catch (error) {
+        this.opts.logger.warn({ err: errorMessage(error) }, 'command answer listener failed');
+      }
+    }
+    return answer;
+  }
+}
+
+/** A refused fault reset, by the daemon's reason (daemon/fault-reset.ts). */
+function resetRefusal(reason: string): CommandRefusal {
+  if (reason === NOTHING_LATCHED_REASON) return 'nothing-latched';
+  if (reason.startsWith('unknown loop')) return 'unknown-loop';
+  return 'not-stored';
+}

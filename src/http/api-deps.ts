@@ -1,0 +1,63 @@
+import type { Config } from '../config/schema.js';
+import type { LoopStatus } from '../core/status.js';
+import type { LoopDesiredRow, StoredEvent } from '../store/desired-store.js';
+import type { StoredSample } from '../store/state-store.js';
+import type { HealthView } from './schemas.js';
+
+export interface ApiEventsFilter {
+  sinceMs?: number;
+  untilMs?: number;
+  loop?: string;
+  kind?: string;
+  limit: number;
+}
+
+/** A write as the shared command path takes it (src/control/desired-commands.ts). */
+export interface ApiCommand {
+  loop: string;
+  kind: 'json' | 'faultReset';
+  payload: Uint8Array;
+  source: 'http';
+  receivedAtMs: number;
+}
+
+/** The shared command path's answer, as far as HTTP needs it. */
+export interface ApiCommandAnswer {
+  known: boolean;
+  outcome: { accepted: boolean; reason?: string; requestId?: string };
+  generation?: number;
+  refusal?: string;
+}
+
+/**
+ * What the API reads and drives, as functions: the node (src/node.ts) wires them to the daemon,
+ * the store and the command path; unit tests pass fakes. Nothing here blocks regulation: each
+ * is a read of memory or one SQLite query.
+ */
+export interface ApiDeps {
+  /** The config in force (it changes on reload). */
+  config(): Config;
+  /** Every loop's latest status. */
+  statuses(): LoopStatus[];
+  /** Desired state as stored now. */
+  desired(): LoopDesiredRow[];
+  /** The applied config's generation, if any. */
+  configGeneration(): number | undefined;
+  /** Events recorded (stored, and waiting for a flush), oldest first: the newest `limit` that match. */
+  events(filter: ApiEventsFilter): StoredEvent[];
+  /** A loop's history, stored and not yet flushed, oldest first. */
+  history(loop: string, sinceMs: number, untilMs: number): StoredSample[];
+  /** Validates, stores and applies a write: the rules of MQTT commands. */
+  submit(command: ApiCommand): ApiCommandAnswer;
+  health(): HealthView;
+  /** Every status after a cycle; returns the unsubscribe. */
+  onStatus(listener: (status: LoopStatus) => void): () => void;
+  /** Every event as it is recorded; returns the unsubscribe. */
+  onEvent(listener: (event: StoredEvent) => void): () => void;
+  /** Prometheus text (absent: /metrics answers 404). */
+  metrics?: { render(): Promise<string>; contentType: string };
+  /** The daemon's clock. */
+  nowMs(): number;
+  version: string;
+  startedAtMs: number;
+}

@@ -1,0 +1,84 @@
+import type { ApiDeps } from './api-deps.js';
+import { downsampleHistory } from './downsample.js';
+import { queryCount, queryText, queryTimeMs } from './query.js';
+import { HttpError } from './respond.js';
+import type { HistoryResponse, LoopView, NodeResponse } from './schemas.js';
+import { isoTime, toEventView, toLoopView } from './views.js';
+
+/** History points a request may ask for, at most (a phone draws 500 well). */
+export const MAX_HISTORY_POINTS = 5_000;
+export const DEFAULT_HISTORY_POINTS = 500;
+/** Events a request may ask for, at most. */
+export const MAX_EVENTS = 1_000;
+const HOUR_MS = 3_600_000;
+
+/** The reads of the API: pure functions of the deps and the request's URL. */
+export function nodeInfo(deps: ApiDeps): NodeResponse {
+  const { node } = deps.config();
+  return {
+    node: {
+      id: node.id,
+      name: node.name,
+      version: deps.version,
+      startedAt: isoTime(deps.startedAtMs),
+      now: isoTime(deps.nowMs()),
+      configGeneration: deps.configGeneration() ?? null,
+    },
+    health: deps.health(),
+  };
+}
+
+export function allLoops(deps: ApiDeps): { loops: LoopView[] } {
+  const config = deps.config();
+  const statuses = new Map(deps.statuses().map((status) => [status.loop, status]));
+  const desired = new Map(deps.desired().map((row) => [row.loop, row]));
+  return {
+    loops: Object.entries(config.loops).map(([id, loop]) =>
+      toLoopView(id, loop, statuses.get(id), desired.get(id)),
+    ),
+  };
+}
+
+/** One loop (HttpError 404 for a loop the config does not have). */
+export function oneLoop(deps: ApiDeps, id: string): LoopView {
+  const loop = knownLoop(deps, id);
+  const status = deps.statuses().find((s) => s.loop === id);
+  const desired = deps.desired().find((row) => row.loop === id);
+  return toLoopView(id, loop, status, desired);
+}
+
+export function loopHistory(deps: ApiDeps, id: string, url: URL): HistoryResponse {
+  knownLoop(deps, id);
+  const nowMs = deps.nowMs();
+  const toMs = queryTimeMs(url, 'until', nowMs, nowMs);
+  const fromMs = queryTimeMs(url, 'since', nowMs, toMs - 6 * HOUR_MS);
+  if (fromMs > toMs) throw new HttpError(400, 'since must not be after until');
+  const maxPoints = queryCount(url, 'maxPoints', DEFAULT_HISTORY_POINTS, MAX_HISTORY_POINTS);
+  const samples = deps.history(id, fromMs, toMs).filter((s) => s.atMs >= fromMs && s.atMs <= toMs);
+  const { points, downsampled } = downsampleHistory(samples, { fromMs, toMs }, maxPoints);
+  return { loop: id, from: isoTime(fromMs), to: isoTime(toMs), downsampled, points };
+}
+
+export function eventList(deps: ApiDeps, url: URL) {
+  const nowMs = deps.nowMs();
+  const loop = queryText(url, 'loop');
+  const kind = queryText(url, 'kind');
+  const since = url.searchParams.get('since');
+  const until = url.searchParams.get('until');
+  const events = deps.events({
+    ...(since ? { sinceMs: queryTimeMs(url, 'since', nowMs, 0) } : {}),
+    ...(until ? { untilMs: queryTimeMs(url, 'until', nowMs, nowMs) } : {}),
+    ...(loop === undefined ? {} : { loop }),
+    ...(kind === undefined ? {} : { kind }),
+    limit: queryCount(url, 'limit', 100, MAX_EVENTS),
+  });
+  return { events: events.map(toEventView) };
+}
+
+function knownLoop(deps: ApiDeps, id: string) {
+  const { loops } = deps.config();
+  const loop = Object.hasOwn(loops, id) ? loops[id] : undefined;
+  if (!loop)
+    throw new HttpError(404, `unknown loop "${id.slice(0, 64)}" (loops: ${Object.keys(loops).join(', ')})`);
+  return loop;
+}

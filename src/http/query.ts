@@ -1,0 +1,38 @@
+import { parseDurationMs } from '../commands/duration.js';
+import { HttpError } from './respond.js';
+
+/**
+ * A time in a query string: ISO 8601 (`2026-11-30T12:00:00Z`) or a duration back from now
+ * (`6h`, `90m`, `7d`). Absent: `fallbackMs`. Anything else is a 400 naming the parameter.
+ */
+export function queryTimeMs(url: URL, name: string, nowMs: number, fallbackMs: number): number {
+  const text = url.searchParams.get(name);
+  if (text === null || text === '') return fallbackMs;
+  if (/^\d+(\.\d+)?\s*[smhd]$/.test(text.trim())) return nowMs - parseDurationMs(text);
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    throw new HttpError(
+      400,
+      `${name}: "${text.slice(0, 64)}" is neither an ISO time nor a duration such as 6h`,
+    );
+  }
+  return ms;
+}
+
+/** A positive integer in a query string, at most `max`; absent: `fallback`. */
+export function queryCount(url: URL, name: string, fallback: number, max: number): number {
+  const text = url.searchParams.get(name);
+  if (text === null || text === '') return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    throw new HttpError(400, `${name}: "${text.slice(0, 64)}" must be a whole number from 1 to ${max}`);
+  }
+  return Number(text);
+}
+
+/** An optional text parameter, at most 64 characters. */
+export function queryText(url: URL, name: string): string | undefined {
+  const text = url.searchParams.get(name);
+  if (text === null || text === '') return undefined;
+  if (text.length > 64) throw new HttpError(400, `${name}: longer than 64 characters`);
+  return text;
+}

@@ -1,0 +1,172 @@
+import { z } from 'zod';
+
+/**
+ * The HTTP API's shapes, written once: the server validates requests with them, the OpenAPI
+ * document (openapi.ts) is generated from them, and a test checks every response against them
+ * (test/http/api-schemas.test.ts), so the document cannot drift from what the daemon sends.
+ *
+ * Times are ISO 8601 strings (`…At`); values are in the loop's unit (`unit`). The daemon's
+ * clock is the source: under `--speed` it runs ahead of the wall clock.
+ */
+
+/** The API's named shapes (the OpenAPI document's components). */
+export const apiSchemas = z.registry<{ id: string }>();
+
+const isoTime = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
+
+export const conditionView = z
+  .object({
+    type: z
+      .string()
+      .describe('SensorHealthy, ActuatorConfirmed, Converged, Faulted, Reconciled, Interlocked…'),
+    status: z.enum(['True', 'False', 'Unknown']),
+    reason: z.string(),
+    message: z.string(),
+    lastTransitionAt: isoTime,
+    observedGeneration: z.number().int(),
+  })
+  .register(apiSchemas, { id: 'Condition' });
+
+export const actuatorView = z
+  .object({
+    wanted: z.number().describe('Level the loop wants, 0..1'),
+    observed: z.number().nullable().describe('Level the driver reports, 0..1; null when unknown'),
+  })
+  .register(apiSchemas, { id: 'Actuator' });
+
+export const loopView = z
+  .object({
+    loop: z.string(),
+    name: z.string().describe('The config name, or the loop id'),
+    quantity: z.enum(['temperature', 'humidity', 'generic']),
+    unit: z.string(),
+    limits: z.object({ min: z.number(), max: z.number() }).describe('Setpoints accepted, inclusive'),
+    step: z.number().describe('Setpoint step of user interfaces (not enforced)'),
+    modes: z.array(z.string()).describe('Modes this loop accepts'),
+    mode: z.string(),
+    setpoint: z.number(),
+    measured: z
+      .number()
+      .nullable()
+      .describe('The reading used by the last cycle; null when missing or unhealthy'),
+    measuredAt: isoTime.nullable(),
+    output: z.number().describe('Signed controller output −1..1: positive raises, negative lowers'),
+    action: z.string().describe('off, idle, heating, cooling, drying, humidifying, fan'),
+    generation: z.number().int().describe('Generation of the desired state'),
+    observedGeneration: z.number().int().describe('Generation the loop has reconciled'),
+    desired: z
+      .object({
+        setpointSource: z.string(),
+        modeSource: z.string(),
+      })
+      .describe('Where the desired setpoint and mode came from (file, mqtt, http, cli, homeassistant)'),
+    actuators: z.record(z.string(), actuatorView),
+    conditions: z.array(conditionView),
+    updatedAt: isoTime.nullable().describe('When the last cycle ran; null before the first'),
+  })
+  .register(apiSchemas, { id: 'Loop' });
+
+export const loopsResponse = z.object({ loops: z.array(loopView) }).register(apiSchemas, { id: 'Loops' });
+
+export const healthView = z
+  .object({
+    ok: z.boolean().describe('Every loop cycled recently (the systemd watchdog rule)'),
+    silentLoops: z
+      .array(z.object({ loop: z.string(), silentS: z.number() }))
+      .describe('Loops with no successful cycle within their allowed silence'),
+    storage: z.object({ healthy: z.boolean(), message: z.string() }),
+    mqtt: z.object({ configured: z.boolean(), connected: z.boolean() }),
+  })
+  .register(apiSchemas, { id: 'Health' });
+
+export const nodeResponse = z
+  .object({
+    node: z.object({
+      id: z.string(),
+      name: z.string(),
+      version: z.string(),
+      startedAt: isoTime,
+      now: isoTime.describe("The daemon's clock"),
+      configGeneration: z.number().int().nullable(),
+    }),
+    health: healthView,
+  })
+  .register(apiSchemas, { id: 'Node' });
+
+export const historyPoint = z
+  .object({
+    at: isoTime,
+    measured: z.number().nullable(),
+    setpoint: z.number(),
+    output: z.number(),
+    action: z.string(),
+  })
+  .register(apiSchemas, { id: 'HistoryPoint' });
+
+export const historyResponse = z
+  .object({
+    loop: z.string(),
+    from: isoTime,
+    to: isoTime,
+    downsampled: z.boolean().describe('Points are bucket averages (more samples than maxPoints)'),
+    points: z.array(historyPoint),
+  })
+  .register(apiSchemas, { id: 'History' });
+
+export const eventView = z
+  .object({
+    at: isoTime,
+    loop: z.string().nullable(),
+    kind: z
+      .string()
+      .describe('setpoint-changed, mode-changed, fault-raised, fault-reset, actuator, command-rejected…'),
+    source: z.string().nullable(),
+    message: z.string(),
+    data: z.unknown().optional(),
+  })
+  .register(apiSchemas, { id: 'Event' });
+
+export const eventsResponse = z.object({ events: z.array(eventView) }).register(apiSchemas, { id: 'Events' });
+
+/** The answer to every write: the MQTT `<loop>/result` payload's fields. */
+export const commandResult = z
+  .object({
+    loop: z.string(),
+    accepted: z.boolean(),
+    reason: z.string().optional().describe('Why it was refused (nothing was changed)'),
+    generation: z.number().int().optional().describe('The loop generation after the command'),
+    requestId: z.string().optional(),
+  })
+  .register(apiSchemas, { id: 'CommandResult' });
+
+export const errorResponse = z
+  .object({ error: z.string().describe('What went wrong, for a person') })
+  .register(apiSchemas, { id: 'Error' });
+
+/**
+ * Bodies of the writes. They are handed as text to the MQTT command parser
+ * (src/mqtt/commands.ts), the one that validates MQTT commands: these schemas only document
+ * them; the parser decides (strict, never clamps).
+ */
+export const setRequest = z
+  .object({
+    setpoint: z.number().optional(),
+    mode: z.string().optional(),
+    requestId: z.string().max(64).optional(),
+  })
+  .register(apiSchemas, { id: 'SetRequest' });
+
+export const sessionRequest = z
+  .object({ token: z.string().describe('The API token (http.tokenFile)') })
+  .register(apiSchemas, { id: 'SessionRequest' });
+
+/** Server-Sent Events on GET /api/stream: `event: status` data Loop, `event: event` data Event. */
+export const streamEvents = { status: loopView, event: eventView } as const;
+
+export type LoopView = z.infer<typeof loopView>;
+export type HealthView = z.infer<typeof healthView>;
+export type NodeResponse = z.infer<typeof nodeResponse>;
+export type HistoryResponse = z.infer<typeof historyResponse>;
+export type HistoryPoint = z.infer<typeof historyPoint>;
+export type EventView = z.infer<typeof eventView>;
+export type CommandResult = z.infer<typeof commandResult>;

@@ -1,0 +1,207 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { ApiDeps } from './api-deps.js';
+import { HttpError, readBody, sendJson } from './respond.js';
+import { matchRoute } from './router.js';
+import { type ApiRoute, apiRoutes } from './routes.js';
+import { authorize, checkHost, checkWrite, Sessions } from './security.js';
+import type { HttpSettings } from './settings.js';
+import { EventStream } from './sse.js';
+import { DashboardAssets } from './static.js';
+import { toEventView, toLoopView } from './views.js';
+
+/** Whether the API is up, for the loops' ApiServing condition and the log. */
+export type ServingState =
+  | { serving: true; url: string }
+  | { serving: false; reason: 'PortInUse' | 'NoPermission' | 'Failed'; message: string };
+
+export interface HttpServerOptions {
+  settings: HttpSettings;
+  api: ApiDeps;
+  logger: Logger;
+  /** A listen that failed (port taken) is tried again this often, ms. Default 30 000. */
+  retryEveryMs?: number;
+  /** Told when the server starts serving or fails to (the node shows it on every loop). */
+  onServing?: (state: ServingState) => void;
+  /** The dashboard's files (tests pass a fixture folder). */
+  assets?: DashboardAssets;
+}
+
+/**
+ * The local HTTP API, event stream, metrics and dashboard (README "Dashboard and API"), on
+ * node's own http module: a dozen routes need no framework, and nothing is added to what a Pi
+ * loads (src/http/routes.ts has the table). It never stops regulation: a port that is taken is
+ * logged, shown on every loop (ApiServing False) and retried; a handler that throws answers 500.
+ */
+export class HttpServer {
+  private readonly server: Server;
+  private readonly stream = new EventStream();
+  private readonly sessions = new Sessions();
+  private readonly routes: ApiRoute[];
+  private readonly unsubscribe: Array<() => void> = [];
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private lastFailure: string | undefined;
+
+  constructor(private readonly opts: HttpServerOptions) {
+    const { api, settings } = opts;
+    this.routes = apiRoutes({
+      api,
+      stream: this.stream,
+      assets: opts.assets ?? new DashboardAssets(),
+      sessions: this.sessions,
+      token: settings.token,
+    });
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.requestTimeout = 10_000;
+    this.server.headersTimeout = 5_000;
+    this.server.keepAliveTimeout = 5_000;
+    this.server.maxHeadersCount = 50;
+    this.server.on('clientError', (_error, socket) => socket.destroy());
+  }
+
+  /** Where it listens, once it does (the port is the one given, or the one picked for port 0). */
+  get url(): string | undefined {
+    const address = this.server.address();
+    if (!address || typeof address === 'string') return undefined;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  /** Listens; resolves with the outcome, never rejects (a failure is retried in the background). */
+  async start(): Promise<ServingState> {
+    const { api } = this.opts;
+    this.unsubscribe.push(
+      api.onStatus((status) => {
+        if (this.stream.size === 0) return;
+        const loop = api.config().loops[status.loop];
+        const desired = api.desired().find((row) => row.loop === status.loop);
+        if (loop) this.stream.status(toLoopView(status.loop, loop, status, desired));
+      }),
+      api.onEvent((event) => {
+        if (this.stream.size > 0) this.stream.event(toEventView(event));
+      }),
+    );
+    return this.listen();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+    this.stream.close();
+    if (!this.server.listening) return;
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private listen(): Promise<ServingState> {
+    const { settings, logger } = this.opts;
+    return new Promise((resolve) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        this.server.off('listening', onListening);
+        const state = failure(error, settings);
+        const retryS = (this.opts.retryEveryMs ?? 30_000) / 1000;
+        // Once per kind of failure, not every retry.
+        if (this.lastFailure !== state.message) {
+          logger.error(
+            { code: error.code },
+            `${state.message}; regulation goes on; retrying every ${retryS} s`,
+          );
+        }
+        this.lastFailure = state.message;
+        this.opts.onServing?.(state);
+        if (!this.stopped) {
+          this.retry = setTimeout(() => void this.listen(), this.opts.retryEveryMs ?? 30_000);
+          this.retry.unref();
+        }
+        resolve(state);
+      };
+      const onListening = () => {
+        this.server.off('error', onError);
+        this.server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
+        const state: ServingState = { serving: true, url: this.url ?? '' };
+        this.lastFailure = undefined;
+        logger.info({ url: state.url }, `dashboard and API at ${state.url}`);
+        this.opts.onServing?.(state);
+        resolve(state);
+      };
+      this.server.once('error', onError);
+      this.server.once('listening', onListening);
+      this.server.listen(settings.port, settings.host);
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.route(req, res);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        if (!res.headersSent) sendJson(res, error.status, { error: error.message }, error.headers);
+        else res.end();
+        return;
+      }
+      this.opts.logger.error({ err: error, url: req.url?.slice(0, 200) }, 'HTTP handler failed');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error (logged)' });
+      else res.destroy();
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { settings } = this.opts;
+    const host = checkHost(req.headers.host, settings);
+    if (!host.ok) throw new HttpError(host.status, host.error);
+    const url = new URL(req.url ?? '/', 'http://homeostat.invalid');
+    const match = matchRoute(this.routes, req.method ?? 'GET', url.pathname);
+    if (!match.found) {
+      const allow = match.status === 405 ? { Allow: match.allowed.join(', ') } : undefined;
+      throw new HttpError(match.status, match.status === 405 ? 'method not allowed' : 'not found', allow);
+    }
+    const { route, params } = match;
+    if (!route.open) {
+      const auth = authorize(req.headers, settings, this.sessions, route.write ? 'write' : 'read');
+      if (!auth.ok) throw new HttpError(auth.status, auth.error, { 'WWW-Authenticate': 'Bearer' });
+    }
+    if (route.write) {
+      const write = checkWrite(req.headers);
+      if (!write.ok) throw new HttpError(write.status, write.error);
+    }
+    const body = route.write ? await readBody(req) : Buffer.alloc(0);
+    const answer = await route.handle({ req, res, url, params, body });
+    if (answer === 'handled') return;
+    if (answer.body === undefined) {
+      res.writeHead(answer.status ?? 204, { 'Cache-Control': 'no-store', ...answer.headers });
+      res.end();
+      return;
+    }
+    sendJson(res, answer.status ?? 200, answer.body, answer.headers);
+  }
+}
+
+function failure(
+  error: NodeJS.ErrnoException,
+  settings: HttpSettings,
+): Extract<ServingState, { serving: false }> {
+  const where = `${settings.host}:${settings.port}`;
+  if (error.code === 'EADDRINUSE') {
+    return {
+      serving: false,
+      reason: 'PortInUse',
+      message: `HTTP API not started: ${where} is already in use (EADDRINUSE): another program (or homeostat) listens there; set http.port to a free port`,
+    };
+  }
+  if (error.code === 'EACCES') {
+    return {
+      serving: false,
+      reason: 'NoPermission',
+      message: `HTTP API not started: no permission to listen on ${where} (EACCES): use a port above 1023`,
+    };
+  }
+  return {
+    serving: false,
+    reason: 'Failed',
+    message: `HTTP API not started on ${where}: ${error.message}`,
+  };
+}

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { LoopStatus } from '../../src/core/status.js';
+import { eventView as eventViewSchema, loopView as loopViewSchema } from '../../src/http/schemas.js';
+import { isoTime, toEventView, toLoopView } from '../../src/http/views.js';
+import type { LoopDesiredRow } from '../../src/store/desired-store.js';
+import { minimalSimConfig } from '../support/config.js';
+
+const T0 = Date.parse('2026-11-30T12:00:00.000Z');
+const ROOM = minimalSimConfig().loops.room!;
+
+function status(fields: Partial<LoopStatus> = {}): LoopStatus {
+  return {
+    loop: 'room',
+    quantity: 'temperature',
+    mode: 'heat',
+    setpoint: 20,
+    measured: 19.5,
+    measuredAtMs: T0 - 2_000,
+    output: 0.4,
+    action: 'heating',
+    generation: 3,
+    observedGeneration: 3,
+    actuators: { heater: { wanted: 1, observed: null } },
+    conditions: [
+      {
+        type: 'SensorHealthy',
+        status: 'True',
+        reason: 'Fresh',
+        message: 'reading is fresh',
+        lastTransitionMs: T0 - 60_000,
+        observedGeneration: 3,
+      },
+    ],
+    updatedAtMs: T0,
+    ...fields,
+  };
+}
+
+function desired(fields: Partial<LoopDesiredRow> = {}): LoopDesiredRow {
+  return {
+    loop: 'room',
+    setpoint: 22,
+    setpointSource: 'http',
+    mode: 'off',
+    modeSource: 'mqtt',
+    generation: 4,
+    updatedAtMs: T0 + 500,
+    ...fields,
+  };
+}
+
+describe('toLoopView', () => {
+  test('given a status and a newer desired state, then the desired setpoint and mode win and the generation runs ahead', () => {
+    assert.deepEqual(toLoopView('room', ROOM, status(), desired()), {
+      loop: 'room',
+      name: 'room',
+      quantity: 'temperature',
+      unit: '°C',
+      limits: { min: 5, max: 30 },
+      step: 0.5,
+      modes: ['off', 'heat'],
+      mode: 'off',
+      setpoint: 22,
+      measured: 19.5,
+      measuredAt: '2026-11-30T11:59:58.000Z',
+      output: 0.4,
+      action: 'heating',
+      generation: 4,
+      observedGeneration: 3,
+      desired: { setpointSource: 'http', modeSource: 'mqtt' },
+      actuators: { heater: { wanted: 1, observed: null } },
+      conditions: [
+        {
+          type: 'SensorHealthy',
+          status: 'True',
+          reason: 'Fresh',
+          message: 'reading is fresh',
+          lastTransitionAt: '2026-11-30T11:59:00.000Z',
+          observedGeneration: 3,
+        },
+      ],
+      updatedAt: '2026-11-30T12:00:00.000Z',
+    });
+  });
+
+  const generations: Array<{ desired: number | undefined; status: number | undefined; expected: number }> = [
+    { desired: 4, status: 3, expected: 4 },
+    { desired: 2, status: 5, expected: 5 },
+    { desired: undefined, status: 6, expected: 6 },
+    { desired: 7, status: undefined, expected: 7 },
+    { desired: undefined, status: undefined, expected: 0 },
+  ];
+  for (const g of generations) {
+    test(`given desired generation ${g.desired} and status generation ${g.status}, then generation ${g.expected}`, () => {
+      const view = toLoopView(
+        'room',
+        ROOM,
+        g.status === undefined ? undefined : status({ generation: g.status }),
+        g.desired === undefined ? undefined : desired({ generation: g.desired }),
+      );
+      assert.equal(view.generation, g.expected);
+    });
+  }
+
+  test('given no desired row, then the last status gives setpoint and mode, sources "file"', () => {
+    const view = toLoopView('room', ROOM, status({ setpoint: 18.5, mode: 'off' }), undefined);
+    assert.equal(view.setpoint, 18.5);
+    assert.equal(view.mode, 'off');
+    assert.deepEqual(view.desired, { setpointSource: 'file', modeSource: 'file' });
+  });
+
+  test('given no status yet, then the desired state shows and what a cycle measures is null, idle, empty', () => {
+    const view = toLoopView('room', ROOM, undefined, desired());
+    assert.deepEqual(
+      {
+        setpoint: view.setpoint,
+        mode: view.mode,
+        measured: view.measured,
+        measuredAt: view.measuredAt,
+        updatedAt: view.updatedAt,
+        output: view.output,
+        action: view.action,
+        observedGeneration: view.observedGeneration,
+        actuators: view.actuators,
+        conditions: view.conditions,
+      },
+      {
+        setpoint: 22,
+        mode: 'off',
+        measured: null,
+        measuredAt: null,
+        updatedAt: null,
+        output: 0,
+        action: 'idle',
+        observedGeneration: 0,
+        actuators: {},
+        conditions: [],
+      },
+    );
+  });
+
+  test('given neither status nor desired row, then the config file setpoint and mode', () => {
+    const view = toLoopView('room', ROOM, undefined, undefined);
+    assert.equal(view.setpoint, 20);
+    assert.equal(view.mode, 'heat');
+  });
+
+  test('given a status whose reading is missing, then measured and measuredAt are null', () => {
+    const view = toLoopView(
+      'room',
+      ROOM,
+      status({ measured: undefined, measuredAtMs: undefined }),
+      undefined,
+    );
+    assert.equal(view.measured, null);
+    assert.equal(view.measuredAt, null);
+  });
+
+  test('given any of the above, then the view parses as the API Loop schema', () => {
+    for (const view of [
+      toLoopView('room', ROOM, status(), desired()),
+      toLoopView('room', ROOM, undefined, undefined),
+      toLoopView('room', ROOM, status({ measured: undefined, measuredAtMs: undefined }), undefined),
+    ]) {
+      assert.deepEqual(loopViewSchema.parse(view), view);
+    }
+  });
+
+  test('given the view, when the status actuators are changed later, then the view keeps its own copy', () => {
+    const last = status();
+    const view = toLoopView('room', ROOM, last, undefined);
+    last.actuators.fan = { wanted: 0, observed: 0 };
+    assert.deepEqual(Object.keys(view.actuators), ['heater']);
+  });
+});
+
+describe('toEventView', () => {
+  test('given a full event, then at is ISO and every field is kept', () => {
+    const event = {
+      atMs: T0,
+      loop: 'room',
+      kind: 'setpoint-changed',
+      source: 'http',
+      message: 'setpoint 22',
+      data: { from: 20, to: 22 },
+    };
+    assert.deepEqual(toEventView(event), {
+      at: '2026-11-30T12:00:00.000Z',
+      loop: 'room',
+      kind: 'setpoint-changed',
+      source: 'http',
+      message: 'setpoint 22',
+      data: { from: 20, to: 22 },
+    });
+  });
+
+  test('given a node-wide event without source or data, then loop and source are null and data is absent', () => {
+    const view = toEventView({ atMs: T0, kind: 'storage', message: 'database degraded' });
+    assert.deepEqual(view, {
+      at: '2026-11-30T12:00:00.000Z',
+      loop: null,
+      kind: 'storage',
+      source: null,
+      message: 'database degraded',
+    });
+    assert.equal(Object.hasOwn(view, 'data'), false);
+    assert.deepEqual(eventViewSchema.parse(view), view);
+  });
+
+  test('isoTime: clock ms to ISO 8601 UTC with milliseconds', () => {
+    assert.equal(isoTime(0), '1970-01-01T00:00:00.000Z');
+    assert.equal(isoTime(T0 + 7), '2026-11-30T12:00:00.007Z');
+  });
+});
