@@ -130,7 +130,10 @@ async function ask<T>(
   request: (api: Extract<ReturnType<typeof apiForCli>['api'], { kind: 'api' }>) => Promise<ApiAnswer<T>>,
 ): Promise<ApiAnswer<T> | NoApi> {
   if (opts.direct) {
-    return { kind: 'none', why: 'reading the database given by --db (leave --db out to ask the running daemon)' };
+    return {
+      kind: 'none',
+      why: 'reading the database given by --db (leave --db out to ask the running daemon)',
+    };
   }
   const { api } = apiForCli(opts.configPath, opts.apiUrl, note);
   return api.kind === 'api' ? request(api) : api;
