@@ -9,7 +9,7 @@ import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
 const USAGE = `homeostat — keeps temperatures and humidities where you want them
 
 Usage:
-  homeostat run      [--config FILE] [--db FILE] [--mqtt-url URL] [--speed N] [--log-format json|pretty]
+  homeostat run      [--config FILE] [--db FILE] [--mqtt-url URL] [--speed N] [--http-port N|off] [--log-format json|pretty]
   homeostat validate [--config FILE]
   homeostat plan     [--config FILE] [--db FILE]          what applying FILE would change (exit 0 none, 2 changes)
   homeostat status   [--json] [--config FILE] [--api-url URL] [--db FILE]
@@ -71,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
         mqttUrl: parsed['mqtt-url'],
         speed: parsed.speed,
         logFormat: parsed['log-format'],
+        ...(parsed.httpPort === undefined ? {} : { http: parsed.httpPort }),
       });
     case 'doctor':
       return (await import('./commands/doctor.js')).doctorCommand({ configPath, dbPath }, write);
@@ -197,6 +198,7 @@ function parseOptions(args: string[]) {
       speed: { type: 'string' },
       'log-format': { type: 'string' },
       'sysfs-root': { type: 'string' },
+      'http-port': { type: 'string' },
     },
   });
   let speed: number | undefined;
@@ -214,7 +216,24 @@ function parseOptions(args: string[]) {
   if (apiUrl !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(apiUrl)) {
     throw new Error(`--api-url must be http://host:port (the daemon's address), got "${apiUrl}"`);
   }
-  return { ...values, positionals, speed, 'log-format': logFormat as 'json' | 'pretty' | undefined };
+  return {
+    ...values,
+    positionals,
+    speed,
+    'log-format': logFormat as 'json' | 'pretty' | undefined,
+    httpPort: httpPortOption(values['http-port']),
+  };
+}
+
+/** `--http-port N` (0: any free port) or `off`: wins over the config's http block. */
+function httpPortOption(text: string | undefined): { port: number } | false | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off') return false;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) {
+    throw new Error(`--http-port must be a port number (0: any free port) or off, got "${text}"`);
+  }
+  return { port };
 }
 
 main(process.argv.slice(2)).then(

@@ -212,7 +212,11 @@ export class Node {
         if (!this.started) return;
         this.logger.info(`${reason}: reloading ${this.opts.configPath}`);
         // Off the event loop: a file at the size cap takes long to parse (config/load.ts).
-        await this.daemon.reload(await loadConfigFileOffThread(this.opts.configPath));
+        const loaded = await loadConfigFileOffThread(this.opts.configPath);
+        await this.daemon.reload(loaded);
+        if (loaded.ok && JSON.stringify(loaded.config.http) !== JSON.stringify(this.config.http)) {
+          this.logger.warn('the http block changed: the API keeps its address and token until the next restart');
+        }
       })
       .catch((error) => this.logger.error({ err: error }, 'reload failed'));
     this.pending = reloaded;

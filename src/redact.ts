@@ -2,7 +2,8 @@
  * Secrets out of everything homeostat prints or stores. The broker password belongs in
  * `mqtt.passwordFile` or HOMEOSTAT_MQTT_PASSWORD; a password written into the broker URL
  * (`mqtt://user:secret@host`) still works, but is replaced by `***` in logs, in the config
- * text kept in the database, in events and in every command's output.
+ * text kept in the database, in events and in every command's output. So is an API token
+ * written as `http.token` (it belongs in `http.tokenFile`).
  */
 
 /** What a redacted password reads as. */
@@ -33,7 +34,22 @@ export function redactConfigText(text: string): string {
   return redactSecretsInText(text);
 }
 
-/** Replaces the password part of every `scheme://user:password@` in `text`. */
+/**
+ * What a redacted `http.token` reads as: long enough to stay a valid token, so a redacted
+ * config text still parses (plan compares with it).
+ */
+export const REDACTED_TOKEN = '(redacted: see the config file)';
+
+/**
+ * The value of a `token:` key, block or flow style, on the key's line: a plain, single- or
+ * double-quoted scalar. A key named token whose value is a mapping or a list (a loop or sensor
+ * id, say) is left alone: its value starts with `{`, `[` or on the next line.
+ */
+const TOKEN_VALUE = /(\btoken[ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s{}[\],#'"](?:[^\n,}#]*[^\s,}#])?)/g;
+
+/** Replaces every URL password and the value of every `token:` key in `text`. */
 function redactSecretsInText(text: string): string {
-  return text.replace(URL_USERINFO, (_match, head: string) => `${head}${REDACTED}@`);
+  return text
+    .replace(URL_USERINFO, (_match, head: string) => `${head}${REDACTED}@`)
+    .replace(TOKEN_VALUE, (_match, head: string) => `${head}"${REDACTED_TOKEN}"`);
 }

@@ -34,6 +34,8 @@ function runDemo(t: HasAfter, nodeArgs: string[] = []) {
       '60',
       '--log-format',
       'json',
+      '--http-port',
+      '0',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

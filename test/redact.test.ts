@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { redactConfigText, redactUrl } from '../src/redact.js';
+import { REDACTED_TOKEN, redactConfigText, redactUrl } from '../src/redact.js';
 
 /** A password inside a URL never leaves the process: logs, stored config, events, output. */
 
@@ -48,5 +48,42 @@ describe('redactConfigText', () => {
     const text =
       'mqtt:\n  url: mqtt://127.0.0.1:1883\n  username: homeostat\n  passwordFile: /etc/homeostat/pw\n';
     assert.equal(redactConfigText(text), text);
+  });
+});
+
+describe('redactConfigText: the API token', () => {
+  const cases = [
+    { given: 'a block token', text: 'http:\n  token: abcdefghijklmnopqrstu\n  port: 1\n' },
+    {
+      given: 'a quoted token in a flow mapping',
+      text: 'http: { token: "abc def ghijklmnopqrs", port: 8 }\n',
+    },
+    { given: 'a single-quoted token with a quote', text: "http: {token: 'a''bcdefghijklmnopq'}\n" },
+    { given: 'a token followed by a comment', text: 'http:\n  token: abcdefghijklmnopqrstu # secret\n' },
+  ];
+  for (const { given, text } of cases) {
+    test(`given ${given}, then the value is replaced and the text still parses as a valid token`, () => {
+      const redacted = redactConfigText(text);
+      assert.ok(!/abc|bcdef/.test(redacted), redacted);
+      assert.ok(redacted.includes(`"${REDACTED_TOKEN}"`), redacted);
+      assert.ok(REDACTED_TOKEN.length >= 16, 'still a valid token (16 characters or more)');
+    });
+  }
+
+  test('given a comment after the token, then the comment keeps its space (still YAML)', () => {
+    assert.equal(
+      redactConfigText('http:\n  token: abcdefghijklmnopqrstu # secret\n'),
+      `http:\n  token: "${REDACTED_TOKEN}" # secret\n`,
+    );
+  });
+
+  test('given keys named token whose values are mappings (a loop id), or tokenFile, then nothing changes', () => {
+    for (const text of [
+      'loops:\n  token:\n    sensor: x\n',
+      'sensors: { token: { kind: x } }\n',
+      'http:\n  tokenFile: /etc/x\n',
+    ]) {
+      assert.equal(redactConfigText(text), text);
+    }
   });
 });

@@ -14,6 +14,8 @@ export interface RunOptions {
   mqttUrl?: string | undefined;
   speed?: number | undefined;
   logFormat?: LogFormat | undefined;
+  /** `--http-port`: another port for the API (0: any free one), or false for none. */
+  http?: { port: number } | false;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       notifier,
       mqttUrl: options.mqttUrl,
       speed,
+      ...(options.http === undefined ? {} : { http: options.http }),
     });
   } catch (error) {
     if (!(error instanceof NodeSetupError)) throw error;

@@ -22,7 +22,17 @@ export type PlanChange =
   | { op: 'change'; path: string; before: unknown; after: unknown };
 
 /** Top-level sections in the order a plan lists them; any other key follows, sorted. */
-const SECTION_ORDER = ['loops', 'sensors', 'actuators', 'simulation', 'node', 'mqtt', 'gpio', 'storage'];
+const SECTION_ORDER = [
+  'loops',
+  'sensors',
+  'actuators',
+  'simulation',
+  'node',
+  'mqtt',
+  'gpio',
+  'storage',
+  'http',
+];
 
 /** Collections of things with ids; adding or removing one prints its noun, not its fields. */
 const COLLECTIONS: ReadonlyArray<{ prefix: string; noun: string }> = [

@@ -9,6 +9,7 @@ import {
   summarizePlan,
 } from '../../src/config/plan.js';
 import type { Config } from '../../src/config/schema.js';
+import { redactConfigText } from '../../src/redact.js';
 
 /** A room heated by a relay (PID) and an attic heated by a continuous heater (hysteresis). */
 const BASE = `
@@ -63,7 +64,7 @@ const WITH_GREENHOUSE = edits(
 );
 
 describe('planChanges + formatPlan: given the applied config and a new one, the plan lines', () => {
-  const cases: Array<{ when: string; current: string; next: string; lines: string[] }> = [
+  const cases: Array<{ when: string; current: string; next: string; lines: string[]; redacted?: boolean }> = [
     { when: 'nothing changed', current: BASE, next: BASE, lines: [] },
     {
       when: 'a default is written out (minOnS: 0, seed: 1)',
@@ -179,15 +180,29 @@ describe('planChanges + formatPlan: given the applied config and a new one, the 
       lines: [],
     },
     {
+      when: 'the API token is changed (it is printed redacted, as the database keeps it)',
+      current: edits(BASE, [
+        '  id: test\n',
+        '  id: test\nhttp:\n  host: 0.0.0.0\n  token: first-secret-token-1234\n',
+      ]),
+      next: edits(BASE, [
+        '  id: test\n',
+        '  id: test\nhttp:\n  host: 0.0.0.0\n  token: other-secret-token-5678\n  port: 9000\n',
+      ]),
+      lines: ['~ http.port 8734 → 9000'],
+      redacted: true,
+    },
+    {
       when: 'an optional field is removed',
       current: edits(BASE, ['  id: test\n', '  id: test\nstorage:\n  path: /var/lib/homeostat/state.db\n']),
       next: BASE,
       lines: ['- storage.path "/var/lib/homeostat/state.db"'],
     },
   ];
-  for (const { when, current, next, lines } of cases) {
+  for (const { when, current, next, lines, redacted } of cases) {
     test(`when ${when}`, () => {
-      assert.deepEqual(formatPlan(planChanges(parse(current), parse(next))), lines);
+      const text = (config: string) => (redacted ? redactConfigText(config) : config);
+      assert.deepEqual(formatPlan(planChanges(parse(text(current)), parse(text(next)))), lines);
     });
   }
 
@@ -201,6 +216,7 @@ describe('planChanges + formatPlan: given the applied config and a new one, the 
       '+ node {"id":"test","name":"test"}',
       '+ gpio {"sysfsRoot":"/sys"}',
       '+ storage {"downsampleS":300,"downsampledRetentionS":31536000,"eventRetentionS":7776000,"memoryFlushS":600,"rawRetentionS":604800}',
+      '+ http {"allowedHosts":[],"enabled":true,"host":"127.0.0.1","port":8734,"publicReads":false}',
     ]);
   });
 

@@ -214,6 +214,9 @@ export function startDaemon(opts: DaemonStart): CliProcess {
       String(opts.speed ?? 60),
       '--log-format',
       'json',
+      // Any free port: test daemons run side by side (and beside one a developer may run).
+      '--http-port',
+      '0',
       ...(opts.args ?? []),
     ],
     opts.env ? { env: opts.env } : {},

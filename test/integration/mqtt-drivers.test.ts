@@ -408,6 +408,8 @@ loops:
       ...extraArgs,
       '--log-format',
       'json',
+      '--http-port',
+      '0',
     ]);
   }
 

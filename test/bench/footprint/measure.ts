@@ -86,7 +86,18 @@ function commandFor(spec: RunSpec, dir: string): string[] {
     spec.runner === 'dist'
       ? [join(REPO_ROOT, 'dist/cli.js')]
       : ['--import', 'tsx', join(REPO_ROOT, 'src/cli.ts')];
-  const args = ['run', '--config', configPath, '--db', join(dir, 'state.db'), '--log-format', 'json'];
+  // Any free port for the API (on, as deployed): footprint runs daemons side by side.
+  const args = [
+    'run',
+    '--config',
+    configPath,
+    '--db',
+    join(dir, 'state.db'),
+    '--log-format',
+    'json',
+    '--http-port',
+    '0',
+  ];
   if (spec.speed !== 1) args.push('--speed', String(spec.speed));
   return [...node, ...cli, ...args];
 }
