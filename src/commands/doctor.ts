@@ -1,7 +1,7 @@
 /**
  * `homeostat doctor`: checks what the daemon needs from the machine (a valid config, GPIO pins,
  * each hardware kind's own check such as the 1-Wire bus or a file_value's file, the broker, a
- * writable database, systemd's notify socket) and says how to fix each problem. Every check is
+ * writable database, the HTTP API's port, systemd's notify socket) and says how to fix each problem. Every check is
  * a function returning {@link CheckResult}s, so tests run them on fixture trees; none of them
  * writes anything a running daemon uses.
  *
@@ -13,6 +13,7 @@ import { checkBroker } from './doctor/broker.js';
 import { checkConfig } from './doctor/config.js';
 import { checkDatabase } from './doctor/database.js';
 import { checkGpio } from './doctor/gpio.js';
+import { checkHttp } from './doctor/http.js';
 import { checkKinds } from './doctor/kinds.js';
 import { checkNotify } from './doctor/systemd.js';
 
@@ -21,6 +22,7 @@ export { BROKER_TIMEOUT_MS, brokerFix, checkBroker } from './doctor/broker.js';
 export { checkConfig } from './doctor/config.js';
 export { checkDatabase } from './doctor/database.js';
 export { checkGpio } from './doctor/gpio.js';
+export { checkHttp } from './doctor/http.js';
 export { checkKinds, checkOneWire, type KindCheckDeps } from './doctor/kinds.js';
 export type { CanWrite } from './doctor/shared.js';
 export { checkNotify } from './doctor/systemd.js';
@@ -61,8 +63,9 @@ export async function doctorCommand(
         ...(opts.brokerTimeoutMs ? { timeoutMs: opts.brokerTimeoutMs } : {}),
       }),
     ]);
+    report([await checkHttp(config)]);
   } else {
-    report([{ name: 'GPIO, 1-Wire, MQTT broker', status: 'skip', detail: 'need a valid config' }]);
+    report([{ name: 'GPIO, 1-Wire, MQTT broker, HTTP API', status: 'skip', detail: 'need a valid config' }]);
   }
   report([await checkDatabase(opts.dbPath)]);
   report([checkNotify(env)]);

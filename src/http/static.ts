@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { BASE_HEADERS } from './respond.js';
+import { acceptsGzip, BASE_HEADERS } from './respond.js';
 
 /**
  * The dashboard's files, served from this machine only (a Pi is often offline): the folder
@@ -110,13 +110,4 @@ function safeList(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** Whether Accept-Encoding takes gzip (named with a q above 0: `gzip;q=0` refuses it). */
-function acceptsGzip(header: string | undefined): boolean {
-  return (header ?? '').split(',').some((entry) => {
-    const [coding, ...params] = entry.trim().split(';');
-    const q = params.map((param) => param.trim()).find((param) => param.startsWith('q='));
-    return coding?.trim().toLowerCase() === 'gzip' && (q === undefined || Number(q.slice(2)) > 0);
-  });
 }

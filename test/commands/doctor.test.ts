@@ -360,14 +360,16 @@ describe('homeostat doctor', () => {
 
   test('a simulated config without mqtt, outside systemd: everything ok or skipped, exit 0', async () => {
     const lines: string[] = [];
+    // A free port: 8734 may be taken on the machine running the tests.
+    const http = `http: { port: ${await freePort()} }`;
     const code = await doctorCommand(
-      { configPath: configFile(), dbPath: join(tempDir(), 'homeostat.db'), env: {} },
+      { configPath: configFile({ top: [http] }), dbPath: join(tempDir(), 'homeostat.db'), env: {} },
       (line) => lines.push(line),
     );
     assert.equal(code, 0, lines.join('\n'));
     assert.deepEqual(
       lines.map((l) => l.split(':')[0]),
-      ['✓ config', '– GPIO', '– 1-Wire', '– MQTT broker', '✓ database', '– systemd notify'],
+      ['✓ config', '– GPIO', '– 1-Wire', '– MQTT broker', '✓ HTTP API', '✓ database', '– systemd notify'],
     );
   });
 
