@@ -12,10 +12,9 @@ import { DesiredCommands } from './control/desired-commands.js';
 import { Daemon } from './daemon/daemon.js';
 import type { GpioPortFactory } from './drivers/gpio/port.js';
 import { offlineTransport } from './drivers/mqtt/transport.js';
-import { NodeMetrics, UNKNOWN_LOOP_LABEL } from './http/metrics.js';
-import { nodeApiDeps } from './http/node-api.js';
-import { HttpServer } from './http/server.js';
-import { type HttpSettings, httpSettings } from './http/settings.js';
+import type { NodeMetrics } from './http/metrics.js';
+import { buildHttpServer, buildNodeMetrics } from './http/node-http.js';
+import type { HttpServer } from './http/server.js';
 import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt/client.js';
@@ -156,9 +155,20 @@ export class Node {
       // The command path's storage errors are logged as MQTT's were (one guard for both).
       logger: logger.child({ component: 'mqtt' }),
     });
-    this.metrics = this.buildMetrics();
+    const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
+    this.metrics = buildNodeMetrics({ ...parts, commands: this.commands, logger });
     this.bridgeInUse = this.buildBridge();
-    this.httpServer = this.buildHttpServer();
+    this.httpServer =
+      opts.http === false
+        ? undefined
+        : buildHttpServer({
+            ...parts,
+            commands: this.commands,
+            metrics: this.metrics,
+            clock,
+            logger,
+            ...(opts.http ? { listen: opts.http } : {}),
+          });
     this.watcher =
       opts.watchConfig === false
         ? undefined
@@ -215,7 +225,9 @@ export class Node {
         const loaded = await loadConfigFileOffThread(this.opts.configPath);
         await this.daemon.reload(loaded);
         if (loaded.ok && JSON.stringify(loaded.config.http) !== JSON.stringify(this.config.http)) {
-          this.logger.warn('the http block changed: the API keeps its address and token until the next restart');
+          this.logger.warn(
+            'the http block changed: the API keeps its address and token until the next restart',
+          );
         }
       })
       .catch((error) => this.logger.error({ err: error }, 'reload failed'));
@@ -311,77 +323,6 @@ export class Node {
       configApplied: (_config, removed) => bridge.configChanged(removed),
     });
     return bridge;
-  }
-
-  /** Prometheus metrics: fed by the daemon's events and the command path, read at scrape time. */
-  private buildMetrics(): NodeMetrics {
-    const metrics = new NodeMetrics({
-      nodeId: this.config.node.id,
-      unitOf: (loop) => this.daemon.currentConfig().loops[loop]?.unit ?? '',
-      logger: this.logger,
-    });
-    metrics.setCollectors({
-      storageFailedOperations: () => this.store.failedOperations,
-      storageHealthy: () => this.store.health().healthy,
-      ...(this.connection ? { mqttConnected: () => this.connection?.connected } : {}),
-    });
-    this.daemon.subscribe({
-      status: (status) => metrics.loopStatus(status),
-      cycleDuration: (loop, durationMs) => metrics.cycleDuration(loop, durationMs),
-      configApplied: (_config, removed) => {
-        for (const loop of removed) metrics.removeLoop(loop);
-      },
-    });
-    this.commands.onAnswer((request, answer) =>
-      metrics.command(
-        request.source,
-        answer.known ? request.loop : UNKNOWN_LOOP_LABEL,
-        answer.outcome.accepted,
-      ),
-    );
-    return metrics;
-  }
-
-  /**
-   * The HTTP API and dashboard (src/http), unless turned off. A token file that cannot be read
-   * keeps it off (loudly): a server off loopback must never run without its token.
-   */
-  private buildHttpServer(): HttpServer | undefined {
-    const { http } = this.config;
-    if (this.opts.http === false || !http.enabled) return undefined;
-    let settings: HttpSettings;
-    try {
-      settings = httpSettings(http, this.opts.http ?? {});
-    } catch (error) {
-      this.logger.error(`${(error as Error).message}; regulation goes on`);
-      this.daemon.setNodeCondition('ApiServing', {
-        healthy: false,
-        reason: 'TokenUnreadable',
-        message: (error as Error).message,
-      });
-      return undefined;
-    }
-    return new HttpServer({
-      settings,
-      logger: this.logger.child({ component: 'http' }),
-      api: nodeApiDeps({
-        daemon: this.daemon,
-        store: this.store,
-        gate: this.gate,
-        connection: this.connection,
-        submit: (command) => this.commands.submit(command),
-        metrics: this.metrics,
-        clock: this.clock,
-        startedAtMs: this.clock.nowMs(),
-      }),
-      onServing: (state) =>
-        this.daemon.setNodeCondition(
-          'ApiServing',
-          state.serving
-            ? { healthy: true, reason: 'Listening', message: `dashboard and API at ${state.url}` }
-            : { healthy: false, reason: state.reason, message: state.message },
-        ),
-    });
   }
 
   private startBridge(): void {
