@@ -12,8 +12,7 @@ import { DesiredCommands } from './control/desired-commands.js';
 import { Daemon } from './daemon/daemon.js';
 import type { GpioPortFactory } from './drivers/gpio/port.js';
 import { offlineTransport } from './drivers/mqtt/transport.js';
-import type { NodeMetrics } from './http/metrics.js';
-import { buildHttpServer, buildNodeMetrics } from './http/node-http.js';
+import { buildHttpServer } from './http/node-http.js';
 import type { HttpServer } from './http/server.js';
 import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
@@ -87,7 +86,6 @@ export class Node {
   readonly connection: MqttConnection | undefined;
   /** Setpoint, mode and fault-reset commands from MQTT and HTTP: one path, one change budget. */
   readonly commands: DesiredCommands;
-  readonly metrics: NodeMetrics;
   private bridgeInUse: MqttBridge | undefined;
   private readonly httpServer: HttpServer | undefined;
   private unsubscribeBridge: (() => void) | undefined;
@@ -156,7 +154,6 @@ export class Node {
       logger: logger.child({ component: 'mqtt' }),
     });
     const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
-    this.metrics = buildNodeMetrics({ ...parts, commands: this.commands, logger });
     this.bridgeInUse = this.buildBridge();
     this.httpServer =
       opts.http === false
@@ -164,7 +161,6 @@ export class Node {
         : buildHttpServer({
             ...parts,
             commands: this.commands,
-            metrics: this.metrics,
             clock,
             logger,
             ...(opts.http ? { listen: opts.http } : {}),

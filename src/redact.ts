@@ -45,7 +45,8 @@ export const REDACTED_TOKEN = '(redacted: see the config file)';
  * double-quoted scalar. A key named token whose value is a mapping or a list (a loop or sensor
  * id, say) is left alone: its value starts with `{`, `[` or on the next line.
  */
-const TOKEN_VALUE = /(\btoken[ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s{}[\],#'"](?:[^\n,}#]*[^\s,}#])?)/g;
+const TOKEN_VALUE =
+  /(\btoken[ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s{}[\],#'"](?:[^\n,}#]*[^\s,}#])?)/g;
 
 /** Replaces every URL password and the value of every `token:` key in `text`. */
 function redactSecretsInText(text: string): string {

@@ -58,11 +58,11 @@ export function buildNodeMetrics({
 /**
  * The HTTP API and dashboard, unless the config turns it off. A token file that cannot be read
  * keeps it off, loudly (ApiServing False on every loop): a server off loopback must never run
- * without its token. Its state is shown on every loop as the ApiServing condition.
+ * without its token. Its state is shown on every loop as the ApiServing condition. The metrics
+ * are built with it (they are served nowhere else).
  */
 export function buildHttpServer(
   parts: NodeHttpParts & {
-    metrics: NodeMetrics;
     clock: Clock;
     /** Overrides the config's http.host/port (`run --http-port`, tests). */
     listen?: { host?: string; port?: number };
@@ -85,6 +85,7 @@ export function buildHttpServer(
     logger: logger.child({ component: 'http' }),
     api: nodeApiDeps({
       ...parts,
+      metrics: buildNodeMetrics(parts),
       submit: (command) => parts.commands.submit(command),
       startedAtMs: parts.clock.nowMs(),
     }),
