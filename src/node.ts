@@ -63,7 +63,7 @@ export interface NodeOptions {
    * The HTTP API and dashboard: where to listen instead of the config's http.host/port (port
    * 0: a free one), or false for none. Default: as the config says.
    */
-  http?: { host?: string; port?: number } | false;
+  http?: { host?: string; port?: number; retryEveryMs?: number } | false;
 }
 
 /** A node that cannot be built as configured (the message says what to fix). */

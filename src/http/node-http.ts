@@ -64,8 +64,8 @@ export function buildNodeMetrics({
 export function buildHttpServer(
   parts: NodeHttpParts & {
     clock: Clock;
-    /** Overrides the config's http.host/port (`run --http-port`, tests). */
-    listen?: { host?: string; port?: number };
+    /** Overrides the config's http.host/port (`run --http-port`, tests), and the retry interval. */
+    listen?: { host?: string; port?: number; retryEveryMs?: number };
   },
 ): HttpServer | undefined {
   const { daemon, logger } = parts;
@@ -80,8 +80,10 @@ export function buildHttpServer(
     daemon.setNodeCondition('ApiServing', { healthy: false, reason: 'TokenUnreadable', message });
     return undefined;
   }
+  const retryEveryMs = parts.listen?.retryEveryMs;
   return new HttpServer({
     settings,
+    ...(retryEveryMs === undefined ? {} : { retryEveryMs }),
     logger: logger.child({ component: 'http' }),
     api: nodeApiDeps({
       ...parts,

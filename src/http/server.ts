@@ -40,6 +40,8 @@ export class HttpServer {
   private readonly routes: ApiRoute[];
   private readonly unsubscribe: Array<() => void> = [];
   private retry: NodeJS.Timeout | undefined;
+  /** The listen in progress or done: a stop waits for it (a name such as localhost is looked up first). */
+  private listening: Promise<ServingState> | undefined;
   private stopped = false;
   private lastFailure: string | undefined;
 
@@ -82,7 +84,8 @@ export class HttpServer {
         if (this.stream.size > 0) this.stream.event(toEventView(event));
       }),
     );
-    return this.listen();
+    this.listening = this.listen();
+    return this.listening;
   }
 
   async stop(): Promise<void> {
@@ -90,6 +93,8 @@ export class HttpServer {
     clearTimeout(this.retry);
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     this.stream.close();
+    // A listen still in progress would otherwise open the port after the stop (never rejects).
+    await this.listening;
     if (!this.server.listening) return;
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -114,7 +119,9 @@ export class HttpServer {
         this.lastFailure = state.message;
         this.opts.onServing?.(state);
         if (!this.stopped) {
-          this.retry = setTimeout(() => void this.listen(), this.opts.retryEveryMs ?? 30_000);
+          this.retry = setTimeout(() => {
+            this.listening = this.listen();
+          }, this.opts.retryEveryMs ?? 30_000);
           this.retry.unref();
         }
         resolve(state);

@@ -44,7 +44,7 @@ export interface TestNodeOptions {
    * Serve the HTTP API: where (port 0: a free one, read `node.http?.url` after the start).
    * Default off: most tests do not need it, and many nodes at once would share port 8734.
    */
-  http?: { host?: string; port?: number };
+  http?: { host?: string; port?: number; retryEveryMs?: number };
 }
 
 /** A started node and what tests read of it. */
