@@ -161,10 +161,17 @@ selectRange(state.range);
 $('auth-dialog').addEventListener('cancel', (e) => e.preventDefault()); // nothing works without the token
 refreshNode();
 setInterval(refreshNode, 30_000);
-loadLoops().then(connectStream, (err) => {
-  showPageError(err);
-  connectStream();
-});
+loadLoops().then(
+  () => {
+    // A link from the fleet page (/#loop-<id>) scrolls to that loop's card.
+    if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
+    connectStream();
+  },
+  (err) => {
+    showPageError(err);
+    connectStream();
+  },
+);
 document.addEventListener('visibilitychange', () => {
   // a phone that slept may have a dead stream: reconnect and refill
   if (document.visibilityState === 'visible' && stream?.readyState === EventSource.CLOSED) connectStream();

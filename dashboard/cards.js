@@ -43,6 +43,8 @@ const lastedS = (v, c) => (v.updatedAt ? secondsOf(v.updatedAt) - secondsOf(c.la
 export function createCard(view) {
   const el = $('card-template').content.firstElementChild.cloneNode(true);
   el.dataset.loop = view.loop;
+  // The fleet page links here: /#loop-<id>.
+  el.id = `loop-${view.loop}`;
   const part = (role) => el.querySelector(`[data-role="${role}"]`);
   const card = { loop: view.loop, el, part, view, plot: null, points: null, events: [], seq: 0 };
   const input = part('setpoint-input');

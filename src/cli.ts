@@ -29,7 +29,8 @@ Usage:
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db;
-          --api-url from the config's http block, else http://127.0.0.1:8734 (token: http.tokenFile).
+          --api-url from the config's http block, else http://127.0.0.1:8734 (token: http.tokenFile,
+          sent only to an address off loopback). The daemon found there must be the config's node.id.
 Exit codes: 0 ok, 1 error (validate: one "path: message" line per problem), 2 usage.`;
 
 async function main(argv: string[]): Promise<number> {

@@ -153,6 +153,10 @@ export class Node {
       // The command path's storage errors are logged as MQTT's were (one guard for both).
       logger: logger.child({ component: 'mqtt' }),
     });
+    // Removed loops' change budgets are forgotten, with or without a broker.
+    this.daemon.subscribe({
+      configApplied: (config) => this.commands.retainLoops(Object.keys(config.loops)),
+    });
     const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
     this.bridgeInUse = this.buildBridge();
     this.httpServer =

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { parse } from 'yaml';
 import { REDACTED_TOKEN, redactConfigText, redactUrl } from '../src/redact.js';
 
 /** A password inside a URL never leaves the process: logs, stored config, events, output. */
@@ -60,6 +61,10 @@ describe('redactConfigText: the API token', () => {
     },
     { given: 'a single-quoted token with a quote', text: "http: {token: 'a''bcdefghijklmnopq'}\n" },
     { given: 'a token followed by a comment', text: 'http:\n  token: abcdefghijklmnopqrstu # secret\n' },
+    { given: 'a quoted key', text: 'http:\n  "token": abcdefghijklmnopqrstu\n  port: 1\n' },
+    { given: 'a folded block scalar', text: 'http:\n  token: >-\n    abcdefghijklmnopqrstu\n  port: 1\n' },
+    { given: 'a literal block scalar', text: 'http:\n  token: |\n    abcdefghijklmnopqrstu\n' },
+    { given: 'a text that is not valid YAML', text: 'http: [broken\n  token: abcdefghijklmnopqrstu\n' },
   ];
   for (const { given, text } of cases) {
     test(`given ${given}, then the value is replaced and the text still parses as a valid token`, () => {
@@ -67,6 +72,12 @@ describe('redactConfigText: the API token', () => {
       assert.ok(!/abc|bcdef/.test(redacted), redacted);
       assert.ok(redacted.includes(`"${REDACTED_TOKEN}"`), redacted);
       assert.ok(REDACTED_TOKEN.length >= 16, 'still a valid token (16 characters or more)');
+    });
+  }
+  for (const { given, text } of cases.slice(0, -1)) {
+    test(`given ${given}, then the redacted text parses to the same config with the token replaced`, () => {
+      const before = parse(text) as { http: Record<string, unknown> };
+      assert.deepEqual(parse(redactConfigText(text)), { http: { ...before.http, token: REDACTED_TOKEN } });
     });
   }
 

@@ -1,7 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { z } from 'zod';
-import { type HttpConfig, httpSchema } from '../config/schema/http.js';
-import type { Config } from '../config/schema.js';
 import {
   type CommandResult,
   commandResult,
@@ -12,6 +9,8 @@ import {
   historyResponse,
   type LoopView,
   loopsResponse,
+  type NodeResponse,
+  nodeResponse,
 } from '../http/schemas.js';
 
 /**
@@ -19,19 +18,29 @@ import {
  * ask the running daemon first (fresh values, no database lock). An answer is one of three:
  * `ok`; `unreachable` (nothing answered: the caller falls back to the database or the broker);
  * `error` (the daemon answered but refused, or something else answered: no fallback, the
- * message says why and what to do).
+ * message says why and what to do). Where the daemon is, and which token it gets: cli-config.ts.
  */
 
 /** Reads: the daemon answers from memory in milliseconds; longer means it is not there. */
 export const READ_TIMEOUT_MS = 2_000;
 /** Writes store the desired state (one SQLite transaction) before answering. */
 export const WRITE_TIMEOUT_MS = 5_000;
-/** A token is a line: anything longer in the token file is a wrong file. */
-const MAX_TOKEN_FILE_BYTES = 4_096;
+
+/**
+ * Why nothing answered: `refused` (no connection: the request never arrived), `timeout` (the
+ * daemon took it and did not answer in time: busy or hung), `closed` (dropped mid-way). After a
+ * `timeout` or `closed` a write may have been applied.
+ */
+export type Unreached = {
+  kind: 'unreachable';
+  url: string;
+  why: string;
+  cause: 'refused' | 'timeout' | 'closed';
+};
 
 export type ApiAnswer<T> =
   | { kind: 'ok'; value: T }
-  | { kind: 'unreachable'; url: string; why: string }
+  | Unreached
   | { kind: 'error'; status?: number; message: string };
 
 export interface HistoryQuery {
@@ -57,6 +66,8 @@ export interface SetBody {
 export interface DaemonApi {
   kind: 'api';
   baseUrl: string;
+  /** GET /api/node: which node answers here (checked against the config before anything else). */
+  node(): Promise<ApiAnswer<NodeResponse['node']>>;
   loops(): Promise<ApiAnswer<LoopView[]>>;
   history(loop: string, query: HistoryQuery): Promise<ApiAnswer<HistoryResponse>>;
   events(query: EventsQuery): Promise<ApiAnswer<EventView[]>>;
@@ -69,42 +80,39 @@ export interface NoApi {
   why: string;
 }
 
-export interface DaemonApiOptions {
-  /** `--api-url`: wins over the config's http block. */
-  apiUrl?: string;
+export interface ApiTimeouts {
   readTimeoutMs?: number;
   writeTimeoutMs?: number;
 }
 
 /** Where the token comes from, for messages (never the token itself). */
-interface Token {
+export interface Token {
   value?: string;
   /** Why there is none, or where it came from. */
   note: string;
+  /** None sent: the address is this machine's. */
+  loopback?: boolean;
 }
 
 /**
- * The API of the daemon that `config` describes (its http block; the defaults when there is no
- * config), or why there is none. The token (http.token or http.tokenFile) is sent as
- * `Authorization: Bearer`; it is needed off loopback only, so an unreadable token file is not
- * an error until the daemon asks for it (401).
+ * The client of the API at `baseUrl`: `token` is sent as `Authorization: Bearer` when it has a
+ * value (the caller decides where a token may go: see daemonApi in cli-config.ts).
  */
-export function daemonApi(
-  config: Pick<Config, 'http'> | undefined,
-  opts: DaemonApiOptions = {},
-): DaemonApi | NoApi {
-  const http: HttpConfig = config?.http ?? httpSchema.parse({});
-  let baseUrl: string;
-  if (opts.apiUrl !== undefined) baseUrl = opts.apiUrl.replace(/\/+$/, '');
-  else if (!http.enabled) return { kind: 'none', why: 'HTTP API off in the config (http.enabled: false)' };
-  else if (http.port === 0) return { kind: 'none', why: 'http.port is 0 (a random port): give --api-url' };
-  else baseUrl = apiBaseUrl(http);
-  const token = tokenOf(http);
+export function apiClient(baseUrl: string, token: Token, opts: ApiTimeouts = {}): DaemonApi {
   const call = <T>(request: ApiRequest<T>) => callApi(baseUrl, token, request);
   const readMs = opts.readTimeoutMs ?? READ_TIMEOUT_MS;
   return {
     kind: 'api',
     baseUrl,
+    node: async () => {
+      const answer = await call({
+        method: 'GET',
+        path: '/api/node',
+        schema: nodeResponse,
+        timeoutMs: readMs,
+      });
+      return answer.kind === 'ok' ? { kind: 'ok', value: answer.value.node } : answer;
+    },
     loops: async () => {
       const answer = await call({
         method: 'GET',
@@ -137,41 +145,6 @@ export function daemonApi(
         timeoutMs: opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS,
       }),
   };
-}
-
-/** `http://host:port` from the listen address: a wildcard address is reached on loopback. */
-export function apiBaseUrl(http: Pick<HttpConfig, 'host' | 'port'>): string {
-  let host = http.host.replace(/^\[|\]$/g, '');
-  if (host === '0.0.0.0') host = '127.0.0.1';
-  else if (/^(::|::0|0:0:0:0:0:0:0:0)$/.test(host)) host = '::1';
-  return `http://${host.includes(':') ? `[${host}]` : host}:${http.port}`;
-}
-
-function tokenOf(http: HttpConfig): Token {
-  if (http.token !== undefined) return { value: http.token, note: 'the token from http.token was refused' };
-  if (http.tokenFile === undefined) return { note: 'no token is configured' };
-  try {
-    const value = readTokenFile(http.tokenFile);
-    if (value === '') return { note: `http.tokenFile ${http.tokenFile} is empty` };
-    return { value, note: `the token from http.tokenFile ${http.tokenFile} was refused` };
-  } catch (error) {
-    return { note: `cannot read http.tokenFile ${http.tokenFile} (${(error as Error).message})` };
-  }
-}
-
-/** A regular file of at most 4 KiB, opened non-blocking (a FIFO must not hang the CLI). */
-function readTokenFile(file: string): string {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error('not a regular file');
-    if (stat.size > MAX_TOKEN_FILE_BYTES) throw new Error(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
-    const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES);
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, length).toString('utf8').trim();
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function queryString(params: Record<string, string | number | undefined>): string {
@@ -210,7 +183,7 @@ async function callApi<T>(baseUrl: string, token: Token, request: ApiRequest<T>)
     });
     text = await response.text();
   } catch (error) {
-    return { kind: 'unreachable', url: baseUrl, why: unreachableWhy(error, request.timeoutMs) };
+    return { kind: 'unreachable', url: baseUrl, ...unreachableWhy(error, request.timeoutMs) };
   }
   return interpret(text, response.status, request, { endpoint, baseUrl, token });
 }
@@ -222,13 +195,7 @@ function interpret<T>(
   where: { endpoint: string; baseUrl: string; token: Token },
 ): ApiAnswer<T> {
   const body = parseJson(text);
-  if (status === 401) {
-    return {
-      kind: 'error',
-      status,
-      message: `the daemon at ${where.baseUrl} wants a valid token (401): ${where.token.note}; put the daemon's token in http.tokenFile (or http.token) of the config given with --config`,
-    };
-  }
+  if (status === 401) return { kind: 'error', status, message: refusedToken(where) };
   if (status === 200 || request.anyStatus) {
     const parsed = request.schema.safeParse(body);
     if (parsed.success) return { kind: 'ok', value: parsed.data };
@@ -242,6 +209,14 @@ function interpret<T>(
     status,
     message: `${where.endpoint} at ${where.baseUrl} answered ${status} without an API error body: is another program listening there?`,
   };
+}
+
+function refusedToken(where: { baseUrl: string; token: Token }): string {
+  if (where.token.loopback) {
+    // The daemon lets this machine in without a token; one that asks is older, or a proxy.
+    return `the daemon at ${where.baseUrl} wants a token from loopback (401): an older homeostat, or a proxy in front of it; ${where.token.note} (whatever listens there could be another program); update the daemon, or give --api-url with its non-loopback address to send the token of the config given with --config`;
+  }
+  return `the daemon at ${where.baseUrl} wants a valid token (401): ${where.token.note}; put the daemon's token in http.tokenFile (or http.token) of the config given with --config`;
 }
 
 function mismatch(where: { endpoint: string; baseUrl: string }, error: z.ZodError): ApiAnswer<never> {
@@ -262,26 +237,30 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Why nothing answered, for the fallback notice. */
-function unreachableWhy(error: unknown, timeoutMs: number): string {
+/** Why nothing answered, for the fallback notice; whether the request may have arrived. */
+function unreachableWhy(error: unknown, timeoutMs: number): Pick<Unreached, 'why' | 'cause'> {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return `no answer within ${timeoutMs / 1000} s`;
+    return { why: `no answer within ${timeoutMs / 1000} s`, cause: 'timeout' };
   }
   const cause =
     error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   switch (cause?.code) {
     case 'ECONNREFUSED':
-      return 'connection refused';
+      return { why: 'connection refused', cause: 'refused' };
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return 'host not found';
+      return { why: 'host not found', cause: 'refused' };
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return 'host unreachable';
+      return { why: 'host unreachable', cause: 'refused' };
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
-      return 'connection closed before an answer';
+      return { why: 'connection closed before an answer', cause: 'closed' };
     default:
-      return cause?.message ?? (error instanceof Error ? error.message : String(error));
+      // Unknown: it may have arrived (a write is then not resent).
+      return {
+        why: cause?.message ?? (error instanceof Error ? error.message : String(error)),
+        cause: 'closed',
+      };
   }
 }

@@ -2,8 +2,8 @@ import type { LoopStatus } from '../core/status.js';
 import type { Action, ConditionType, Mode } from '../core/types.js';
 import type { EventView, LoopView } from '../http/schemas.js';
 import { formatStatusLine } from '../status-line.js';
-import type { ApiAnswer, NoApi } from './api-client.js';
-import { apiForCli, noDaemonNotice } from './cli-config.js';
+import type { ApiAnswer, DaemonApi, NoApi, Unreached } from './api-client.js';
+import { noDaemonNotice, reachDaemon } from './cli-config.js';
 import {
   eventsCommand,
   historyCommand,
@@ -121,13 +121,16 @@ export async function liveEventsCommand(
   }));
 }
 
-type Unanswered = { kind: 'unreachable'; url: string; why: string } | NoApi;
+type Unanswered = Unreached | NoApi;
 
-/** The API's answer, or why there was none (`kind: 'none'`: no API configured). */
+/**
+ * The API's answer, or why there was none (`kind: 'none'`: no API configured). Asked only once
+ * the daemon there is the config's node: another node's answer is an error (no fallback).
+ */
 async function ask<T>(
   opts: TalkOptions,
   note: Write,
-  request: (api: Extract<ReturnType<typeof apiForCli>['api'], { kind: 'api' }>) => Promise<ApiAnswer<T>>,
+  request: (api: DaemonApi) => Promise<ApiAnswer<T>>,
 ): Promise<ApiAnswer<T> | NoApi> {
   if (opts.direct) {
     return {
@@ -135,8 +138,13 @@ async function ask<T>(
       why: 'reading the database given by --db (leave --db out to ask the running daemon)',
     };
   }
-  const { api } = apiForCli(opts.configPath, opts.apiUrl, note);
-  return api.kind === 'api' ? request(api) : api;
+  const reached = await reachDaemon(
+    { configPath: opts.configPath, apiUrl: opts.apiUrl, access: 'read' },
+    note,
+  );
+  if (reached.kind === 'api') return request(reached.api);
+  if (reached.kind === 'error') return { kind: 'error', message: reached.message };
+  return reached;
 }
 
 function failed(command: string, message: string, note: Write): number {

@@ -3,7 +3,8 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { type Config, mqttOf } from '../config/schema.js';
 import { type Topics, topicsFor } from '../mqtt/topics.js';
 import { redactUrl } from '../redact.js';
-import { apiForCli, noDaemonNotice } from './cli-config.js';
+import type { DaemonApi } from './api-client.js';
+import { noDaemonNotice, reachDaemon } from './cli-config.js';
 import { mqttSettings } from './mqtt-setup.js';
 
 export interface SetOptions {
@@ -39,34 +40,39 @@ interface SetRequest {
 type Write = (line: string) => void;
 
 /**
- * `homeostat set LOOP --setpoint X | --mode M`: POSTs the change to the daemon's HTTP API and
- * prints its result. When no daemon answers there, sends it through the broker as Home
- * Assistant does and waits for the result, after checking the loop against the config (an
- * unknown loop fails at once, nothing sent). Exit 0 accepted, 1 rejected or no answer.
+ * `homeostat set LOOP --setpoint X | --mode M`: POSTs the change to the daemon's HTTP API, once
+ * it has said it is the config's node, and prints its result. When no daemon answers there,
+ * sends it through the broker as Home Assistant does and waits for the result, after checking
+ * the loop against the config (an unknown loop fails at once, nothing sent). A POST that got no
+ * answer in time may have been applied: it is not resent. Exit 0 accepted, 1 rejected, another
+ * node or no answer, 2 no valid config without --api-url.
  * `note` (stderr) says which way the command went when it is not the API.
  */
 export async function setCommand(opts: SetOptions, write: Write, note: Write = write): Promise<number> {
-  const { api, cli } = apiForCli(opts.configPath, opts.apiUrl, note);
+  const reached = await reachDaemon(
+    { configPath: opts.configPath, apiUrl: opts.apiUrl, access: 'write' },
+    note,
+  );
+  if (reached.kind === 'error') {
+    (reached.code === 2 ? note : write)(`homeostat set: ${reached.message}`);
+    return reached.code;
+  }
   const command = {
     ...(opts.setpoint === undefined ? {} : { setpoint: opts.setpoint }),
     ...(opts.mode === undefined ? {} : { mode: opts.mode }),
     requestId: randomUUID().slice(0, 12),
   };
   let noHttp: string;
-  if (api.kind === 'api') {
-    const answer = await api.set(opts.loop, command);
-    if (answer.kind === 'ok') return printResult(opts.loop, answer.value, write);
-    if (answer.kind === 'error') {
-      write(`homeostat set: ${answer.message}`);
-      return 1;
-    }
-    noHttp = noDaemonNotice(answer);
+  if (reached.kind === 'api') {
+    const done = await setOverHttp(reached.api, opts.loop, command, write);
+    if (typeof done === 'number') return done;
+    noHttp = done.noHttp;
   } else {
-    noHttp = noDaemonNotice(api);
+    noHttp = noDaemonNotice(reached);
   }
-  const config = cli.config;
+  const config = reached.cli.config;
   if (!config) {
-    for (const line of cli.errors) write(line);
+    for (const line of reached.cli.errors) write(line);
     write(`homeostat set: ${noHttp}, and without a valid config the broker cannot be tried`);
     return 1;
   }
@@ -78,6 +84,29 @@ export async function setCommand(opts: SetOptions, write: Write, note: Write = w
     return 1;
   }
   return setOverMqtt(opts, config, { command, noHttp }, { write, note });
+}
+
+/**
+ * The POST: the exit code once answered (or once it may have arrived: a timed-out write may
+ * have been applied, so it is not resent through the broker); else why nothing took it.
+ */
+async function setOverHttp(
+  api: DaemonApi,
+  loop: string,
+  command: SetRequest['command'],
+  write: Write,
+): Promise<number | { noHttp: string }> {
+  const answer = await api.set(loop, command);
+  if (answer.kind === 'ok') return printResult(loop, answer.value, write);
+  if (answer.kind === 'error') {
+    write(`homeostat set: ${answer.message}`);
+    return 1;
+  }
+  if (answer.cause === 'refused') return { noHttp: noDaemonNotice(answer) };
+  write(
+    `homeostat set: the daemon at ${answer.url}: ${answer.why}: the change may or may not have been applied; check with homeostat status`,
+  );
+  return 1;
 }
 
 function printResult(loop: string, result: SetResult, write: Write): number {

@@ -1,8 +1,8 @@
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
 import type { LoopDesiredRow, StoredEvent } from '../store/desired-store.js';
-import type { StoredSample } from '../store/state-store.js';
-import type { HealthView } from './schemas.js';
+import type { FleetResponse } from './fleet.js';
+import type { HealthView, HistoryPoint } from './schemas.js';
 
 export interface ApiEventsFilter {
   sinceMs?: number;
@@ -10,6 +10,21 @@ export interface ApiEventsFilter {
   loop?: string;
   kind?: string;
   limit: number;
+}
+
+/** A history request, validated: both ends included, the span at most MAX_HISTORY_SPAN_MS. */
+export interface ApiHistoryQuery {
+  loop: string;
+  fromMs: number;
+  toMs: number;
+  maxPoints: number;
+}
+
+/** A loop's history for a chart; `memoryOnly` says why only samples not yet flushed are in it. */
+export interface ApiHistory {
+  points: HistoryPoint[];
+  downsampled: boolean;
+  memoryOnly?: string;
 }
 
 /** A write as the shared command path takes it (src/control/desired-commands.ts). */
@@ -32,7 +47,7 @@ export interface ApiCommandAnswer {
 /**
  * What the API reads and drives, as functions: the node (src/node.ts) wires them to the daemon,
  * the store and the command path; unit tests pass fakes. Nothing here blocks regulation: each
- * is a read of memory or one SQLite query.
+ * is a read of memory or one short SQLite query, history a read that yields (HistoryReader).
  */
 export interface ApiDeps {
   /** The config in force (it changes on reload). */
@@ -45,8 +60,12 @@ export interface ApiDeps {
   configGeneration(): number | undefined;
   /** Events recorded (stored, and waiting for a flush), oldest first: the newest `limit` that match. */
   events(filter: ApiEventsFilter): StoredEvent[];
-  /** A loop's history, stored and not yet flushed, oldest first. */
-  history(loop: string, sinceMs: number, untilMs: number): StoredSample[];
+  /**
+   * A loop's history, stored and not yet flushed, downsampled to the query's maxPoints. Async:
+   * the read gives the event loop turns (regulation never waits on a chart). Rejects with an
+   * HttpError (503 busy or database unreadable, 400 range).
+   */
+  history(query: ApiHistoryQuery): Promise<ApiHistory>;
   /** Validates, stores and applies a write: the rules of MQTT commands. */
   submit(command: ApiCommand): ApiCommandAnswer;
   health(): HealthView;
@@ -54,6 +73,8 @@ export interface ApiDeps {
   onStatus(listener: (status: LoopStatus) => void): () => void;
   /** Every event as it is recorded; returns the unsubscribe. */
   onEvent(listener: (event: StoredEvent) => void): () => void;
+  /** Every node's loops on the broker (GET /api/fleet); absent without MQTT: 404. */
+  fleet?(): FleetResponse;
   /** Prometheus text (absent: /metrics answers 404). */
   metrics?: { render(): Promise<string>; contentType: string };
   /** The daemon's clock. */

@@ -1,5 +1,5 @@
+import { MAX_HISTORY_SPAN_MS } from '../store/history-reader.js';
 import type { ApiDeps } from './api-deps.js';
-import { downsampleHistory } from './downsample.js';
 import { queryCount, queryText, queryTimeMs } from './query.js';
 import { HttpError } from './respond.js';
 import type { HistoryResponse, LoopView, NodeResponse } from './schemas.js';
@@ -11,6 +11,7 @@ export const DEFAULT_HISTORY_POINTS = 500;
 /** Events a request may ask for, at most. */
 export const MAX_EVENTS = 1_000;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 /** The reads of the API: pure functions of the deps and the request's URL. */
 export function nodeInfo(deps: ApiDeps): NodeResponse {
@@ -47,16 +48,34 @@ export function oneLoop(deps: ApiDeps, id: string): LoopView {
   return toLoopView(id, loop, status, desired);
 }
 
-export function loopHistory(deps: ApiDeps, id: string, url: URL): HistoryResponse {
+/** The header a history answer carries when the stored samples could not be read (see ApiHistory). */
+export const HISTORY_SOURCE_HEADER = 'X-Homeostat-History-Source';
+
+export async function loopHistory(
+  deps: ApiDeps,
+  id: string,
+  url: URL,
+): Promise<{ body: HistoryResponse; headers?: Record<string, string> }> {
   knownLoop(deps, id);
   const nowMs = deps.nowMs();
   const toMs = queryTimeMs(url, 'until', nowMs, nowMs);
   const fromMs = queryTimeMs(url, 'since', nowMs, toMs - 6 * HOUR_MS);
   if (fromMs > toMs) throw new HttpError(400, 'since must not be after until');
+  if (toMs - fromMs > MAX_HISTORY_SPAN_MS) {
+    throw new HttpError(400, `since must not be more than ${MAX_HISTORY_SPAN_MS / DAY_MS} days before until`);
+  }
   const maxPoints = queryCount(url, 'maxPoints', DEFAULT_HISTORY_POINTS, MAX_HISTORY_POINTS);
-  const samples = deps.history(id, fromMs, toMs).filter((s) => s.atMs >= fromMs && s.atMs <= toMs);
-  const { points, downsampled } = downsampleHistory(samples, { fromMs, toMs }, maxPoints);
-  return { loop: id, from: isoTime(fromMs), to: isoTime(toMs), downsampled, points };
+  const { points, downsampled, memoryOnly } = await deps.history({ loop: id, fromMs, toMs, maxPoints });
+  const body = { loop: id, from: isoTime(fromMs), to: isoTime(toMs), downsampled, points };
+  // A header, not a field: the History schema is the contract; the dashboard still draws.
+  return memoryOnly === undefined
+    ? { body }
+    : {
+        body,
+        headers: {
+          [HISTORY_SOURCE_HEADER]: 'memory; stored samples unreadable now, only those not yet flushed',
+        },
+      };
 }
 
 export function eventList(deps: ApiDeps, url: URL) {

@@ -19,30 +19,26 @@ export function setLoop(deps: ApiDeps, loop: string, body: Buffer): { status: nu
   );
 }
 
-/** POST /api/loops/{loop}/fault-reset: an empty body or `{}` (nothing to choose). */
+/**
+ * POST /api/loops/{loop}/fault-reset: an empty body or `{}` (nothing to choose). Any other body
+ * goes to the parser as it is, which refuses it (and the refusal is recorded like any other).
+ */
 export function resetFault(
   deps: ApiDeps,
   loop: string,
   body: Buffer,
 ): { status: number; body: CommandResult } {
-  const text = body.toString('utf8').trim();
-  if (text !== '' && text.replace(/\s/g, '') !== '{}') {
-    return { status: 422, body: { loop, accepted: false, reason: 'fault reset takes an empty body or {}' } };
-  }
+  const empty = body.toString('utf8').replace(/\s/g, '');
+  const payload = empty === '' || empty === '{}' ? new Uint8Array(0) : body;
   return answer(
     loop,
-    deps.submit({
-      loop,
-      kind: 'faultReset',
-      payload: new Uint8Array(0),
-      source: 'http',
-      receivedAtMs: deps.nowMs(),
-    }),
+    deps.submit({ loop, kind: 'faultReset', payload, source: 'http', receivedAtMs: deps.nowMs() }),
   );
 }
 
 function answer(loop: string, { known, outcome, generation, refusal }: ApiCommandAnswer) {
-  const status = outcome.accepted ? 200 : !known ? 404 : (REFUSAL_STATUS[refusal ?? ''] ?? 422);
+  // A refusal says why; an unknown loop without one is still a 404 (a store failure is not).
+  const status = outcome.accepted ? 200 : (REFUSAL_STATUS[refusal ?? ''] ?? (known ? 422 : 404));
   const body: CommandResult = {
     loop,
     accepted: outcome.accepted,

@@ -2,10 +2,20 @@ import type { Daemon } from '../daemon/daemon.js';
 import type { MqttConnection } from '../mqtt/client.js';
 import type { Clock } from '../runtime/clock.js';
 import type { StoredEvent } from '../store/desired-store.js';
+import { HistoryBusyError, HistoryReader } from '../store/history-reader.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 import type { WatchdogGate } from '../systemd/watchdog.js';
 import { homeostatVersion } from '../version.js';
-import type { ApiCommand, ApiCommandAnswer, ApiDeps, ApiEventsFilter } from './api-deps.js';
+import type {
+  ApiCommand,
+  ApiCommandAnswer,
+  ApiDeps,
+  ApiEventsFilter,
+  ApiHistory,
+  ApiHistoryQuery,
+} from './api-deps.js';
+import { HistoryBuckets } from './downsample.js';
+import { type FleetSource, fleetView } from './fleet.js';
 import type { NodeMetrics } from './metrics.js';
 import { HttpError } from './respond.js';
 import type { HealthView } from './schemas.js';
@@ -20,16 +30,26 @@ export interface NodeApiParts {
   /** The command path shared with MQTT (src/control/desired-commands.ts). */
   submit(command: ApiCommand): ApiCommandAnswer;
   metrics?: NodeMetrics;
+  /** The retained states of the nodes on the broker (src/mqtt/fleet.ts); absent without MQTT. */
+  fleet?: FleetSource;
   clock: Clock;
   startedAtMs: number;
 }
 
-/** Events read from the database at most, to filter by kind or end time in memory. */
-const MAX_EVENTS_SCANNED = 5_000;
-
-/** The API's view of a node: reads of memory, one SQLite query at most, never a throw into regulation. */
+/**
+ * The API's view of a node: reads of memory, one short SQLite query at most or a history read
+ * that yields, never a throw into regulation.
+ */
 export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
-  const { daemon, store, gate, connection } = parts;
+  const { daemon, store, gate, connection, fleet } = parts;
+  const reader = new HistoryReader({
+    // Asked per request: the supervisor may have moved to the stand-in, or back to the file.
+    file: () =>
+      store.onStandIn || store.database.memory
+        ? { unavailable: 'the database file cannot be opened: the node runs on an in-memory stand-in' }
+        : { path: store.database.name },
+    pendingSamples: (loop) => store.state.pendingSamples(loop),
+  });
   return {
     config: () => daemon.currentConfig(),
     statuses: () => daemon.statuses(),
@@ -42,7 +62,7 @@ export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
       }
     },
     events: (filter) => recentEvents(store, filter),
-    history: (loop, sinceMs, untilMs) => storeRead(() => store.state.recentHistory(loop, sinceMs, untilMs)),
+    history: (query) => readHistory(reader, query),
     submit: (command) => parts.submit(command),
     health: (): HealthView => {
       const storage = store.health();
@@ -57,6 +77,7 @@ export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
     onStatus: (listener) => daemon.subscribe({ status: listener }),
     onEvent: (listener) => store.events.subscribe(listener),
     ...(parts.metrics ? { metrics: parts.metrics } : {}),
+    ...(fleet ? { fleet: () => fleetView(fleet, daemon.currentConfig()) } : {}),
     nowMs: () => parts.clock.nowMs(),
     version: homeostatVersion(),
     startedAtMs: parts.startedAtMs,
@@ -65,15 +86,17 @@ export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
 
 /**
  * Events written and those waiting for a flush (actuator switches, faults: batched to spare the
- * SD card), oldest first, the newest `limit` that match.
+ * SD card), oldest first, the newest `limit` that match: the filter is applied in SQL, so an old
+ * match is found however many newer events there are.
  */
 function recentEvents(store: StoreSupervisor, filter: ApiEventsFilter): StoredEvent[] {
-  const inMemoryFilter = filter.kind !== undefined || filter.untilMs !== undefined;
   const written = storeRead(() =>
     store.desired.events({
       ...(filter.sinceMs === undefined ? {} : { sinceMs: filter.sinceMs }),
+      ...(filter.untilMs === undefined ? {} : { untilMs: filter.untilMs }),
       ...(filter.loop === undefined ? {} : { loop: filter.loop }),
-      limit: inMemoryFilter ? MAX_EVENTS_SCANNED : filter.limit,
+      ...(filter.kind === undefined ? {} : { kind: filter.kind }),
+      limit: filter.limit,
     }),
   );
   const matches = (event: StoredEvent) =>
@@ -83,8 +106,26 @@ function recentEvents(store: StoreSupervisor, filter: ApiEventsFilter): StoredEv
     (filter.kind === undefined || event.kind === filter.kind);
   // In time order (stable: the log's own order at equal times); the batched ones were recorded
   // before some of the written ones.
-  const all = [...written, ...store.state.pendingEvents()].filter(matches).sort((a, b) => a.atMs - b.atMs);
+  const all = [...written, ...store.state.pendingEvents().filter(matches)].sort((a, b) => a.atMs - b.atMs);
   return all.slice(Math.max(0, all.length - filter.limit));
+}
+
+/** A loop's history through the reader into the buckets; its refusals as HTTP answers. */
+async function readHistory(reader: HistoryReader, query: ApiHistoryQuery): Promise<ApiHistory> {
+  const buckets = new HistoryBuckets({ fromMs: query.fromMs, toMs: query.toMs }, query.maxPoints);
+  let memoryOnly: string | undefined;
+  try {
+    const read = { loop: query.loop, fromMs: query.fromMs, untilMs: query.toMs };
+    ({ memoryOnly } = await reader.read(read, (sample) => buckets.push(sample)));
+  } catch (error) {
+    if (error instanceof HistoryBusyError) throw new HttpError(503, error.message, { 'Retry-After': '1' });
+    if (error instanceof RangeError) throw new HttpError(400, error.message);
+    throw new HttpError(
+      503,
+      `database unreadable: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return { ...buckets.points(), ...(memoryOnly === undefined ? {} : { memoryOnly }) };
 }
 
 /** A store read for a request: a database that cannot answer is a 503 with the reason. */

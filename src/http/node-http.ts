@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
+import { mqttOf } from '../config/schema.js';
 import type { DesiredCommands } from '../control/desired-commands.js';
 import type { Daemon } from '../daemon/daemon.js';
 import type { MqttConnection } from '../mqtt/client.js';
+import { FleetCollector } from '../mqtt/fleet.js';
 import type { Clock } from '../runtime/clock.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 import type { WatchdogGate } from '../systemd/watchdog.js';
@@ -81,6 +83,15 @@ export function buildHttpServer(
     return undefined;
   }
   const retryEveryMs = parts.listen?.retryEveryMs;
+  // The fleet view reads the other nodes' retained states through this node's connection.
+  const fleet = parts.connection
+    ? new FleetCollector({
+        connection: parts.connection,
+        baseTopic: mqttOf(daemon.currentConfig()).baseTopic,
+        logger: logger.child({ component: 'fleet' }),
+      })
+    : undefined;
+  fleet?.start();
   return new HttpServer({
     settings,
     ...(retryEveryMs === undefined ? {} : { retryEveryMs }),
@@ -88,6 +99,7 @@ export function buildHttpServer(
     api: nodeApiDeps({
       ...parts,
       metrics: buildNodeMetrics(parts),
+      ...(fleet ? { fleet } : {}),
       submit: (command) => parts.commands.submit(command),
       startedAtMs: parts.clock.nowMs(),
     }),

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ApiDeps } from './api-deps.js';
 import { allLoops, eventList, loopHistory, nodeInfo, oneLoop } from './api-read.js';
 import { resetFault, setLoop } from './api-write.js';
+import { fleetResponse } from './fleet.js';
 import { openApiDocument } from './openapi.js';
 import { HttpError } from './respond.js';
 import type { RouteContext } from './router.js';
@@ -61,6 +62,7 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
   };
   const routes: ApiRoute[] = [
     { method: 'GET', path: '/', write: false, open: true, handle: (c) => file('index.html', c) },
+    { method: 'GET', path: '/fleet', write: false, open: true, handle: (c) => file('fleet.html', c) },
     {
       method: 'GET',
       path: '/assets/:name',
@@ -115,7 +117,26 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
         },
         response: historyResponse,
       },
-      handle: ({ params, url }) => ({ body: loopHistory(api, params.loop!, url) }),
+      handle: ({ params, url }) => loopHistory(api, params.loop!, url),
+    },
+    {
+      method: 'GET',
+      path: '/api/fleet',
+      write: false,
+      doc: {
+        summary:
+          "Every node's loops on this node's MQTT broker, from their retained states (404 when this node has no broker)",
+        response: fleetResponse,
+      },
+      handle: () => {
+        if (!api.fleet) {
+          throw new HttpError(
+            404,
+            'no fleet view: this node has no MQTT broker (the view reads the nodes on it)',
+          );
+        }
+        return { body: api.fleet() };
+      },
     },
     {
       method: 'GET',
@@ -162,9 +183,17 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
         query: { loop: 'Only this loop' },
         produces: 'text/event-stream',
       },
-      handle: ({ res, url }) => {
+      handle: ({ req, res, url }) => {
+        // HEAD takes no slot: its writes are dropped, so it would hold one and never be drained.
+        if (req.method === 'HEAD') {
+          return {
+            status: 200,
+            body: undefined,
+            headers: { 'Content-Type': 'text/event-stream; charset=utf-8' },
+          };
+        }
         const loop = url.searchParams.get('loop') ?? undefined;
-        if (!stream.open(res, loop, allLoops(api).loops)) {
+        if (!stream.open(res, loop, allLoops(api).loops, req.socket.remoteAddress ?? '')) {
           throw new HttpError(503, 'too many open streams; close another page or try again later');
         }
         return 'handled';

@@ -10,7 +10,9 @@ import type { HttpSettings } from './settings.js';
  * the dashboard's sessions. The rules (README "Dashboard and API"):
  * - On loopback only this machine connects: no token. Off loopback every write needs the
  *   token (Authorization: Bearer, or the session cookie the dashboard gets for it), and every
- *   read too unless http.publicReads.
+ *   read too unless http.publicReads — except from this machine itself (a loopback peer whose
+ *   request was not forwarded by a proxy): a local user could read the database anyway, and
+ *   the CLI then never sends the token to whatever listens on 127.0.0.1.
  * - The Host header must name this server (DNS rebinding: a web page on another name must not
  *   reach the API through the browser).
  * - Writes must be JSON and must not come from another site (CSRF): a browser sends a
@@ -128,14 +130,30 @@ function sessionId(cookieHeader: string | undefined): string | undefined {
   return undefined;
 }
 
-/** Whether a request may read (`write` false) or change something. */
+/** Headers a reverse proxy adds: a request carrying one came from elsewhere, whatever its socket says. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+
+/**
+ * Whether the request comes from this machine itself: a loopback socket address (127.0.0.0/8,
+ * ::1, or IPv4-mapped ::ffff:127.x) and no proxy header. A reverse proxy on the Pi connects
+ * from loopback too: one that adds none of these headers must do its own authentication.
+ */
+export function fromThisMachine(remoteAddress: string | undefined, headers: IncomingHttpHeaders): boolean {
+  if (remoteAddress === undefined) return false;
+  const address = remoteAddress.startsWith('::ffff:') ? remoteAddress.slice('::ffff:'.length) : remoteAddress;
+  if (!isLoopbackHost(address) || address === 'localhost') return false;
+  return FORWARDING_HEADERS.every((name) => headers[name] === undefined);
+}
+
+/** Whether a request may read (`write` false) or change something; `local`: from this machine. */
 export function authorize(
   headers: IncomingHttpHeaders,
   settings: HttpSettings,
   sessions: Sessions,
   access: 'read' | 'write',
+  local = false,
 ): Verdict {
-  if (settings.loopbackOnly) return OK;
+  if (settings.loopbackOnly || local) return OK;
   if (access === 'read' && settings.publicReads) return OK;
   if (settings.token === undefined) {
     return {

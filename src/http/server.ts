@@ -4,11 +4,14 @@ import type { ApiDeps } from './api-deps.js';
 import { HttpError, readBody, sendJson } from './respond.js';
 import { matchRoute } from './router.js';
 import { type ApiRoute, apiRoutes } from './routes.js';
-import { authorize, checkHost, checkWrite, Sessions } from './security.js';
+import { authorize, checkHost, checkWrite, fromThisMachine, Sessions } from './security.js';
 import type { HttpSettings } from './settings.js';
 import { EventStream } from './sse.js';
 import { DashboardAssets } from './static.js';
 import { toEventView, toLoopView } from './views.js';
+
+/** Connections open at once, at most (streams included); more are refused by the kernel's backlog. */
+export const MAX_CONNECTIONS = 128;
 
 /** Whether the API is up, for the loops' ApiServing condition and the log. */
 export type ServingState =
@@ -40,8 +43,6 @@ export class HttpServer {
   private readonly routes: ApiRoute[];
   private readonly unsubscribe: Array<() => void> = [];
   private retry: NodeJS.Timeout | undefined;
-  /** The listen in progress or done: a stop waits for it (a name such as localhost is looked up first). */
-  private listening: Promise<ServingState> | undefined;
   private stopped = false;
   private lastFailure: string | undefined;
 
@@ -54,11 +55,17 @@ export class HttpServer {
       sessions: this.sessions,
       token: settings.token,
     });
-    this.server = createServer((req, res) => void this.handle(req, res));
+    // Timeouts are enforced every connectionsCheckingInterval (default 30 s): 1 s keeps a
+    // slow client from holding a socket for long; a cap keeps many from holding memory.
+    this.server = createServer(
+      { connectionsCheckingInterval: 1_000 },
+      (req, res) => void this.handle(req, res),
+    );
     this.server.requestTimeout = 10_000;
     this.server.headersTimeout = 5_000;
     this.server.keepAliveTimeout = 5_000;
     this.server.maxHeadersCount = 50;
+    this.server.maxConnections = MAX_CONNECTIONS;
     this.server.on('clientError', (_error, socket) => socket.destroy());
   }
 
@@ -84,8 +91,7 @@ export class HttpServer {
         if (this.stream.size > 0) this.stream.event(toEventView(event));
       }),
     );
-    this.listening = this.listen();
-    return this.listening;
+    return this.listen();
   }
 
   async stop(): Promise<void> {
@@ -93,8 +99,8 @@ export class HttpServer {
     clearTimeout(this.retry);
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     this.stream.close();
-    // A listen still in progress would otherwise open the port after the stop (never rejects).
-    await this.listening;
+    // A listen still in progress (a host name being looked up) is not waited for: the loops'
+    // safe state comes next. It closes itself as soon as it completes (see listen).
     if (!this.server.listening) return;
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -119,15 +125,19 @@ export class HttpServer {
         this.lastFailure = state.message;
         this.opts.onServing?.(state);
         if (!this.stopped) {
-          this.retry = setTimeout(() => {
-            this.listening = this.listen();
-          }, this.opts.retryEveryMs ?? 30_000);
+          this.retry = setTimeout(() => void this.listen(), this.opts.retryEveryMs ?? 30_000);
           this.retry.unref();
         }
         resolve(state);
       };
       const onListening = () => {
         this.server.off('error', onError);
+        if (this.stopped) {
+          // Stopped while this listen was in progress: nothing must listen after a stop.
+          this.server.close();
+          resolve({ serving: false, reason: 'Failed', message: 'HTTP API stopped' });
+          return;
+        }
         this.server.on('error', (error) => logger.error({ err: error }, 'HTTP server error'));
         const state: ServingState = { serving: true, url: this.url ?? '' };
         this.lastFailure = undefined;
@@ -168,7 +178,8 @@ export class HttpServer {
     }
     const { route, params } = match;
     if (!route.open) {
-      const auth = authorize(req.headers, settings, this.sessions, route.write ? 'write' : 'read');
+      const local = fromThisMachine(req.socket.remoteAddress, req.headers);
+      const auth = authorize(req.headers, settings, this.sessions, route.write ? 'write' : 'read', local);
       if (!auth.ok) throw new HttpError(auth.status, auth.error, { 'WWW-Authenticate': 'Bearer' });
     }
     if (route.write) {

@@ -5,6 +5,8 @@ import type { EventView, LoopView } from './schemas.js';
 export interface EventStreamOptions {
   /** Streams open at once, at most; more are refused (503). Default 32. */
   maxClients?: number;
+  /** Streams open at once from one address, at most: one client cannot take every slot. Default 8. */
+  maxClientsPerPeer?: number;
   /** A comment line this often keeps proxies and the browser from closing an idle stream, ms. */
   pingEveryMs?: number;
   /** A client that lets this much pile up unread is dropped, bytes (a stalled reader must not hold memory). */
@@ -18,6 +20,8 @@ export interface EventStreamOptions {
 interface Client {
   res: ServerResponse;
   loop: string | undefined;
+  /** The remote address (counted against maxClientsPerPeer). */
+  peer: string;
 }
 
 /**
@@ -31,12 +35,14 @@ export class EventStream {
   private readonly lastSent = new Map<string, { fingerprint: string; atMs: number }>();
   private readonly ping: NodeJS.Timeout;
   private readonly maxClients: number;
+  private readonly maxClientsPerPeer: number;
   private readonly maxBufferedBytes: number;
   private readonly unchangedEveryMs: number;
   private readonly nowMs: () => number;
 
   constructor(opts: EventStreamOptions = {}) {
     this.maxClients = opts.maxClients ?? 32;
+    this.maxClientsPerPeer = opts.maxClientsPerPeer ?? 8;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 1 << 20;
     this.unchangedEveryMs = opts.unchangedEveryMs ?? 10_000;
     this.nowMs = opts.nowMs ?? Date.now;
@@ -48,9 +54,15 @@ export class EventStream {
     return this.clients.size;
   }
 
-  /** Starts a stream on `res` with the loops' current statuses; false when full (answer 503). */
-  open(res: ServerResponse, loop: string | undefined, snapshot: readonly LoopView[]): boolean {
+  /**
+   * Starts a stream on `res` with the loops' current statuses; false when every slot, or every
+   * slot of `peer` (its remote address), is taken (answer 503).
+   */
+  open(res: ServerResponse, loop: string | undefined, snapshot: readonly LoopView[], peer = ''): boolean {
     if (this.clients.size >= this.maxClients) return false;
+    let fromPeer = 0;
+    for (const client of this.clients) if (client.peer === peer) fromPeer++;
+    if (fromPeer >= this.maxClientsPerPeer) return false;
     res.writeHead(200, {
       ...BASE_HEADERS,
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -58,7 +70,7 @@ export class EventStream {
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
-    const client: Client = { res, loop };
+    const client: Client = { res, loop, peer };
     this.clients.add(client);
     res.on('close', () => this.clients.delete(client));
     this.send(client, 'retry: 3000\n\n');

@@ -83,10 +83,12 @@ export function writeDesiredChangeEvent(
   });
 }
 
-/** Which events `DesiredStore.events` returns (see there). */
+/** Which events `DesiredStore.events` returns (see there); times both included. */
 export interface EventsFilter {
   sinceMs?: number;
+  untilMs?: number;
   loop?: string;
+  kind?: string;
   limit?: number;
 }
 
@@ -98,9 +100,17 @@ export function eventsQuery(filter: EventsFilter): { sql: string; params: Array<
     where.push('at_ms >= ?');
     params.push(filter.sinceMs);
   }
+  if (filter.untilMs !== undefined) {
+    where.push('at_ms <= ?');
+    params.push(filter.untilMs);
+  }
   if (filter.loop !== undefined) {
     where.push('loop = ?');
     params.push(filter.loop);
+  }
+  if (filter.kind !== undefined) {
+    where.push('kind = ?');
+    params.push(filter.kind);
   }
   // Insertion order (id), not at_ms: a wall clock set back must not reorder the log.
   let sql = `SELECT at_ms, loop, kind, source, message, data_json FROM events

@@ -363,8 +363,8 @@ export class DesiredStore {
   }
 
   /**
-   * Events, oldest first. `sinceMs`: at or after that time; `loop`: that loop's only;
-   * `limit`: the newest `limit` of those.
+   * Events, oldest first. `sinceMs`/`untilMs`: at or after / at or before that time; `loop`,
+   * `kind`: that loop's, that kind's only (all in SQL); `limit`: the newest `limit` of those.
    */
   events(opts: EventsFilter = {}): StoredEvent[] {
     const { sql, params } = eventsQuery(opts);

@@ -218,6 +218,11 @@ export class StateStore {
     return [...stored, ...pending].sort((a, b) => a.atMs - b.atMs);
   }
 
+  /** A loop's readings that wait for a flush, oldest first (a copy): for history reads of their own. */
+  pendingSamples(loop: string): readonly Sample[] {
+    return this.pending.pendingSamples(loop);
+  }
+
   /**
    * The routine events (actuator switches, faults raised and cleared) that wait for a flush,
    * oldest first: `DesiredStore.events()` has only what was written.

@@ -2,18 +2,23 @@
  * The CLI's client of the daemon's HTTP API: where it finds the daemon (the config's http
  * block), what it sends (token, query, body) and how it reads the answers: `ok`, `error` (the
  * daemon answered but refused; no fallback) and `unreachable` (nothing answered; fallback).
+ * The token goes to addresses off this machine only: those tests serve the fake API on a LAN
+ * address of this machine (skipped where there is none).
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { apiBaseUrl, type DaemonApi, daemonApi, type NoApi } from '../../src/commands/api-client.js';
+import type { DaemonApi, NoApi } from '../../src/commands/api-client.js';
+import { apiBaseUrl, daemonApi, isLoopbackUrl } from '../../src/commands/cli-config.js';
 import { httpSchema } from '../../src/config/schema/http.js';
 import { freePort } from '../support/net.js';
 import { tempDir } from '../support/tmp.js';
-import { fakeApi, queryOf, sampleEvent, sampleLoop } from './fake-api.js';
+import { fakeApi, lanAddress, queryOf, sampleEvent, sampleLoop } from './fake-api.js';
 
 const TOKEN = 'a-token-of-32-characters-for-tests';
+const LAN = lanAddress();
+const noLan = LAN === undefined ? 'this machine has no LAN address' : false;
 
 function configWith(http: Record<string, unknown>) {
   return { http: httpSchema.parse(http) };
@@ -48,23 +53,100 @@ describe('where the CLI looks for the daemon', () => {
     });
   });
 
+  test('http.port 0 (a random port): no API, give --api-url', () => {
+    assert.equal(
+      (daemonApi(configWith({ port: 0 })) as NoApi).why,
+      'http.port is 0 (a random port): give --api-url',
+    );
+  });
+
   test('--api-url wins over the config, even a disabled block; a trailing slash is dropped', () => {
     const target = daemonApi(configWith({ enabled: false }), { apiUrl: 'http://pi.local:9000/' });
     assert.equal(api(target).baseUrl, 'http://pi.local:9000');
   });
 });
 
-describe('reads', () => {
-  test('GET /api/loops with the token from http.tokenFile as a Bearer header: the loops', async (t) => {
-    const loop = sampleLoop();
-    const server = await fakeApi(t, () => ({ status: 200, body: { loops: [loop] } }));
+describe('which addresses get the token: none on this machine (isLoopbackUrl)', () => {
+  for (const [url, loopback] of [
+    ['http://127.0.0.1:8734', true],
+    ['http://127.0.1.1:8734', true],
+    ['http://127.255.255.254:8734', true],
+    ['http://127.1:8734', true],
+    ['http://2130706433:8734', true],
+    ['http://0x7f.1:8734', true],
+    ['http://localhost:8734', true],
+    ['http://LOCALHOST.:8734', true],
+    ['http://pi.localhost:8734', true],
+    ['http://[::1]:8734', true],
+    ['http://[0:0:0:0:0:0:0:1]:8734', true],
+    ['http://[::ffff:127.0.0.1]:8734', true],
+    ['http://0.0.0.0:8734', true],
+    ['http://[::]:8734', true],
+    ['http://128.0.0.1:8734', false],
+    ['http://192.168.1.5:8734', false],
+    ['http://10.127.0.1:8734', false],
+    ['http://[::2]:8734', false],
+    ['http://[fd00::1]:8734', false],
+    ['http://[::ffff:192.168.1.5]:8734', false],
+    ['http://pi.local:8734', false],
+    ['http://localhost.example.com:8734', false],
+    ['http://127.0.0.1.nip.io:8734', false],
+    ['not a url', false],
+  ] as const) {
+    test(`${url}: ${loopback ? 'loopback, no token' : 'off this machine, the token'}`, () =>
+      assert.equal(isLoopbackUrl(url), loopback));
+  }
+
+  test('given a token file, when the daemon is at 127.0.0.1, then no Authorization header is sent', async (t) => {
+    const server = await fakeApi(t, () => ({ status: 200, body: { loops: [] } }));
     const tokenFile = join(tempDir(t), 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
-    const answer = await api(daemonApi(configWith({ port: server.port, tokenFile }))).loops();
+    const answer = await api(
+      daemonApi(configWith({ host: '0.0.0.0', port: server.port, tokenFile })),
+    ).loops();
+    assert.deepEqual(answer, { kind: 'ok', value: [] });
+    assert.equal(server.requests[0]?.headers.authorization, undefined);
+  });
+
+  test('given an http.token, when --api-url is 127.0.0.1, then no header either', async (t) => {
+    const server = await fakeApi(t, () => ({ status: 200, body: { loops: [] } }));
+    await api(daemonApi(configWith({ token: TOKEN }), { apiUrl: server.url })).loops();
+    assert.equal(server.requests[0]?.headers.authorization, undefined);
+  });
+
+  test('a 401 from loopback: the daemon wants a token from loopback (an older daemon or a proxy), and what to do', async (t) => {
+    const server = await fakeApi(t, () => ({ status: 401, body: { error: 'a valid token is needed' } }));
+    const answer = await api(daemonApi(configWith({ port: server.port, token: TOKEN }))).loops();
+    assert.equal(answer.kind, 'error');
+    const message = answer.kind === 'error' ? answer.message : '';
+    assert.match(
+      message,
+      /^the daemon at http:\/\/127\.0\.0\.1:\d+ wants a token from loopback \(401\): an older homeostat, or a proxy in front of it; the CLI sends no token to a loopback address .*; update the daemon, or give --api-url with its non-loopback address/,
+    );
+    assert.doesNotMatch(message, new RegExp(TOKEN));
+  });
+});
+
+describe('reads', () => {
+  test('GET /api/loops with the token from http.tokenFile as a Bearer header (an address off loopback): the loops', {
+    skip: noLan,
+  }, async (t) => {
+    const loop = sampleLoop();
+    const server = await fakeApi(t, () => ({ status: 200, body: { loops: [loop] } }), { host: LAN });
+    const tokenFile = join(tempDir(t), 'token');
+    writeFileSync(tokenFile, `${TOKEN}\n`);
+    const answer = await api(daemonApi(configWith({ host: LAN, port: server.port, tokenFile }))).loops();
     assert.deepEqual(answer, { kind: 'ok', value: [loop] });
     assert.equal(server.requests[0]?.method, 'GET');
     assert.equal(server.requests[0]?.url, '/api/loops');
     assert.equal(server.requests[0]?.headers.authorization, `Bearer ${TOKEN}`);
+  });
+
+  test('GET /api/node: the node that answers', async (t) => {
+    const server = await fakeApi(t, () => ({ status: 500, body: {} }), { node: 'kettle' });
+    const answer = await api(daemonApi(configWith({ port: server.port }))).node();
+    assert.equal(answer.kind === 'ok' ? answer.value.id : answer.kind, 'kettle');
+    assert.equal(server.nodeRequests[0]?.url, '/api/node');
   });
 
   test('no token configured: no Authorization header (loopback needs none)', async (t) => {
@@ -127,10 +209,12 @@ describe('reads', () => {
   });
 });
 
-describe('the token', () => {
+describe('the token, off loopback', { skip: noLan }, () => {
+  const refuse = () => ({ status: 401, body: { error: 'a valid token is needed' } });
+
   test('401 with a token: says it was refused and where it came from, never the token itself', async (t) => {
-    const server = await fakeApi(t, () => ({ status: 401, body: { error: 'a valid token is needed' } }));
-    const answer = await api(daemonApi(configWith({ port: server.port, token: TOKEN }))).loops();
+    const server = await fakeApi(t, refuse, { host: LAN });
+    const answer = await api(daemonApi(configWith({ token: TOKEN }), { apiUrl: server.url })).loops();
     assert.equal(answer.kind, 'error');
     const message = answer.kind === 'error' ? answer.message : '';
     assert.match(
@@ -141,9 +225,9 @@ describe('the token', () => {
   });
 
   test('a token file that cannot be read (a directory): no header is sent, and a 401 says why there was none', async (t) => {
-    const server = await fakeApi(t, () => ({ status: 401, body: { error: 'a valid token is needed' } }));
+    const server = await fakeApi(t, refuse, { host: LAN });
     const tokenFile = tempDir(t);
-    const answer = await api(daemonApi(configWith({ port: server.port, tokenFile }))).loops();
+    const answer = await api(daemonApi(configWith({ tokenFile }), { apiUrl: server.url })).loops();
     assert.equal(server.requests[0]?.headers.authorization, undefined);
     assert.match(
       answer.kind === 'error' ? answer.message : '',
@@ -152,10 +236,10 @@ describe('the token', () => {
   });
 
   test('an empty token file: no header is sent', async (t) => {
-    const server = await fakeApi(t, () => ({ status: 200, body: { loops: [] } }));
+    const server = await fakeApi(t, () => ({ status: 200, body: { loops: [] } }), { host: LAN });
     const tokenFile = join(tempDir(t), 'token');
     writeFileSync(tokenFile, '\n');
-    await api(daemonApi(configWith({ port: server.port, tokenFile }))).loops();
+    await api(daemonApi(configWith({ tokenFile }), { apiUrl: server.url })).loops();
     assert.equal(server.requests[0]?.headers.authorization, undefined);
   });
 });
@@ -163,12 +247,15 @@ describe('the token', () => {
 describe('set', () => {
   const body = { setpoint: 21, requestId: 'req-1' };
 
-  test('POSTs the JSON body with Content-Type and the token; accepted with its generation', async (t) => {
-    const server = await fakeApi(t, () => ({
-      status: 200,
-      body: { loop: 'room', accepted: true, generation: 4, requestId: 'req-1' },
-    }));
-    const answer = await api(daemonApi(configWith({ port: server.port, token: TOKEN }))).set('room', body);
+  test('POSTs the JSON body with Content-Type and the token (off loopback); accepted with its generation', {
+    skip: noLan,
+  }, async (t) => {
+    const reply = { status: 200, body: { loop: 'room', accepted: true, generation: 4, requestId: 'req-1' } };
+    const server = await fakeApi(t, () => reply, { host: LAN });
+    const answer = await api(daemonApi(configWith({ token: TOKEN }), { apiUrl: server.url })).set(
+      'room',
+      body,
+    );
     assert.deepEqual(answer, {
       kind: 'ok',
       value: { loop: 'room', accepted: true, generation: 4, requestId: 'req-1' },
@@ -209,12 +296,31 @@ describe('nothing answers', () => {
       kind: 'unreachable',
       url: `http://127.0.0.1:${port}`,
       why: 'connection refused',
+      cause: 'refused',
     });
   });
 
-  test('a server that accepts but never answers: unreachable once the timeout passes', async (t) => {
+  test('a server that accepts but never answers: unreachable once the timeout passes, a timeout (not refused)', async (t) => {
     const server = await fakeApi(t, () => 'hang');
     const answer = await api(daemonApi(configWith({ port: server.port }), { readTimeoutMs: 200 })).loops();
-    assert.deepEqual(answer, { kind: 'unreachable', url: server.url, why: 'no answer within 0.2 s' });
+    assert.deepEqual(answer, {
+      kind: 'unreachable',
+      url: server.url,
+      why: 'no answer within 0.2 s',
+      cause: 'timeout',
+    });
+  });
+
+  test('a write that gets no answer in time: a timeout (it may have been applied)', async (t) => {
+    const server = await fakeApi(t, () => 'hang');
+    const target = api(daemonApi(configWith({ port: server.port }), { writeTimeoutMs: 200 }));
+    const answer = await target.set('room', { setpoint: 21, requestId: 'req-2' });
+    assert.deepEqual(answer, {
+      kind: 'unreachable',
+      url: server.url,
+      why: 'no answer within 0.2 s',
+      cause: 'timeout',
+    });
+    assert.equal(server.requests.length, 1, 'the POST arrived');
   });
 });

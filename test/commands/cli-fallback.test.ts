@@ -6,7 +6,6 @@
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { loopReports } from '../../src/commands/inspect.js';
@@ -16,7 +15,7 @@ import { demoConfigText, minimalSimConfigText } from '../support/config.js';
 import { freePort } from '../support/net.js';
 import { startStoreDaemon } from '../support/node.js';
 import { tempDir } from '../support/tmp.js';
-import { fakeApi } from './fake-api.js';
+import { fakeApi, recordingBroker } from './fake-api.js';
 
 /** A config file holding `text`, in a temp dir removed after the test. */
 function configFile(t: TestContext, text: string): string {
@@ -102,9 +101,27 @@ describe('given no daemon answering (the database, read-only)', () => {
     );
     const result = await runCli(['status', '--config', answering, '--db', dbPath]);
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(server.requests.length, 0, 'the API was not asked');
+    assert.equal(server.requests.length + server.nodeRequests.length, 0, 'the API was not asked');
     assert.match(result.stderr, /^reading the database given by --db .*; last status written at /);
     assert.match(result.stdout, /setpoint from cli/);
+  });
+
+  test('a daemon that takes the request and does not answer within 2 s: said so (not "not running"), then the database', async (t) => {
+    const server = await fakeApi(t, () => 'hang', { node: () => 'hang' });
+    const busy = configFile(
+      t,
+      demoConfigText((doc) => {
+        doc.setIn(['http', 'port'], server.port);
+        doc.setIn(['storage', 'path'], dbPath);
+      }),
+    );
+    const result = await runCli(['status', '--json', '--config', busy]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(
+      result.stderr,
+      `daemon at ${server.url}: no answer within 2 s (daemon busy or hung?); last status written at ${lastWritten} (database ${dbPath})\n`,
+    );
+    assert.equal((JSON.parse(result.stdout) as unknown[]).length, 3);
   });
 
   test('no database either: both said, exit 1', async (t) => {
@@ -139,24 +156,6 @@ describe('given no daemon answering (the database, read-only)', () => {
 });
 
 describe('set, given no daemon answering on the HTTP API', () => {
-  /** A TCP listener standing in for the broker: it only records that someone connected. */
-  async function recordingBroker(t: TestContext): Promise<{ url: string; connections: number }> {
-    const seen = { url: '', connections: 0 };
-    const sockets = new Set<Socket>();
-    const server = createServer((socket) => {
-      seen.connections++;
-      sockets.add(socket);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(() => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    });
-    const address = server.address();
-    seen.url = `mqtt://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    return seen;
-  }
-
   test('an unknown loop: fails at once naming the config loops; nothing is sent to the broker', async (t) => {
     const broker = await recordingBroker(t);
     const port = await freePort();

@@ -77,6 +77,15 @@ describe('given a node serving the API, and a client on /api/stream', () => {
     assert.deepEqual(new Set(loops), new Set(['room']));
   });
 
+  test('given 40 HEAD requests on the stream (they send no body), then none takes a slot: a page still gets its stream', async (t) => {
+    const node = await startApiNode(t);
+    for (let i = 0; i < 40; i++) {
+      const head = await fetch(`${node.base}/api/stream`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+    }
+    await openStream(t, node);
+  });
+
   test('when the node stops: the stream ends', async (t) => {
     const node = await startApiNode(t);
     const stream = await openStream(t, node);

@@ -199,6 +199,9 @@ describe('given a node serving the API on loopback', () => {
     ['maxPoints=0', /^maxPoints: "0" must be a whole number from 1 to 5000$/],
     ['maxPoints=5001', /^maxPoints: /],
     ['maxPoints=1.5', /^maxPoints: /],
+    ['since=401d', /^since must not be more than 400 days before until$/],
+    // Used to throw in toISOString: a 500 and an error log line per request.
+    ['since=99999999999d', /^since: "99999999999d" is before 1970/],
   ];
   for (const [query, reason] of badHistory) {
     test(`GET …/history?${query}: 400 with the reason`, async (t) => {

@@ -20,7 +20,7 @@ function fakeDeps(): ApiDeps {
     desired: () => [],
     configGeneration: () => 1,
     events: () => [],
-    history: () => [],
+    history: async () => ({ points: [], downsampled: false }),
     submit: () => ({ known: true, outcome: { accepted: true }, generation: 2 }),
     health: () => ({
       ok: true,
@@ -126,6 +126,9 @@ describe('openApiDocument(apiRoutes(…))', () => {
       'Error',
       'Event',
       'Events',
+      'Fleet',
+      'FleetLoop',
+      'FleetNode',
       'Health',
       'History',
       'HistoryPoint',

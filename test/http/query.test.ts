@@ -61,6 +61,32 @@ describe('queryTimeMs: ISO time or a duration back from now', () => {
     });
   }
 
+  const outOfBounds: Array<{ text: string; reason: RegExp }> = [
+    { text: '99999999999d', reason: /is before 1970$/ },
+    { text: `${'9'.repeat(400)}d`, reason: /is before 1970$/ },
+    { text: '1969-12-31T23:59:59Z', reason: /is before 1970$/ },
+    { text: '9999-12-31T00:00:00Z', reason: /is more than 366 days from now$/ },
+    { text: new Date(NOW_MS + 367 * 86_400_000).toISOString(), reason: /is more than 366 days from now$/ },
+  ];
+  for (const { text, reason } of outOfBounds) {
+    test(`given ?since=${text.slice(0, 20)}…, then HttpError 400 naming since: ${reason.source}`, () => {
+      const error = badRequest(
+        () => queryTimeMs(url(`since=${text}`), 'since', NOW_MS, FALLBACK_MS),
+        'since',
+      );
+      assert.match(error.message, reason);
+    });
+  }
+
+  test('given 1970-01-01 and a time 366 days from now, then both are taken (the bounds are included)', () => {
+    assert.equal(queryTimeMs(url('until=1970-01-01T00:00:00Z'), 'until', NOW_MS, FALLBACK_MS), 0);
+    const future = new Date(NOW_MS + 366 * 86_400_000).toISOString();
+    assert.equal(
+      queryTimeMs(url(`until=${future}`), 'until', NOW_MS, FALLBACK_MS),
+      NOW_MS + 366 * 86_400_000,
+    );
+  });
+
   test('given a very long garbage value, then the message quotes at most 64 characters of it', () => {
     const error = badRequest(() => queryTimeMs(url(`since=${'x'.repeat(500)}`), 'since', NOW_MS, 0), 'since');
     assert.ok(error.message.includes(`"${'x'.repeat(64)}"`));

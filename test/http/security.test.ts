@@ -6,6 +6,7 @@ import {
   authorize,
   checkHost,
   checkWrite,
+  fromThisMachine,
   SESSION_COOKIE,
   Sessions,
   tokenMatches,
@@ -294,5 +295,50 @@ describe('Sessions', () => {
     const valid = ids.map((id) => sessions.valid(`${SESSION_COOKIE}=${id}`));
     assert.equal(valid[0], false);
     assert.deepEqual(valid.slice(1), new Array(64).fill(true));
+  });
+});
+
+describe('fromThisMachine: a loopback peer whose request no proxy forwarded', () => {
+  const cases: Array<{
+    given: string;
+    address: string | undefined;
+    headers?: Record<string, string>;
+    local: boolean;
+  }> = [
+    { given: 'IPv4 loopback', address: '127.0.0.1', local: true },
+    { given: 'another 127/8 address', address: '127.0.0.2', local: true },
+    { given: 'IPv6 loopback', address: '::1', local: true },
+    { given: 'IPv4-mapped loopback (a dual-stack listener)', address: '::ffff:127.0.0.1', local: true },
+    { given: 'a LAN address', address: '192.168.1.20', local: false },
+    { given: 'an IPv4-mapped LAN address', address: '::ffff:192.168.1.20', local: false },
+    { given: 'no address (a closed socket)', address: undefined, local: false },
+    {
+      given: 'loopback with X-Forwarded-For (a proxy)',
+      address: '127.0.0.1',
+      headers: { 'x-forwarded-for': '192.0.2.1' },
+      local: false,
+    },
+    {
+      given: 'loopback with Forwarded (a proxy)',
+      address: '127.0.0.1',
+      headers: { forwarded: 'for=192.0.2.1' },
+      local: false,
+    },
+    {
+      given: 'loopback with X-Real-IP (a proxy)',
+      address: '::1',
+      headers: { 'x-real-ip': '192.0.2.1' },
+      local: false,
+    },
+  ];
+  for (const { given, address, headers, local } of cases) {
+    test(`given ${given}, then ${local ? 'this machine' : 'not this machine'}`, () => {
+      assert.equal(fromThisMachine(address, headers ?? {}), local);
+    });
+  }
+
+  test('given off loopback without a token, when the peer is this machine, then reads and writes are allowed', () => {
+    assert.deepEqual(authorize({}, settings(), new Sessions(), 'write', true), { ok: true });
+    assert.equal(authorize({}, settings(), new Sessions(), 'write', false).ok, false);
   });
 });

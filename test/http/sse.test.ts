@@ -170,6 +170,15 @@ describe('EventStream', () => {
     assert.equal(events.size, 2);
   });
 
+  test('given maxClientsPerPeer streams open from one address, when it asks for one more, then refused, while another address still gets one', (t) => {
+    const { events } = stream(t, { maxClients: 10, maxClientsPerPeer: 2 });
+    assert.equal(events.open(asRes(new FakeResponse()), undefined, [], '192.0.2.7'), true);
+    assert.equal(events.open(asRes(new FakeResponse()), undefined, [], '192.0.2.7'), true);
+    assert.equal(events.open(asRes(new FakeResponse()), undefined, [], '192.0.2.7'), false);
+    assert.equal(events.open(asRes(new FakeResponse()), undefined, [], '192.0.2.8'), true);
+    assert.equal(events.size, 3);
+  });
+
   test('given a stream closed by the client, then it leaves the count and a new one fits', (t) => {
     const { events } = stream(t, { maxClients: 1 });
     const gone = new FakeResponse();

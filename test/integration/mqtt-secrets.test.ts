@@ -2,7 +2,8 @@
  * A password written into the broker URL (`mqtt://user:secret@host`) works, and never shows:
  * not in the daemon's log, not in the config text kept in SQLite, not in events, not in the
  * output of `homeostat set`, `status`, `events` or `plan`. A real Mosquitto with a password
- * file and the daemon as a child process.
+ * file and the daemon as a child process. The configs turn the HTTP API off: `set` goes through
+ * the broker, never to the default address (where a developer's own daemon may listen).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -18,15 +19,17 @@ describe('a password inside mqtt.url', () => {
   const suite = daemonOnBrokerForSuite(
     'homeostat-secrets-',
     (broker) =>
-      demoConfigText((doc) =>
-        doc.setIn(['mqtt', 'url'], broker.url.replace('mqtt://', `mqtt://homeostat:${SECRET}@`)),
-      ),
+      demoConfigText((doc) => {
+        doc.setIn(['mqtt', 'url'], broker.url.replace('mqtt://', `mqtt://homeostat:${SECRET}@`));
+        doc.setIn(['http', 'enabled'], false);
+      }),
     { passwordFile: [{ username: 'homeostat', password: SECRET }] },
   );
 
   test('given the daemon connected with it, then its log shows the URL as user:***@ and never the password', async () => {
     const set = await runCli(['set', 'room', '--setpoint', '21.5', '--config', suite.configPath]);
     assert.equal(set.code, 0, set.stdout + set.stderr);
+    assert.match(set.stderr, /sending through the broker at mqtt:\/\/homeostat:\*\*\*@127\.0\.0\.1/);
     await suite.daemon.waitForLine(/setpoint|MQTT/); // the daemon handled it and logged on
 
     assert.match(suite.daemon.output, /homeostat:\*\*\*@127\.0\.0\.1/);
@@ -65,10 +68,14 @@ describe('a password inside mqtt.url', () => {
     const deadPath = join(suite.dir, 'dead.yaml');
     writeFileSync(
       deadPath,
-      demoConfigText((doc) => doc.setIn(['mqtt', 'url'], `mqtt://homeostat:${SECRET}@127.0.0.1:1`)),
+      demoConfigText((doc) => {
+        doc.setIn(['mqtt', 'url'], `mqtt://homeostat:${SECRET}@127.0.0.1:1`);
+        doc.setIn(['http', 'enabled'], false);
+      }),
     );
     const result = await runCli(['set', 'room', '--setpoint', '21', '--config', deadPath]);
     assert.equal(result.code, 1);
+    assert.match(result.stderr, /sending through the broker at mqtt:\/\/homeostat:\*\*\*@127\.0\.0\.1:1/);
     assert.match(result.stdout, /homeostat:\*\*\*@127\.0\.0\.1:1/);
     assert.equal((result.stdout + result.stderr).includes(SECRET), false);
   });

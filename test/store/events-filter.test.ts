@@ -1,0 +1,50 @@
+/**
+ * DesiredStore.events filters kind and end time in SQL (the HTTP API's /api/events?kind=&until=):
+ * an old match is found however many newer events there are.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { openStandIn } from '../../src/store/database.js';
+import { DesiredStore } from '../../src/store/desired-store.js';
+import { silentLogger } from '../support/logger.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/** A store whose log holds one 'fault-raised' of `loop` at T0, then `newer` 'actuator' events, 1 s apart. */
+function storeWithOldFault(t: { after(fn: () => void): void }, newer: number): DesiredStore {
+  const db = openStandIn(silentLogger);
+  t.after(() => db.close());
+  const insert = db.prepare('INSERT INTO events (at_ms, loop, kind, source, message) VALUES (?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    insert.run(T0, 'room', 'fault-raised', 'daemon', 'sensor stale');
+    for (let i = 1; i <= newer; i++)
+      insert.run(T0 + i * 1000, i % 2 ? 'room' : 'cellar', 'actuator', 'daemon', `switch ${i}`);
+  })();
+  return new DesiredStore(db, () => T0);
+}
+
+describe('DesiredStore.events: kind and untilMs', () => {
+  test('given a kind older than the newest 5000 events, then it is found', (t) => {
+    const store = storeWithOldFault(t, 6_000);
+    const found = store.events({ kind: 'fault-raised', limit: 10 });
+    assert.deepEqual(
+      found.map((e) => [e.atMs, e.kind, e.loop]),
+      [[T0, 'fault-raised', 'room']],
+    );
+    assert.equal(store.events({ kind: 'fault-raised', loop: 'cellar', limit: 10 }).length, 0);
+  });
+
+  test('given untilMs, then the newest `limit` at or before it, oldest first', (t) => {
+    const store = storeWithOldFault(t, 6_000);
+    assert.deepEqual(
+      store.events({ untilMs: T0 + 3_000, limit: 2 }).map((e) => e.atMs),
+      [T0 + 2_000, T0 + 3_000],
+    );
+    assert.deepEqual(
+      store
+        .events({ sinceMs: T0, untilMs: T0 + 5_000, kind: 'actuator', loop: 'room', limit: 10 })
+        .map((e) => e.message),
+      ['switch 1', 'switch 3', 'switch 5'],
+    );
+  });
+});
