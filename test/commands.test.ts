@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { eventsCommand, parseDurationMs, planCommand, statusCommand } from '../src/commands/inspect.js';
 import { DEMO } from './storage/support.js';
-import { startStoreDaemon } from './support/node.js';
+import { databaseWithHistory } from './support/node.js';
 import { tempDir, tempTree } from './support/tmp.js';
 
 const dir = tempDir({ after }, 'homeostat-commands-');
@@ -20,12 +20,7 @@ function capture(run: (write: (line: string) => void) => number): { code: number
 }
 
 before(async () => {
-  const { daemon, store, clock, db } = await startStoreDaemon(DEMO, dbPath);
-  await clock.advance(30 * 60_000);
-  store.desired.setDesired('room', { setpoint: 21 }, 'cli', 'req-1');
-  await clock.advance(5 * 60_000);
-  await daemon.stop();
-  db.close();
+  await databaseWithHistory(DEMO, dbPath);
 });
 
 describe('homeostat status', () => {

@@ -13,7 +13,7 @@ import { runCli } from '../integration/helpers.js';
 import { DEMO } from '../storage/support.js';
 import { demoConfigText, minimalSimConfigText } from '../support/config.js';
 import { freePort } from '../support/net.js';
-import { startStoreDaemon } from '../support/node.js';
+import { databaseWithHistory } from '../support/node.js';
 import { tempDir } from '../support/tmp.js';
 import { fakeApi, recordingBroker } from './fake-api.js';
 
@@ -32,12 +32,7 @@ describe('given no daemon answering (the database, read-only)', () => {
   let lastWritten = '';
 
   before(async () => {
-    const { daemon, store, clock, db } = await startStoreDaemon(DEMO, dbPath);
-    await clock.advance(30 * 60_000);
-    store.desired.setDesired('room', { setpoint: 21 }, 'cli', 'req-1');
-    await clock.advance(5 * 60_000);
-    await daemon.stop();
-    db.close();
+    await databaseWithHistory(DEMO, dbPath);
     port = await freePort();
     config = path.join(dir, 'config.yaml');
     writeFileSync(

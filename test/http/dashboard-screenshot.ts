@@ -21,18 +21,8 @@ import { type Broker, startMosquitto } from '../integration/mosquitto.js';
 import { demoConfigText } from '../support/config.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { makeTempDir } from '../support/tmp.js';
-import { postJson, serving } from './support.js';
+import { CHROMIUM, CHROMIUM_ARGS, postJson, serving } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const DOCS = path.resolve(import.meta.dirname, '../../docs');
 /** 06:00 UTC: after a few hours the chart's axis reads as a morning. */
 const START_MS = Date.UTC(2026, 0, 15, 6, 0);

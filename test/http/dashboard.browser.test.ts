@@ -19,18 +19,8 @@ import { brokerFor } from '../integration/mosquitto.js';
 import { demoConfigText } from '../support/config.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { tempDir } from '../support/tmp.js';
-import { serving, until } from './support.js';
+import { CHROMIUM, CHROMIUM_ARGS, serving, until } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SKIP = existsSync(CHROMIUM)
   ? false
   : `needs Chromium at ${CHROMIUM} (apt-get install chromium; CI installs it): not run here`;

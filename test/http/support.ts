@@ -265,3 +265,16 @@ export function promSamples(
     Object.entries(labels).every(([key, value]) => sample.labels?.[key] === value),
   );
 }
+
+/** Debian's Chromium, which the browser test and the screenshot script drive (`.ci/run` installs it). */
+export const CHROMIUM = '/usr/bin/chromium';
+/** As root in a sandbox: no sandbox, no GPU; no background connections (the network is closed). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];

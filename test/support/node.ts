@@ -120,6 +120,19 @@ export function startStoreDaemon(
   return startTestNode(text, dbPath, { clock, ...options });
 }
 
+/**
+ * A database the read-only commands can read: the node on config `text` ran 35 minutes, with a
+ * setpoint of 21 for `room` from the CLI (request req-1) after 30, then stopped and closed.
+ */
+export async function databaseWithHistory(text: string, dbPath: string): Promise<void> {
+  const { daemon, store, clock, db } = await startStoreDaemon(text, dbPath);
+  await clock.advance(30 * 60_000);
+  store.desired.setDesired('room', { setpoint: 21 }, 'cli', 'req-1');
+  await clock.advance(5 * 60_000);
+  await daemon.stop();
+  db.close();
+}
+
 function withoutMqtt(config: Config): Config {
   const { mqtt: _broker, ...rest } = config;
   return rest;

@@ -13,8 +13,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../support/net.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { footprintConfigText } from '../footprint/config.js';
 import { REPO_ROOT } from '../footprint/measure.js';
@@ -186,17 +186,4 @@ async function stop(daemon: Daemon): Promise<void> {
   const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(kill);
-}
-
-/** A port nothing listens on now (the OS picks it; closed again before the daemon takes it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
