@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ApiDeps } from './api-deps.js';
 import { HttpError, readBody, sendJson } from './respond.js';
@@ -10,7 +11,11 @@ import { EventStream } from './sse.js';
 import { DashboardAssets } from './static.js';
 import { toEventView, toLoopView } from './views.js';
 
-/** Connections open at once, at most (streams included); more are refused by the kernel's backlog. */
+/**
+ * Connections kept open at once (streams included). A newcomer beyond it closes the oldest
+ * connection still sending its request headers (a slowloris), or itself when none is: so a
+ * client that never finishes its headers cannot keep a real one out for longer than a retry.
+ */
 export const MAX_CONNECTIONS = 128;
 
 /** Whether the API is up, for the loops' ApiServing condition and the log. */
@@ -40,6 +45,9 @@ export class HttpServer {
   private readonly server: Server;
   private readonly stream = new EventStream();
   private readonly sessions = new Sessions();
+  private readonly sockets = new Set<Socket>();
+  /** Sockets that have not sent a whole request head yet, oldest first. */
+  private readonly awaitingHeaders = new Set<Socket>();
   private readonly routes: ApiRoute[];
   private readonly unsubscribe: Array<() => void> = [];
   private retry: NodeJS.Timeout | undefined;
@@ -65,7 +73,10 @@ export class HttpServer {
     this.server.headersTimeout = 5_000;
     this.server.keepAliveTimeout = 5_000;
     this.server.maxHeadersCount = 50;
-    this.server.maxConnections = MAX_CONNECTIONS;
+    // A hard bound above the soft one: admit() closes the excess.
+    this.server.maxConnections = 2 * MAX_CONNECTIONS;
+    this.server.on('connection', (socket) => this.admit(socket));
+    this.server.on('request', (req: IncomingMessage) => this.awaitingHeaders.delete(req.socket));
     this.server.on('clientError', (_error, socket) => socket.destroy());
   }
 
@@ -106,6 +117,19 @@ export class HttpServer {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+  }
+
+  /** A new connection: beyond MAX_CONNECTIONS, the oldest one still sending its headers goes. */
+  private admit(socket: Socket): void {
+    this.sockets.add(socket);
+    this.awaitingHeaders.add(socket);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      this.awaitingHeaders.delete(socket);
+    });
+    if (this.sockets.size <= MAX_CONNECTIONS) return;
+    const oldest: Socket | undefined = this.awaitingHeaders.values().next().value;
+    (oldest ?? socket).destroy();
   }
 
   private listen(): Promise<ServingState> {

@@ -1,0 +1,43 @@
+/**
+ * Connections on a real node: a client that never finishes its request headers (a slowloris)
+ * cannot keep a real client out. Beyond MAX_CONNECTIONS, a newcomer closes the oldest
+ * connection still sending its headers.
+ */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { describe, test } from 'node:test';
+import { MAX_CONNECTIONS } from '../../src/http/server.js';
+import { startApiNode } from './support.js';
+
+/** A connection that sends half a request head and then nothing: open until the server closes it. */
+function halfRequest(port: number): Promise<{ socket: Socket; closed: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write('GET /api/loops HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      resolve({ socket, closed: new Promise((done) => socket.once('close', () => done())) });
+    });
+    socket.on('error', () => undefined);
+    socket.once('error', reject);
+  });
+}
+
+describe('given every connection slot held by clients that never finish their headers', () => {
+  test('then a real client is still served, and the oldest half-open connections were closed to make room', async (t) => {
+    const node = await startApiNode(t);
+    const port = Number(new URL(node.base).port);
+    const held: Array<{ socket: Socket; closed: Promise<void> }> = [];
+    for (let i = 0; i < MAX_CONNECTIONS + 10; i++) held.push(await halfRequest(port));
+    t.after(() => {
+      for (const { socket } of held) socket.destroy();
+    });
+    const answer = await fetch(`${node.base}/api/loops`, { signal: AbortSignal.timeout(5_000) });
+    assert.equal(answer.status, 200);
+    // The first ones in were the first out: the 10 over the limit, then one for the client.
+    const firstClosed = await Promise.race([
+      held[0]!.closed.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 2_000)),
+    ]);
+    assert.equal(firstClosed, true, 'the oldest half-open connection was closed');
+    assert.equal(held.at(-1)!.socket.destroyed, false, 'the newest half-open connection is still open');
+  });
+});
