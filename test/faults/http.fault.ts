@@ -10,8 +10,6 @@ import { reportFigures } from './support/figures.js';
 import {
   apiBase,
   getJson,
-  type HostileRequest,
-  hostileHttpCorpus,
   type PollResult,
   poll,
   postJson,
@@ -19,6 +17,7 @@ import {
   rawRequest,
   seedHistory,
 } from './support/http.js';
+import { type HostileRequest, hostileHttpCorpus } from './support/http-hostile.js';
 import type { TestMqtt } from './support/mqtt.js';
 import {
   actuatorLines,
