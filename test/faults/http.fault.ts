@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { describe, type TestContext, test } from 'node:test';
 import { sleep } from '../integration/helpers.js';
+import { seedHistory } from '../support/history.js';
 import { faultConfigText, LOOPS, stateTopic } from './support/config.js';
 import { measureFrom, type ProbedDaemon, probeSamples, rssOf } from './support/daemon.js';
 import { desiredRows, integrity } from './support/db.js';
@@ -15,7 +16,6 @@ import {
   postJson,
   type RawOutcome,
   rawRequest,
-  seedHistory,
 } from './support/http.js';
 import { type HostileRequest, hostileHttpCorpus } from './support/http-hostile.js';
 import type { TestMqtt } from './support/mqtt.js';

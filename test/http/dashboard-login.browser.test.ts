@@ -17,7 +17,14 @@ import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { demoConfigText } from '../support/config.js';
 import { tempDir } from '../support/tmp.js';
-import { type ApiTestNode, CHROMIUM, CHROMIUM_ARGS, postJson, startApiNode } from './support.js';
+import {
+  type ApiTestNode,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  postJson,
+  setSetpointThroughPage,
+  startApiNode,
+} from './support.js';
 
 const TOKEN = 'tok-7d2e9b4c1a6f3e8d5b0c2a9f4e7d1b6c';
 const DEMO_LOOPS = ['room', 'fermenter', 'greenhouse_humidity'];
@@ -179,15 +186,7 @@ else
     });
 
     test('when a setpoint is set through the page, then it is accepted and stored (source http)', async () => {
-      const card = page.locator('[data-loop="room"]');
-      await card.locator('[data-role="setpoint-input"]').fill('23.5');
-      await card.locator('[data-role="setpoint-submit"]').click();
-
-      await card.locator('[data-role="message"][data-state="ok"]').waitFor();
-      assert.match(
-        (await card.locator('[data-role="message"]').textContent()) ?? '',
-        /Setpoint 23.5: accepted/,
-      );
+      await setSetpointThroughPage(page, 'room', '23.5');
       const desired = node.store.desired.desired('room');
       assert.equal(desired?.setpoint, 23.5);
       assert.equal(desired?.setpointSource, 'http');

@@ -19,7 +19,7 @@ import { brokerFor } from '../integration/mosquitto.js';
 import { demoConfigText } from '../support/config.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { tempDir } from '../support/tmp.js';
-import { CHROMIUM, CHROMIUM_ARGS, serving, until } from './support.js';
+import { CHROMIUM, CHROMIUM_ARGS, serving, setSetpointThroughPage, until } from './support.js';
 
 const SKIP = existsSync(CHROMIUM)
   ? false
@@ -119,18 +119,11 @@ else
     });
 
     test('when a setpoint is set through the page, then it reaches the store (source http), the MQTT retained state and the card', async () => {
-      const card = page.locator('[data-loop="room"]');
-      await card.locator('[data-role="setpoint-input"]').fill('23.5');
-      await card.locator('[data-role="setpoint-submit"]').click();
-
-      await card.locator('[data-role="message"][data-state="ok"]').waitFor();
-      assert.match(
-        (await card.locator('[data-role="message"]').textContent()) ?? '',
-        /Setpoint 23.5: accepted/,
-      );
+      await setSetpointThroughPage(page, 'room', '23.5');
       const desired = node.store.desired.desired('room');
       assert.equal(desired?.setpoint, 23.5);
       assert.equal(desired?.setpointSource, 'http');
+      const card = page.locator('[data-loop="room"]');
 
       // The next cycle reconciles it: the bridge publishes the state, the stream updates the card.
       await node.clock.advance(10_000);

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 /**
  * Helpers of the HTTP API's integration tests (test/http/api*.test.ts): a real node (SQLite file
  * in a temp dir, simulated drivers, a ManualClock) serving the API on a free port, requests with
@@ -278,3 +279,31 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/** What a browser test needs of a Playwright page (playwright-core's Page). */
+interface PageLike {
+  locator(selector: string): {
+    locator(
+      selector: string,
+      options?: { hasText?: RegExp | string },
+    ): {
+      fill(value: string): Promise<void>;
+      click(): Promise<void>;
+      waitFor(): Promise<void>;
+      textContent(): Promise<string | null>;
+    };
+  };
+}
+
+/**
+ * Types `value` into `loop`'s setpoint field on the dashboard, submits it and waits for the
+ * card's message; asserts it says accepted.
+ */
+export async function setSetpointThroughPage(page: PageLike, loop: string, value: string): Promise<void> {
+  const card = page.locator(`[data-loop="${loop}"]`);
+  await card.locator('[data-role="setpoint-input"]').fill(value);
+  await card.locator('[data-role="setpoint-submit"]').click();
+  await card.locator('[data-role="message"][data-state="ok"]').waitFor();
+  const message = (await card.locator('[data-role="message"]').textContent()) ?? '';
+  assert.match(message, new RegExp(`Setpoint ${value.replace('.', '\\.')}: accepted`));
+}

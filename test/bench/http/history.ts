@@ -15,6 +15,7 @@
  * The stall is the longest gap between ticks of a 1-ms interval while the requests run (the
  * client shares the process, as on a Pi its CPU would be shared).
  */
+
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ import type Database from 'better-sqlite3';
 import { downsampleHistory } from '../../../src/http/downsample.js';
 import { RealClock } from '../../../src/runtime/real-clock.js';
 import { insertSamples, type Sample } from '../../../src/store/state-store.js';
+import { fakeSample } from '../../support/history.js';
 import { buildTestNode } from '../../support/node.js';
 import { makeTempDir } from '../../support/tmp.js';
 import { footprintConfigText, SENSOR_PERIOD_S } from '../footprint/config.js';
@@ -125,17 +127,6 @@ function seed(
     }
   }
   store.state.flush();
-}
-
-function fakeSample(atMs: number): Sample {
-  const wave = Math.sin(atMs / 900_000);
-  return {
-    atMs,
-    setpoint: 18,
-    measured: Math.round((18 + wave) * 16) / 16,
-    output: Math.round((0.4 - wave * 0.3) * 1000) / 1000,
-    action: wave < 0 ? 'heating' : 'idle',
-  };
 }
 
 /** Runs `work` with a 1-ms interval ticking: its time, and the longest gap between ticks. */

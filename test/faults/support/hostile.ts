@@ -119,7 +119,7 @@ const BAD_MODES = [
 ];
 
 /** JSON commands on `<loop>/set`: duplicate keys, non-finite numbers, prototype pollution, junk. */
-const BAD_JSON = [
+export const BAD_JSON = [
   '{"setpoint":29,"setpoint":6}',
   '{"setpoint":6,"setpoint":29}',
   '{"mode":"heat","mode":"off"}',

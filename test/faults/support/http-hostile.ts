@@ -3,6 +3,7 @@
  * refused requests against the daemon's API, each with the answers the API contract allows.
  */
 import { seededRandom } from '../../integration/helpers.js';
+import { BAD_JSON, BUILT_IN_IDS } from './hostile.js';
 import { type RawRequest, requestText } from './http.js';
 
 /** One hostile request of the corpus. */
@@ -27,19 +28,8 @@ const LIMITS: Record<string, [number, number]> = {
   fermenter: [0, 30],
   greenhouse_humidity: [30, 90],
 };
-export const BUILT_IN_LOOP_IDS = [
-  '__proto__',
-  'constructor',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-  '__defineGetter__',
-  '__lookupGetter__',
-  'prototype',
-];
+/** The same built-in names the MQTT corpus sends as loop ids. */
+export const BUILT_IN_LOOP_IDS: readonly string[] = BUILT_IN_IDS;
 const GET_PATHS = [
   '/',
   '/fleet',
@@ -58,43 +48,12 @@ const GET_PATHS = [
 const WRITE_PATHS = (loop: string) => [`/api/loops/${loop}`, `/api/loops/${loop}/fault-reset`];
 /** JSON bodies for POST /api/loops/{loop}: duplicate keys, non-finite numbers, pollution, junk. */
 const BAD_BODIES = [
-  '{"setpoint":29,"setpoint":6}',
-  '{"setpoint":6,"setpoint":29}',
-  '{"mode":"heat","mode":"off"}',
-  '{"setpoint":20,"mode":"heat","setpoint":21}',
-  '{"requestId":"a","requestId":"b","setpoint":20}',
-  '{"setpoint":"20"}',
-  '{"setpoint":null}',
-  '{"setpoint":true}',
-  '{"setpoint":[20]}',
-  '{"setpoint":{"valueOf":20}}',
-  '{"setpoint":{}}',
-  '{"setpoint":20,"extra":1}',
-  '{"__proto__":{"setpoint":20}}',
-  '{"__proto__":{"polluted":true},"setpoint":20}',
-  '{"constructor":{"prototype":{"polluted":true}}}',
-  '{"mode":"__proto__"}',
-  '{"mode":"constructor"}',
-  '{"mode":"toString"}',
-  '{"mode":null}',
-  '{"mode":1}',
+  // The MQTT corpus's JSON commands, then what only an HTTP body can carry.
+  ...BAD_JSON,
   '{"mode":"HEAT"}',
   '{"mode":"heat\\u0000"}',
-  '{"requestId":1,"setpoint":20.5}',
-  `{"requestId":"${'r'.repeat(200)}","setpoint":20.5}`,
-  '{}',
-  '[]',
-  'null',
-  '"setpoint"',
-  '20',
   '',
   ' ',
-  '{"setpoint":20',
-  '{setpoint:20}',
-  "{'setpoint':20}",
-  '{"setpoint":20,}',
-  '{"setpoint":20}{"setpoint":21}',
-  '{"setpoint":20}\u0000',
   '\ufeff{"setpoint":1e999}',
   '{"setpoint":2\u00000}',
   '{"setpoint":20}'.replace('{', '{\u202e'),
