@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from './commands/duration.js';
+import { exitWhenDrained, ignoreClosedReaders } from './commands/output.js';
 import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
 
 // Each command's module is loaded when it runs: `homeostat safe` (systemd's ExecStopPost, after
@@ -237,14 +238,10 @@ function httpPortOption(text: string | undefined): { port: number } | false | un
   return { port };
 }
 
+ignoreClosedReaders();
 main(process.argv.slice(2)).then(
-  (code) => {
-    // Let the process end by itself, so output piped to another program is written in full;
-    // a driver or socket left open must not keep a stopped daemon alive, hence the deadline
-    // (unref'd: it only fires if something else still holds the process).
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), 3_000).unref();
-  },
+  // Every byte reaches a pipe, however slow its reader (src/commands/output.ts).
+  (code) => exitWhenDrained(code),
   (error) => {
     process.stderr.write(`homeostat: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
