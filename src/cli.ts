@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from './commands/duration.js';
+import { argumentProblem, COMMANDS, commandHelp, parseProblem } from './commands/help.js';
 import { exitWhenDrained, ignoreClosedReaders } from './commands/output.js';
 import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
+import { homeostatVersion } from './version.js';
 
 // Each command's module is loaded when it runs: `homeostat safe` (systemd's ExecStopPost, after
 // a crash) must drive the relays without first loading the daemon, SQLite and the MQTT client.
@@ -10,7 +12,7 @@ import { defaultConfigPath, defaultDbPath } from './commands/paths.js';
 const USAGE = `homeostat — keeps temperatures and humidities where you want them
 
 Usage:
-  homeostat run      [--config FILE] [--db FILE] [--mqtt-url URL] [--speed N] [--http-port N|off] [--log-format json|pretty]
+  homeostat run      [--config FILE] [--db FILE] [--mqtt-url URL] [--speed N] [--http-port N|off] [--log-format json|pretty|journal]
   homeostat validate [--config FILE]
   homeostat plan     [--config FILE] [--db FILE]          what applying FILE would change (exit 0 none, 2 changes)
   homeostat status   [--json] [--config FILE] [--api-url URL] [--db FILE]
@@ -32,6 +34,7 @@ Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/con
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db;
           --api-url from the config's http block, else http://127.0.0.1:8734 (token: http.tokenFile,
           sent only to an address off loopback). The daemon found there must be the config's node.id.
+Each command answers --help with its options and an example; homeostat --version prints the version.
 Exit codes: 0 ok, 1 error (validate: one "path: message" line per problem), 2 usage.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -40,16 +43,36 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    process.stdout.write(`${homeostatVersion()}\n`);
+    return 0;
+  }
+  const help = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!help) {
+    process.stderr.write(`homeostat: unknown command "${command}" (see homeostat --help)\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${commandHelp(command, help)}\n`);
+    return 0;
+  }
   let parsed: ReturnType<typeof parseOptions>;
   let sinceMs: number | undefined;
   try {
     parsed = parseOptions(rest);
     sinceMs = parsed.since === undefined ? undefined : Date.now() - parseDurationMs(parsed.since);
   } catch (error) {
-    process.stderr.write(`homeostat ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${parseProblem(command, error)}\n`);
     return 2;
   }
-  const configPath = parsed.config ?? defaultConfigPath();
+  const problem = argumentProblem(command, help, parsed.given, parsed.positionals);
+  const givenConfig = help.positional === 'config' ? parsed.positionals[0] : undefined;
+  if (problem || (givenConfig !== undefined && parsed.config !== undefined)) {
+    const both = `homeostat ${command}: two configs given (${givenConfig} and --config ${parsed.config}): give one`;
+    process.stderr.write(`${problem ?? both}\n`);
+    return 2;
+  }
+  const configPath = givenConfig ?? parsed.config ?? defaultConfigPath();
   // As the service finds it: --db, else the config's storage.path, else the default.
   const dbPath = parsed.db ?? (await configuredDbPath(configPath)) ?? defaultDbPath();
   const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -182,10 +205,11 @@ async function historyFromArgs(
 }
 
 function parseOptions(args: string[]) {
-  const { values, positionals } = parseArgs({
+  const { values, positionals, tokens } = parseArgs({
     args,
     strict: true,
     allowPositionals: true,
+    tokens: true,
     options: {
       json: { type: 'boolean', default: false },
       csv: { type: 'boolean', default: false },
@@ -211,8 +235,8 @@ function parseOptions(args: string[]) {
     }
   }
   const logFormat = values['log-format'];
-  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') {
-    throw new Error(`--log-format must be json or pretty, got "${logFormat}"`);
+  if (logFormat !== undefined && !['json', 'pretty', 'journal'].includes(logFormat)) {
+    throw new Error(`--log-format must be json, pretty or journal, got "${logFormat}"`);
   }
   const apiUrl = values['api-url'];
   if (apiUrl !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(apiUrl)) {
@@ -222,8 +246,10 @@ function parseOptions(args: string[]) {
     ...values,
     positionals,
     speed,
-    'log-format': logFormat as 'json' | 'pretty' | undefined,
+    'log-format': logFormat as 'json' | 'pretty' | 'journal' | undefined,
     httpPort: httpPortOption(values['http-port']),
+    /** The options as typed (`--speed`), for the command's own list. */
+    given: tokens.flatMap((token) => (token.kind === 'option' ? [token.rawName] : [])),
   };
 }
 

@@ -1,0 +1,174 @@
+/**
+ * What each command accepts and says about itself: `homeostat <command> --help`, the options a
+ * command takes (others are refused with one line naming its help), and whether a positional
+ * argument is a loop or the config file. src/cli.ts parses with it.
+ */
+
+export type PositionalKind = 'loop' | 'config' | 'none';
+
+export interface CommandHelp {
+  /** One line: what it does. */
+  summary: string;
+  usage: string;
+  /** The options it takes, as `--name`, each with its meaning. */
+  options: Record<string, string>;
+  example: string;
+  /** A positional argument: the loop (set, history), the config file (validate, plan, …), or none. */
+  positional: PositionalKind;
+}
+
+const CONFIG =
+  '--config FILE   the config (default $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml)';
+const DB =
+  "--db FILE       the database, read directly (default: the config's storage.path, else $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db)";
+const API = "--api-url URL   the daemon's API (default: the config's http block, else http://127.0.0.1:8734)";
+
+const option = (line: string): [string, string] => {
+  const name = line.split(/\s+/)[0] ?? '';
+  return [name, line];
+};
+const options = (...lines: string[]) => Object.fromEntries(lines.map(option));
+
+export const COMMANDS: Record<string, CommandHelp> = {
+  run: {
+    summary: 'runs the daemon: regulates every loop of the config until SIGINT/SIGTERM',
+    usage:
+      'homeostat run [CONFIG] [--config FILE] [--db FILE] [--mqtt-url URL] [--speed N] [--http-port N|off] [--log-format json|pretty|journal]',
+    options: options(
+      CONFIG,
+      '--db FILE       the database (default: storage.path, else $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db)',
+      "--mqtt-url URL  the broker, instead of the config's mqtt.url",
+      '--speed N       the clock N× faster (simulated drivers only)',
+      '--http-port N   the API and dashboard on another port (0: any free one), or off',
+      '--log-format F  json, pretty or journal (default: pretty on a terminal, journal under systemd, else json)',
+    ),
+    example: 'homeostat run --config config/demo.yaml --speed 60',
+    positional: 'config',
+  },
+  validate: {
+    summary: 'checks a config file: one "path: message" line per problem (exit 1), or "valid"',
+    usage: 'homeostat validate [CONFIG] [--config FILE]',
+    options: options(CONFIG),
+    example: 'homeostat validate config/demo.yaml',
+    positional: 'config',
+  },
+  plan: {
+    summary:
+      'what applying the config would change versus the one the daemon applied last (exit 0 none, 2 changes)',
+    usage: 'homeostat plan [CONFIG] [--config FILE] [--db FILE]',
+    options: options(CONFIG, DB),
+    example: 'homeostat plan /etc/homeostat/config.yaml',
+    positional: 'config',
+  },
+  status: {
+    summary: "every loop's desired and observed state, from the running daemon (else the database)",
+    usage: 'homeostat status [--json] [--config FILE] [--api-url URL] [--db FILE]',
+    options: options('--json          the loops as JSON', CONFIG, API, DB),
+    example: 'homeostat status --json | jq ".[] | {loop, measured, setpoint}"',
+    positional: 'none',
+  },
+  history: {
+    summary: "a loop's measured value, setpoint, output and action over time",
+    usage: 'homeostat history LOOP [--since 2h] [--csv] [--config FILE] [--api-url URL] [--db FILE]',
+    options: options(
+      '--since D       how far back (90m, 6h, 7d; default 2h)',
+      '--csv           as CSV',
+      CONFIG,
+      API,
+      DB,
+    ),
+    example: 'homeostat history room --since 24h --csv > room.csv',
+    positional: 'loop',
+  },
+  events: {
+    summary: 'the recorded events: configs applied, setpoint and mode changes, switches, faults',
+    usage: 'homeostat events [--since 2h] [--loop LOOP] [--json] [--config FILE] [--api-url URL] [--db FILE]',
+    options: options(
+      '--since D       how far back (90m, 6h, 7d)',
+      '--loop LOOP     one loop only',
+      '--json          as JSON',
+      CONFIG,
+      API,
+      DB,
+    ),
+    example: 'homeostat events --loop room --since 6h',
+    positional: 'none',
+  },
+  set: {
+    summary: "changes a loop's setpoint or mode through the daemon and prints its answer",
+    usage: 'homeostat set LOOP [--setpoint X] [--mode M] [--config FILE] [--api-url URL] [--mqtt-url URL]',
+    options: options(
+      "--setpoint X    the new setpoint (within the loop's limits)",
+      '--mode M        the new mode (off, heat, cool, heat_cool, humidify, dehumidify, auto: as the loop allows)',
+      CONFIG,
+      API,
+      "--mqtt-url URL  the broker, when the daemon's API does not answer",
+    ),
+    example: 'homeostat set room --setpoint 21.5',
+    positional: 'loop',
+  },
+  doctor: {
+    summary: 'checks GPIO, 1-Wire, the broker, the database, the HTTP port and systemd; says how to fix each',
+    usage: 'homeostat doctor [CONFIG] [--config FILE] [--db FILE]',
+    options: options(CONFIG, DB),
+    example: 'homeostat doctor /etc/homeostat/config.yaml',
+    positional: 'config',
+  },
+  safe: {
+    summary: 'drives every GPIO relay to its safe level and exits (systemd ExecStopPost; no database needed)',
+    usage: 'homeostat safe [CONFIG] [--config FILE] [--sysfs-root DIR]',
+    options: options(CONFIG, '--sysfs-root DIR  where sysfs is (default /sys)'),
+    example: 'homeostat safe --config /etc/homeostat/config.yaml',
+    positional: 'config',
+  },
+};
+
+/** `homeostat <command> --help`. */
+export function commandHelp(name: string, help: CommandHelp): string {
+  const lines = [
+    `homeostat ${name} — ${help.summary}`,
+    '',
+    `Usage: ${help.usage}`,
+    '',
+    'Options:',
+    ...Object.values(help.options).map((line) => `  ${line}`),
+    '  --help          this text',
+    '',
+    `Example: ${help.example}`,
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * The one-line message for arguments a command does not take, naming its help; undefined when
+ * they are fine. `given` are the option names as typed (`--speed`).
+ */
+export function argumentProblem(
+  name: string,
+  help: CommandHelp,
+  given: readonly string[],
+  positionals: readonly string[],
+): string | undefined {
+  const refused = given.find((option) => !Object.hasOwn(help.options, option));
+  if (refused !== undefined) {
+    return `homeostat ${name}: ${refused} is not an option of ${name} (see homeostat ${name} --help)`;
+  }
+  const most = help.positional === 'none' ? 0 : 1;
+  if (positionals.length > most) {
+    const extra = positionals[most]!;
+    return `homeostat ${name}: unexpected argument "${extra}" (see homeostat ${name} --help)`;
+  }
+  return undefined;
+}
+
+/** One line for what Node's argument parser refused, naming the command's help. */
+export function parseProblem(name: string, error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const flag = /'(--?[\w-]+)/.exec(message ?? '')?.[1];
+  const see = `(see homeostat ${name} --help)`;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag)
+    return `homeostat ${name}: unknown option ${flag} ${see}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag)
+    return `homeostat ${name}: ${flag} needs a value ${see}`;
+  return `homeostat ${name}: ${message ?? String(error)}`;
+}

@@ -1,0 +1,85 @@
+/**
+ * The command line explains itself: every command answers --help with its options and an
+ * example, --version prints the version, an unknown or foreign option is one line naming the
+ * command's help (never Node's parser message), and a positional config path works.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, test } from 'node:test';
+import { COMMANDS } from '../src/commands/help.js';
+import { homeostatVersion } from '../src/version.js';
+
+const cli = (...args: string[]) => {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+
+describe('homeostat --version', () => {
+  test('then the version, exit 0', () => {
+    assert.deepEqual(cli('--version'), { code: 0, stdout: `${homeostatVersion()}\n`, stderr: '' });
+  });
+});
+
+describe('homeostat COMMAND --help', () => {
+  for (const [name, help] of Object.entries(COMMANDS)) {
+    test(`given ${name} --help, then its usage, every option and an example, exit 0`, () => {
+      const { code, stdout } = cli(name, '--help');
+      assert.equal(code, 0);
+      assert.match(stdout, new RegExp(`^homeostat ${name} — `));
+      assert.ok(stdout.includes(`Usage: ${help.usage}`));
+      for (const option of Object.keys(help.options)) assert.ok(stdout.includes(`  ${option}`), option);
+      assert.ok(stdout.includes(`Example: ${help.example}`));
+    });
+  }
+});
+
+describe('arguments a command does not take', () => {
+  const cases: Array<{ given: string[]; message: string }> = [
+    {
+      given: ['status', '--bogus'],
+      message: 'homeostat status: unknown option --bogus (see homeostat status --help)',
+    },
+    {
+      given: ['validate', '--speed', '5'],
+      message: 'homeostat validate: --speed is not an option of validate (see homeostat validate --help)',
+    },
+    {
+      given: ['history', 'room', 'attic'],
+      message: 'homeostat history: unexpected argument "attic" (see homeostat history --help)',
+    },
+    {
+      given: ['status', 'room'],
+      message: 'homeostat status: unexpected argument "room" (see homeostat status --help)',
+    },
+    {
+      given: ['events', '--since'],
+      message: 'homeostat events: --since needs a value (see homeostat events --help)',
+    },
+    { given: ['frobnicate'], message: 'homeostat: unknown command "frobnicate" (see homeostat --help)' },
+  ];
+  for (const { given, message } of cases) {
+    test(`given ${given.join(' ')}, then one line: ${message}, exit 2`, () => {
+      assert.deepEqual(cli(...given), { code: 2, stdout: '', stderr: `${message}\n` });
+    });
+  }
+});
+
+describe('a positional config path', () => {
+  test('given validate config/demo.yaml, then that file is validated', () => {
+    const { code, stdout } = cli('validate', 'config/demo.yaml');
+    assert.equal(code, 0);
+    assert.equal(stdout, 'config/demo.yaml: valid (3 loop(s))\n');
+  });
+
+  test('given both a positional config and --config, then refused, naming both', () => {
+    const { code, stderr } = cli('validate', 'config/demo.yaml', '--config', 'other.yaml');
+    assert.equal(code, 2);
+    assert.equal(
+      stderr,
+      'homeostat validate: two configs given (config/demo.yaml and --config other.yaml): give one\n',
+    );
+  });
+});
