@@ -1,16 +1,20 @@
 /**
- * Writes `config/homeostat.schema.json` from the zod schema, so editors (VS Code with the
- * YAML extension, anything on yaml-language-server) complete and check config files that
- * start with `# yaml-language-server: $schema=./homeostat.schema.json`.
+ * Writes the two files generated from the zod schema:
+ * - `config/homeostat.schema.json`, so editors (VS Code with the YAML extension, anything on
+ *   yaml-language-server) complete and check config files that start with
+ *   `# yaml-language-server: $schema=./homeostat.schema.json`;
+ * - `docs/configuration.md`, the configuration reference (reference.ts).
  *
  * Run: `npm run schema` (= `node --import tsx src/config/emit-json-schema.ts`).
- * A test checks the committed file equals `configJsonSchema()` (as parsed JSON, so
- * formatting does not matter), so it cannot drift.
+ * Tests check the committed files equal `configJsonSchema()` (as parsed JSON, so formatting
+ * does not matter) and `configReference(configJsonSchema())`, so neither can drift.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { CONFIG_REFERENCE_PATH, configReference } from './reference.js';
 import { configSchema } from './schema.js';
 
 /** Where the generated schema lives, relative to the repository root. */
@@ -37,7 +41,15 @@ export function writeConfigJsonSchema(path = CONFIG_JSON_SCHEMA_PATH): void {
   if (existsSync(biome)) execFileSync(biome, ['format', '--write', path], { stdio: 'ignore' });
 }
 
+/** Writes the configuration reference (markdown, from the same JSON Schema). */
+export function writeConfigReference(path = CONFIG_REFERENCE_PATH): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, configReference(configJsonSchema()));
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   writeConfigJsonSchema();
   console.log(`wrote ${CONFIG_JSON_SCHEMA_PATH}`);
+  writeConfigReference();
+  console.log(`wrote ${CONFIG_REFERENCE_PATH}`);
 }

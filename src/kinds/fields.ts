@@ -153,7 +153,7 @@ export const relayFields = {
     .optional()
     .meta({ default: DEFAULT_BAND })
     .describe(
-      "modulation band only: half width of the band in the loop's unit (°C, %RH, or a generic loop's " +
+      "With modulation band: half width of the band in the loop's unit (°C, %RH, or a generic loop's " +
         'own); on the PID output it is kp·band, which must stay below 0.5. Wider: fewer switches, ' +
         `more ripple. Default ${DEFAULT_BAND}.`,
     ),

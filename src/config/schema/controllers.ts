@@ -3,7 +3,7 @@ import { defaultDerivativeFilterS } from '../../core/pid.js';
 
 const pidSchema = z
   .strictObject({
-    type: z.literal('pid').describe('Controller type.'),
+    type: z.literal('pid').describe('Controller type: decides which other keys apply. Required.'),
     kp: z.number().gt(0).describe('Proportional gain: output fraction (0..1) per unit of error. Required.'),
     tiS: z.number().min(0).default(0).describe('Integral time, seconds; 0 = no integral action. Default 0.'),
     tdS: z
@@ -42,7 +42,7 @@ const pidSchema = z
 
 export const hysteresisSchema = z
   .strictObject({
-    type: z.literal('hysteresis').describe('Controller type.'),
+    type: z.literal('hysteresis').describe('Controller type: decides which other keys apply. Required.'),
     coldTolerance: z
       .number()
       .min(0)

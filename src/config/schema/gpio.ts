@@ -10,7 +10,7 @@ export const gpioSchema = z
       .string()
       .min(1)
       .default(DEFAULT_SYSFS_ROOT)
-      .describe('Where sysfs is mounted. Default /sys; tests point it at a fixture directory.'),
+      .describe('Where sysfs is mounted; tests point it at a fixture directory. Default /sys.'),
     chipLabel: z
       .string()
       .min(1)

@@ -23,13 +23,16 @@ export const httpSchema = z
       .min(16, { error: 'must be at least 16 characters (use tokenFile for a generated one)' })
       .optional()
       .describe(
-        'Shared secret for requests from other machines (Authorization: Bearer …). Prefer tokenFile. Never logged.',
+        'Shared secret for requests from other machines (Authorization: Bearer …). Prefer tokenFile. Never logged. Default: none.',
       ),
     tokenFile: z
       .string()
       .min(1)
       .optional()
-      .describe('Path of a file holding the token (kept out of this file). Never logged.'),
+      .describe(
+        'Path of a file holding the token (kept out of this file, readable by the service user only). ' +
+          'Never logged. Default: none.',
+      ),
     publicReads: z
       .boolean()
       .default(false)
@@ -40,7 +43,7 @@ export const httpSchema = z
       .array(z.string().min(1))
       .default([])
       .describe(
-        'Extra names the API answers to in the Host header (a reverse proxy, an mDNS name such as pi.local). Default: the listen address, localhost and loopback addresses. Guards against DNS rebinding.',
+        'Extra names the API answers to in the Host header (a reverse proxy, an mDNS name such as pi.local); guards against DNS rebinding. Default: none beyond the listen address, localhost and loopback addresses.',
       ),
   })
   .describe('Local HTTP API and web dashboard. Default: on, at http://127.0.0.1:8734.');

@@ -11,23 +11,39 @@ export const loopSchema = z
       .enum(QUANTITIES)
       .default('temperature')
       .describe('What is regulated; decides the modes and defaults. Default temperature.'),
-    unit: z.string().optional().describe('Unit of the values. Default °C for temperature, % for humidity.'),
+    unit: z
+      .string()
+      .optional()
+      .describe(
+        "Unit shown with the loop's values (status, dashboard, Home Assistant); a label only, no value is " +
+          'converted. Default °C for temperature, % for humidity, none for generic.',
+      ),
     sensor: ref('sensor').describe('Id of the sensor that measures the quantity. Required.'),
     raise: ref('actuator')
       .optional()
       .describe(
-        'Id of the actuator that raises the quantity (heater, humidifier). At least one of raise/lower.',
+        'Id of the actuator that raises the quantity (heater, humidifier); an actuator serves one loop. ' +
+          'Default: none; at least one of raise and lower.',
       ),
     lower: ref('actuator')
       .optional()
       .describe(
-        'Id of the actuator that lowers the quantity (cooler, dehumidifier). At least one of raise/lower.',
+        'Id of the actuator that lowers the quantity (cooler, dehumidifier); an actuator serves one loop. ' +
+          'Default: none; at least one of raise and lower.',
       ),
-    setpoint: z.number().describe('Target value (loop unit); must lie within limits. Required.'),
+    setpoint: z
+      .number()
+      .describe(
+        'Target value (loop unit); must lie within limits. A change at run time (MQTT, Home Assistant, ' +
+          'the dashboard, homeostat set) stays in force across restarts until this value in the file ' +
+          'changes. Required.',
+      ),
     mode: modeSchema
       .optional()
       .describe(
-        'Initial mode. Default: heat_cool/auto with both actuators, heat/humidify with only raise, cool/dehumidify with only lower.',
+        'What the loop is asked to do; the modes allowed depend on quantity and actuators. A change at ' +
+          'run time stays in force until this value in the file changes. Default: heat_cool (auto for ' +
+          'humidity) with both actuators, heat (humidify) with only raise, cool (dehumidify) with only lower.',
       ),
     limits: rangeSchema('setpoint allowed (from this file, MQTT or Home Assistant)').describe(
       'Setpoint limits (loop unit). Required.',

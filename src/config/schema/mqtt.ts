@@ -7,7 +7,7 @@ export const mqttSchema = z
       .string()
       .min(1)
       .default('mqtt://127.0.0.1:1883')
-      .describe('Broker URL. Default mqtt://127.0.0.1:1883.'),
+      .describe('Broker URL: mqtt://host:port, or mqtts://host:port for TLS. Default mqtt://127.0.0.1:1883.'),
     baseTopic: z
       .string()
       .min(1)
@@ -32,9 +32,15 @@ export const mqttSchema = z
       .describe('MQTT protocol: 5, or 4 for MQTT 3.1.1 brokers. Default 5.'),
     tls: z
       .strictObject({
-        caFile: z.string().optional().describe('CA certificate (PEM) that signed the broker certificate.'),
-        certFile: z.string().optional().describe('Client certificate (PEM), for brokers that require one.'),
-        keyFile: z.string().optional().describe('Client private key (PEM).'),
+        caFile: z
+          .string()
+          .optional()
+          .describe('CA certificate (PEM) that signed the broker certificate. Default: the system CAs.'),
+        certFile: z
+          .string()
+          .optional()
+          .describe('Client certificate (PEM), for brokers that require one. Default: none.'),
+        keyFile: z.string().optional().describe('Client private key (PEM), with certFile. Default: none.'),
       })
       .optional()
       .describe('TLS files for an mqtts:// broker. Default: the system CAs, no client certificate.'),
@@ -55,7 +61,10 @@ export const mqttSchema = z
       .prefault({})
       .describe('Home Assistant MQTT discovery.'),
   })
-  .describe('MQTT broker connection. Absent: no MQTT unless the command line gives a broker URL.');
+  .describe(
+    'MQTT broker connection (status, commands, Home Assistant, MQTT sensors and actuators). Default: ' +
+      'none, no MQTT unless the command line gives a broker (--mqtt-url).',
+  );
 
 /** The mqtt block as parsed (clientId may be absent). */
 export type RawMqtt = z.output<typeof mqttSchema>;

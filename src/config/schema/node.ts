@@ -9,7 +9,14 @@ export const nodeSchema = z
       .regex(NODE_ID_PATTERN, {
         error: (iss) => `use only lowercase letters, digits, _ and - (got ${JSON.stringify(iss.input)})`,
       })
-      .describe('Stable id of this homeostat instance; part of every MQTT topic. Required.'),
-    name: z.string().min(1).optional().describe('Human-readable name (Home Assistant device). Default: id.'),
+      .describe(
+        'Stable id of this homeostat instance: lowercase letters, digits, _ and -. Part of every MQTT ' +
+          'topic and Home Assistant unique id, so changing it makes a new device. Required.',
+      ),
+    name: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Human-readable name (Home Assistant device, dashboard). Default: the id.'),
   })
   .describe('Who this homeostat is.');

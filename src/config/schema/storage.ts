@@ -3,7 +3,14 @@ import { z } from 'zod';
 /** The SQLite store: where, how often it is written, how long history is kept. */
 export const storageSchema = z
   .strictObject({
-    path: z.string().min(1).optional().describe('SQLite database file. Default: chosen by the command line.'),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'SQLite database file; --db on the command line wins over it. Default: ' +
+          '$STATE_DIRECTORY/homeostat.db (set by systemd: /var/lib/homeostat), else ./var/homeostat.db.',
+      ),
     memoryFlushS: z
       .number()
       .gt(0)

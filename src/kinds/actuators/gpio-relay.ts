@@ -6,7 +6,7 @@ import { relayOutput } from './shared.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('gpio_relay').describe('Actuator kind.'),
+    kind: z.literal('gpio_relay').describe('Actuator kind: decides which other keys apply. Required.'),
     ...gpioPinFields({
       default: true,
       description:

@@ -6,7 +6,7 @@ import { asParsed, continuousOutput } from './shared.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('mqtt_level').describe('Actuator kind.'),
+    kind: z.literal('mqtt_level').describe('Actuator kind: decides which other keys apply. Required.'),
     commandTopic: plainTopic.describe(
       'Topic the level is published on (QoS 1, never retained), e.g. cmnd/dimmer/Dimmer. Required.',
     ),

@@ -21,7 +21,7 @@ import { relayOutput } from './shared.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('mqtt_switch').describe('Actuator kind.'),
+    kind: z.literal('mqtt_switch').describe('Actuator kind: decides which other keys apply. Required.'),
     preset: z
       .enum(SWITCH_PRESET_NAMES)
       .optional()
@@ -34,7 +34,7 @@ const schema = z
       .optional()
       .describe(
         "With preset: tasmota, the device's Topic (plug); zigbee2mqtt, its topic with the base " +
-          '(zigbee2mqtt/heater_plug).',
+          '(zigbee2mqtt/heater_plug). Default: none; required with preset.',
       ),
     commandTopic: plainTopic
       .optional()

@@ -28,8 +28,10 @@ const simOptions = (actuator: PlantUse, ctx: DriverContext) => ({
 
 const relaySchema = z
   .strictObject({
-    kind: z.literal('simulated_relay').describe('Actuator kind.'),
-    plant: ref('simulation plant'),
+    kind: z.literal('simulated_relay').describe('Actuator kind: decides which other keys apply. Required.'),
+    plant: ref('simulation plant').describe(
+      'Id of the plant (under simulation.plants) this actuator drives. Required.',
+    ),
     gain: gainSchema,
     ...relayFields,
   })
@@ -45,8 +47,12 @@ export const simulatedRelay = actuatorKind<typeof relaySchema, WithBand<z.output
 
 const continuousSchema = z
   .strictObject({
-    kind: z.literal('simulated_continuous').describe('Actuator kind.'),
-    plant: ref('simulation plant'),
+    kind: z
+      .literal('simulated_continuous')
+      .describe('Actuator kind: decides which other keys apply. Required.'),
+    plant: ref('simulation plant').describe(
+      'Id of the plant (under simulation.plants) this actuator drives. Required.',
+    ),
     gain: gainSchema,
     safeLevel: safeLevelSchema,
     maxOnS: maxOnSchema,

@@ -6,7 +6,7 @@ import { checkDs18b20 } from './ds18b20-doctor.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('ds18b20').describe('Sensor kind.'),
+    kind: z.literal('ds18b20').describe('Sensor kind: decides which other keys apply. Required.'),
     address: z
       .string()
       .regex(/^28-[0-9a-f]{12}$/i, { error: 'use the 1-Wire address, e.g. 28-0316a2795bff' })

@@ -5,7 +5,7 @@ import { type CheckResult, failedCheck, sensorKind } from '../types.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('file_value').describe('Sensor kind.'),
+    kind: z.literal('file_value').describe('Sensor kind: decides which other keys apply. Required.'),
     path: z
       .string()
       .regex(/^\//, { error: 'must be an absolute path, e.g. /sys/class/thermal/thermal_zone0/temp' })

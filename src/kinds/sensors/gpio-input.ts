@@ -9,7 +9,7 @@ const DEFAULT_DEBOUNCE_S = 0.02;
 
 const schema = z
   .strictObject({
-    kind: z.literal('gpio_input').describe('Sensor kind.'),
+    kind: z.literal('gpio_input').describe('Sensor kind: decides which other keys apply. Required.'),
     ...gpioPinFields({
       default: false,
       description: 'Read 1 when the pin is low (a switch to ground with a pull-up). Default false.',

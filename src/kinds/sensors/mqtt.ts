@@ -5,7 +5,7 @@ import { sensorKind } from '../types.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('mqtt').describe('Sensor kind.'),
+    kind: z.literal('mqtt').describe('Sensor kind: decides which other keys apply. Required.'),
     topic: plainTopic.describe(
       'Topic the device publishes its reading on, e.g. tele/th1/SENSOR (Tasmota), zigbee2mqtt/bedroom ' +
         '(Zigbee2MQTT), shellies/ht-1/sensor/temperature (Shelly). No wildcards. Required.',

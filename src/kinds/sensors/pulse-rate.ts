@@ -5,7 +5,7 @@ import { sensorKind } from '../types.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('pulse_rate').describe('Sensor kind.'),
+    kind: z.literal('pulse_rate').describe('Sensor kind: decides which other keys apply. Required.'),
     ...gpioPinFields({
       default: false,
       description: 'Invert the pin (an open-collector output pulling low). Default false.',

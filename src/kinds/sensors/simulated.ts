@@ -6,8 +6,10 @@ import { sensorKind } from '../types.js';
 
 const schema = z
   .strictObject({
-    kind: z.literal('simulated').describe('Sensor kind.'),
-    plant: ref('simulation plant'),
+    kind: z.literal('simulated').describe('Sensor kind: decides which other keys apply. Required.'),
+    plant: ref('simulation plant').describe(
+      'Id of the plant (under simulation.plants) this sensor reads. Required.',
+    ),
     ...sensorCommon,
   })
   .describe('Reads a simulated plant.');
