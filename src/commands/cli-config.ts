@@ -78,7 +78,11 @@ export async function reachDaemon(
     return { kind: 'api', api, cli };
   }
   const expected = cli.config.node.id;
-  if (found === expected) return { kind: 'api', api, cli };
+  if (found === expected) {
+    // Which files: on an installed Pi the CLI finds the service's config without flags.
+    note(`node ${found} answered at ${api.baseUrl} (config ${configPath})`);
+    return { kind: 'api', api, cli };
+  }
   const hint =
     apiUrl === undefined
       ? `give --api-url, or the http.port of ${expected}'s daemon`

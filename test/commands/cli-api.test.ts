@@ -34,13 +34,15 @@ function configForApi(t: TestContext, port: number, http = ''): string {
 describe('given a daemon answering on the HTTP API', () => {
   test('status: one status line (with the unit) and one generation line per loop, from GET /api/loops after GET /api/node; no token to loopback', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: { loops: [sampleLoop()] } }));
-    const result = await runCli(['status', '--config', configForApi(t, server.port)]);
+    const config = configForApi(t, server.port);
+    const result = await runCli(['status', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(result.stdout.trim().split('\n'), [
       'room  19.50 °C → 21 °C  heat  output 43 %  heating  [Converged=False(Approaching)]',
       '  generation 3, observed 3; setpoint from http, mode from file, updated 2026-11-30T12:00:00.000Z',
     ]);
-    assert.equal(result.stderr, '');
+    // Which node and which config answered, on stderr only (stdout stays the status).
+    assert.equal(result.stderr, `node pi answered at ${server.url} (config ${config})\n`);
     assert.equal(server.requests[0]?.url, '/api/loops');
     assert.equal(server.nodeRequests.length, 1, 'one extra request: which node answers');
     // Changed with issue 10's review: 127.0.0.1 gets no token, even with a token file.
@@ -96,7 +98,7 @@ describe('given a daemon answering on the HTTP API', () => {
     const server = await fakeApi(t, () => ({ status: 404, body: { error: 'unknown loop "nope"' } }));
     const result = await runCli(['history', 'nope', '--config', configForApi(t, server.port)]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /^homeostat history: unknown loop "nope"/);
+    assert.match(result.stderr, /^homeostat history: unknown loop "nope"/m);
     assert.doesNotMatch(result.stderr, /database/);
   });
 
