@@ -1,0 +1,92 @@
+/** Writing the starter: a new file only, in a directory made if missing, with the install's modes. */
+import { constants } from 'node:fs';
+import { access, chmod, type FileHandle, lstat, mkdir, open, stat } from 'node:fs/promises';
+import { dirname, relative, sep } from 'node:path';
+
+/** Mode of the directories init creates (/etc/homeostat is 0750 root:homeostat once installed). */
+export const CONFIG_DIR_MODE = 0o750;
+/** Mode of the config: it may name password and token files, so not world-readable. */
+export const CONFIG_FILE_MODE = 0o640;
+
+/**
+ * Whether anything (file, directory, even a dangling symlink) is seen at `path`. Any error
+ * reads as "nothing": a parent that is not a directory or cannot be searched is reported by
+ * {@link cannotCreate}, and the exclusive create would refuse an existing file anyway.
+ */
+export async function pathTaken(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Why `path` could not be created, or undefined when it can: its nearest existing ancestor must
+ * be a directory this user may write. Checked before the questions, so nobody answers them for
+ * a file that cannot be written; the write itself still reports what happens meanwhile.
+ */
+export async function cannotCreate(path: string): Promise<string | undefined> {
+  let dir = dirname(path);
+  for (;;) {
+    let found: Awaited<ReturnType<typeof stat>> | undefined;
+    try {
+      found = await stat(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Missing, or under a file: look further up. Anything else (EACCES…) is the answer.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return `${dir}: ${(err as Error).message}`;
+    }
+    if (found) {
+      if (!found.isDirectory()) return `${dir} is not a directory`;
+      const writable = await access(dir, constants.W_OK).then(
+        () => true,
+        () => false,
+      );
+      return writable ? undefined : `${dir} is not writable by this user`;
+    }
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+/**
+ * Creates `path` with `text`; fails with `EEXIST` when anything is there already (`wx`: the
+ * check and the creation are one step, so a file appearing meanwhile is not overwritten either).
+ * Missing parent directories are created {@link CONFIG_DIR_MODE} and the file is
+ * {@link CONFIG_FILE_MODE}, set explicitly so the umask does not decide.
+ */
+export async function writeNewFile(path: string, text: string): Promise<void> {
+  const parent = dirname(path);
+  const firstCreated = await mkdir(parent, { recursive: true, mode: CONFIG_DIR_MODE });
+  if (firstCreated !== undefined) {
+    // mkdir returns the topmost directory it made; each one below it down to `parent` is new too.
+    let dir = firstCreated;
+    await chmod(dir, CONFIG_DIR_MODE);
+    for (const part of relative(firstCreated, parent).split(sep).filter(Boolean)) {
+      dir = `${dir}${sep}${part}`;
+      await chmod(dir, CONFIG_DIR_MODE);
+    }
+  }
+  const handle = await open(path, 'wx', CONFIG_FILE_MODE);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.chmod(CONFIG_FILE_MODE);
+    await takeDirectoryGroup(handle, parent);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The new file takes its directory's group, as in a setgid directory: written by root into an
+ * installed /etc/homeostat (root:homeostat 0750), the daemon's group can then read it. Only
+ * where allowed (root, or a member of that group); otherwise the file keeps the creator's group.
+ */
+async function takeDirectoryGroup(handle: FileHandle, dir: string): Promise<void> {
+  const [file, parent] = await Promise.all([handle.stat(), stat(dir)]);
+  if (file.gid === parent.gid) return;
+  await handle.chown(file.uid, parent.gid).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPERM') throw err;
+  });
+}
