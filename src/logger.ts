@@ -46,10 +46,11 @@ export function createLogger(options: { format?: LogFormat | undefined; level?: 
       pretty({
         colorize: process.stdout.isTTY,
         translateTime: 'SYS:HH:MM:ss',
-        // One line per event: the message already says what the fields say.
+        // One line per event: the message already says what the fields say, and an error's
+        // message and causes end the line (as in the journal), so hiding the object hides no cause.
         ignore: 'pid,hostname',
         hideObject: true,
-        messageFormat: '{if loop}{loop}: {end}{msg}',
+        messageFormat: (record) => readableMessage(record),
         sync: true,
       }),
     );
@@ -102,18 +103,25 @@ export function journalPriority(level: number): number {
 }
 
 /**
+ * What a person reads of one pino record, in every text format: `loop: message: error: cause…`.
+ * pino's err serializer (pino-std-serializers 7) has already appended the messages of the
+ * error's `cause` chain to err.message ("start failed: open db: EACCES"); an AggregateError
+ * (a connection refused on every address) gets its errors' messages here.
+ */
+export function readableMessage(record: Record<string, unknown>): string {
+  const msg = typeof record.msg === 'string' ? record.msg : '';
+  const loop = typeof record.loop === 'string' ? `${record.loop}: ` : '';
+  return loop + joinMessages(msg, errorText(record.err));
+}
+
+/**
  * One pino record as one journal line: `<N>loop: message: error: cause…`. No timestamp (the
- * journal stamps lines) and no other fields, as the pretty format. pino's err serializer has
- * already appended the cause chain to err.message.
+ * journal stamps lines) and no other fields, as the pretty format.
  */
 export function journalLine(record: Record<string, unknown>): string {
   const level = typeof record.level === 'number' ? record.level : 30;
-  const msg = typeof record.msg === 'string' ? record.msg : '';
-  const error = errorText(record.err);
-  const text = joinMessages(msg, error);
-  const loop = typeof record.loop === 'string' ? `${record.loop}: ` : '';
   // journald splits on newlines: a multi-line message would become entries at priority info.
-  return `<${journalPriority(level)}>${(loop + text).replace(/\s*[\r\n]+\s*/g, ' ')}\n`;
+  return `<${journalPriority(level)}>${readableMessage(record).replace(/\s*[\r\n]+\s*/g, ' ')}\n`;
 }
 
 /** `message: error`, saying the error once: logger.error(err) makes msg err's own message. */
@@ -123,12 +131,23 @@ function joinMessages(msg: string, error: string): string {
   return `${msg}: ${error}`;
 }
 
+/**
+ * An error as text: its message (with the causes pino appended), else its code or type (Node's
+ * AggregateError for a refused connection has an empty message), then the messages of an
+ * AggregateError's errors.
+ */
 function errorText(err: unknown): string {
   if (typeof err === 'string') return err;
-  if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string') {
-    return (err as { message: string }).message;
-  }
-  return '';
+  if (!err || typeof err !== 'object') return '';
+  const { message, code, type, aggregateErrors } = err as Record<string, unknown>;
+  const own = [message, code, type].find((text) => typeof text === 'string' && text !== '') as
+    | string
+    | undefined;
+  const inner = Array.isArray(aggregateErrors)
+    ? [...new Set(aggregateErrors.map(errorText).filter((text) => text !== '' && text !== own))]
+    : [];
+  if (inner.length === 0) return own ?? '';
+  return own ? `${own}: ${inner.join('; ')}` : inner.join('; ');
 }
 
 /** A pino destination writing journal lines to `out` (each pino line is one JSON record). */

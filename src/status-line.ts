@@ -1,4 +1,5 @@
 import type { LoopStatus } from './core/status.js';
+import type { Condition, ConditionType, Quantity } from './core/types.js';
 
 /**
  * One readable line per loop for logs and terminals:
@@ -7,12 +8,100 @@ import type { LoopStatus } from './core/status.js';
 export function formatStatusLine(status: LoopStatus, unit: string): string {
   const measured = status.measured === undefined ? '—' : `${status.measured.toFixed(2)} ${unit}`;
   const output = `${Math.round(status.output * 100)} %`;
-  const problems = status.conditions
-    // Faulted and Interlocked report trouble when True; the others when not True.
-    .filter((c) =>
-      c.type === 'Faulted' || c.type === 'Interlocked' ? c.status === 'True' : c.status !== 'True',
-    )
-    .map((c) => `${c.type}=${c.status}(${c.reason})`);
+  const problems = status.conditions.filter(isProblem).map(flagText);
   const flags = problems.length > 0 ? problems.join(' ') : 'ok';
   return `${status.loop}  ${measured} → ${status.setpoint} ${unit}  ${status.mode}  output ${output}  ${status.action}  [${flags}]`;
+}
+
+/** Faulted and Interlocked report trouble when True; the others when not True. */
+function isProblem(c: Condition): boolean {
+  return c.type === 'Faulted' || c.type === 'Interlocked' ? c.status === 'True' : c.status !== 'True';
+}
+
+function flagText(c: Condition): string {
+  return `${c.type}=${c.status}(${c.reason})`;
+}
+
+/** What a status line said when it was written: what the next one is compared with. */
+export interface WrittenStatusLine {
+  mode: string;
+  setpoint: number;
+  action: string;
+  measured: number | undefined;
+  /** Each condition's flag as the line shows it (`ok` when it shows none). */
+  flags: Map<ConditionType, string>;
+  /** Clock time it was written, ms. */
+  atMs: number;
+}
+
+export function writtenStatusLine(status: LoopStatus, atMs: number): WrittenStatusLine {
+  return {
+    mode: status.mode,
+    setpoint: status.setpoint,
+    action: status.action,
+    measured: status.measured,
+    flags: new Map(status.conditions.map((c) => [c.type, isProblem(c) ? flagText(c) : 'ok'])),
+    atMs,
+  };
+}
+
+/**
+ * Conditions that wiggle with regulation itself: a noisy reading at the edge of the converged
+ * band, an actuator waiting a moment for its confirmation. Their change counts once it has held
+ * SETTLE_MS; the others (a sensor lost, a fault, an interlock, the database) at once.
+ */
+const WIGGLING_CONDITIONS: ReadonlySet<ConditionType> = new Set(['Converged', 'ActuatorConfirmed']);
+
+/**
+ * How long a wiggling change (a wiggling condition, the action) must hold before a status line
+ * says so, ms. The action wiggles too: a loop near balance (a fermenter in a warm cellar) has an
+ * output that crosses zero every few minutes, cooling, idle, cooling (npm run bench:journal).
+ */
+export const SETTLE_MS = 600_000;
+
+/**
+ * How far the measured value's distance from the setpoint must move from the last line's to be
+ * worth a new line: 1 °C,
+ * 3 %RH (sensor noise of ±1 %RH is common), and for other quantities 5 % of the setpoint (at
+ * least 1 of its unit). Steps smaller than that show in the hourly line and in the history.
+ */
+export function measuredStep(quantity: Quantity, setpoint: number): number {
+  if (quantity === 'temperature') return 1;
+  if (quantity === 'humidity') return 3;
+  return Math.max(1, Math.abs(setpoint) * 0.05);
+}
+
+/**
+ * Why `status` is worth a status line now, given the last line written for its loop: the
+ * first line, a changed mode or setpoint, a changed action or condition (a wiggling one once it
+ * held SETTLE_MS; `actionSinceMs` is when the loop's current action was first seen), a reading
+ * lost or back, or the measured value's distance from the setpoint moved by measuredStep; undefined when nothing changed
+ * meaningfully (the hourly line still comes).
+ */
+export function statusLineChange(
+  last: WrittenStatusLine | undefined,
+  status: LoopStatus,
+  nowMs: number,
+  actionSinceMs: number = nowMs,
+): string | undefined {
+  if (!last) return 'first';
+  if (status.mode !== last.mode) return 'mode';
+  if (status.setpoint !== last.setpoint) return 'setpoint';
+  if (status.action !== last.action && nowMs - actionSinceMs >= SETTLE_MS) return 'action';
+  for (const condition of status.conditions) {
+    const flag = isProblem(condition) ? flagText(condition) : 'ok';
+    if (flag === (last.flags.get(condition.type) ?? 'ok')) continue;
+    const settled = nowMs - condition.lastTransitionMs >= SETTLE_MS;
+    if (!WIGGLING_CONDITIONS.has(condition.type) || settled) return condition.type;
+  }
+  if ((status.measured === undefined) !== (last.measured === undefined)) return 'measured';
+  if (status.measured !== undefined && last.measured !== undefined) {
+    // The distance from the setpoint, not the value: a loop swinging ±0.5 °C around its setpoint
+    // is steady; one warming up towards it, or drifting away, moves.
+    const moved = Math.abs(
+      Math.abs(status.measured - status.setpoint) - Math.abs(last.measured - last.setpoint),
+    );
+    if (moved >= measuredStep(status.quantity, status.setpoint)) return 'measured';
+  }
+  return undefined;
 }

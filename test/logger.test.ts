@@ -8,6 +8,7 @@ import {
   isJournalStream,
   journalPriority,
   journalStream,
+  readableMessage,
 } from '../src/logger.js';
 
 /** A pino logger writing journal lines, as createLogger does for the journal format. */
@@ -96,6 +97,27 @@ describe('journal lines', () => {
     assert.deepEqual(lines, ['<2>database is locked: SQLITE_BUSY\n']);
   });
 
+  test('given a refused connection (an AggregateError with no message), then the errors of every address', () => {
+    const { logger, lines } = journalLogger();
+    const refused = Object.assign(
+      new AggregateError([
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1883'), { code: 'ECONNREFUSED' }),
+        Object.assign(new Error('connect ECONNREFUSED ::1:1883'), { code: 'ECONNREFUSED' }),
+      ]),
+      { code: 'ECONNREFUSED' },
+    );
+    logger.warn({ err: refused }, 'MQTT connection failed');
+    assert.deepEqual(lines, [
+      '<4>MQTT connection failed: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1883; connect ECONNREFUSED ::1:1883\n',
+    ]);
+  });
+
+  test('given an error logged as a string (err: error.message), then it ends the line', () => {
+    const { logger, lines } = journalLogger();
+    logger.error({ err: 'disk full' }, 'command not handled');
+    assert.deepEqual(lines, ['<3>command not handled: disk full\n']);
+  });
+
   test('given a multi-line message, then one journal line (journald splits on newlines)', () => {
     const { logger, lines } = journalLogger();
     logger.error('config: two problems\n  loops.a: unknown kind\n  loops.b: no sensor');
@@ -146,4 +168,40 @@ describe('createLogger on the real stdout', () => {
   test('given JOURNAL_STREAM names another stream (stdout piped), then JSON lines', () => {
     assert.equal((JSON.parse(childOutput(undefined, false)) as { msg: string }).msg, 'sensor lost');
   });
+
+  test('given a terminal (pretty), then the line ends with the error and its causes, as in the journal', () => {
+    // `[16:07:00] WARN: boiler: sensor lost: no reply: timeout` (no colours: stdout is a pipe here).
+    assert.match(
+      childOutput('pretty', false),
+      /^\[\d\d:\d\d:\d\d\] WARN: boiler: sensor lost: no reply: timeout\n$/,
+    );
+  });
+});
+
+describe('readable message: what the pretty format and the journal both show', () => {
+  const cases: Array<[name: string, record: Record<string, unknown>, text: string]> = [
+    ['a message', { msg: 'homeostat stopped' }, 'homeostat stopped'],
+    ['a loop', { msg: 'cycle failed', loop: 'room' }, 'room: cycle failed'],
+    [
+      'an error with causes (as pino serialized it)',
+      { msg: 'start failed', err: { message: 'open var/x.db: EACCES: permission denied' } },
+      'start failed: open var/x.db: EACCES: permission denied',
+    ],
+    [
+      'logger.error(err): the message is the error',
+      { msg: 'boom: cause', err: { message: 'boom: cause' } },
+      'boom: cause',
+    ],
+    [
+      'an error with an empty message and a code',
+      { msg: 'listen failed', err: { message: '', code: 'EADDRINUSE' } },
+      'listen failed: EADDRINUSE',
+    ],
+    ['no message, an error', { err: { message: 'x' } }, 'x'],
+  ];
+  for (const [name, record, text] of cases) {
+    test(`given ${name}, then \`${text}\``, () => {
+      assert.equal(readableMessage(record), text);
+    });
+  }
 });

@@ -1,17 +1,26 @@
+import type { Logger } from 'pino';
 import { RejectedCommandLog } from '../mqtt/rejection-log.js';
 import type { StorageGuard } from '../mqtt/storage-guard.js';
 import type { CommandKind } from '../mqtt/topics.js';
 import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
 
-/** The log of rejected commands (of every source), written as events through the storage guard. */
+/**
+ * The log of rejected commands (of every source), written as events through the storage guard
+ * and as warnings in the daemon's log, coalesced alike (RejectedCommandLog): the first
+ * rejection of a kind at once, a flood as one count per kind and minute.
+ */
 export function rejectedCommandLog(
-  opts: { clock: Clock; desired: Pick<DesiredStore, 'recordEvent'> },
+  opts: { clock: Clock; desired: Pick<DesiredStore, 'recordEvent'>; logger: Logger },
   storage: StorageGuard,
 ): RejectedCommandLog {
   return new RejectedCommandLog({
     clock: opts.clock,
     record: (event) => {
+      opts.logger.warn(
+        { ...(event.loop === undefined ? {} : { loop: event.loop }), source: event.source },
+        rejectionLogLine(event.source, event.message),
+      );
       // A recorded event is no proof that the file takes writes again (the store supervisor
       // defers one it cannot write to its next flush): a failure joins the streak of failed
       // writes, a success does not end it (on a full disk it would log the failure again each
@@ -25,6 +34,14 @@ export function rejectedCommandLog(
       }
     },
   });
+}
+
+/**
+ * A rejection as a log line, its source first: `mqtt setpoint rejected: setpoint 99 is outside
+ * the limits 5..30`, `mqtt command rejected: unknown loop "x"`.
+ */
+export function rejectionLogLine(source: string, message: string): string {
+  return /\brejected\b/.test(message) ? `${source} ${message}` : `${source} command rejected: ${message}`;
 }
 
 /** How a command is named in rejection events and trigger reasons ("mqtt setpoint"). */

@@ -160,6 +160,7 @@ export class DesiredCommands {
       );
     }
     const generation = reset.generation ?? this.currentGeneration(loop);
+    this.logAccepted(request, 'fault reset', true, generation);
     this.trigger(request);
     return { known: true, outcome, ...(generation === undefined ? {} : { generation }) };
   }
@@ -182,6 +183,7 @@ export class DesiredCommands {
       (setpoint === undefined || setpoint === row.setpoint) &&
       (mode === undefined || mode === row.mode)
     ) {
+      this.logAccepted(request, describeChange(row, change), false, row.generation);
       return { known: true, outcome, generation: row.generation };
     }
     const limited = this.beyondChangeLimit(request, outcome, row);
@@ -200,6 +202,7 @@ export class DesiredCommands {
       };
     }
     if (stored.value.changed) this.trigger(request);
+    this.logAccepted(request, describeChange(row, change), stored.value.changed, stored.value.generation);
     return { known: true, outcome, generation: stored.value.generation };
   }
 
@@ -248,6 +251,24 @@ export class DesiredCommands {
     return read.ok ? read.value?.generation : undefined;
   }
 
+  /**
+   * One info line per accepted change (`room: mqtt command: setpoint 20 → 21.5 (generation 7)`);
+   * asking for what is already desired (QoS 1 duplicates, a dashboard resending) only at debug.
+   * Changes are rate-limited per loop (ChangeLimiter), so these lines cannot flood the journal.
+   */
+  private logAccepted(
+    { loop, source }: CommandRequest,
+    what: string,
+    changed: boolean,
+    generation: number | undefined,
+  ): void {
+    const fields = { loop, source, ...(generation === undefined ? {} : { generation }) };
+    if (changed) {
+      const at = generation === undefined ? '' : ` (generation ${generation})`;
+      this.opts.logger.info(fields, `${source} command: ${what}${at}`);
+    } else this.opts.logger.debug(fields, `${source} command: ${what} (unchanged)`);
+  }
+
   /** The loop runs a cycle now; the change is stored, so a failure here only delays it. */
   private trigger({ loop, kind, source }: CommandRequest): void {
     try {
@@ -270,6 +291,20 @@ export class DesiredCommands {
     }
     return answer;
   }
+}
+
+/**
+ * A change as people read it, old → new: `setpoint 20 → 21.5, mode heat → off`; `?` for an old
+ * value the store could not say.
+ */
+export function describeChange(
+  before: { setpoint: number; mode: string } | undefined,
+  change: CommandChange,
+): string {
+  const parts: string[] = [];
+  if (change.setpoint !== undefined) parts.push(`setpoint ${before?.setpoint ?? '?'} → ${change.setpoint}`);
+  if (change.mode !== undefined) parts.push(`mode ${before?.mode ?? '?'} → ${change.mode}`);
+  return parts.join(', ');
 }
 
 /** A refused fault reset, by the daemon's reason (daemon/fault-reset.ts). */

@@ -1,8 +1,9 @@
+import { splitRange } from './actuation.js';
 import { type LoopSpec, loopActuators } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
-import { isOn, roundHundredths } from './numbers.js';
+import { roundHundredths } from './numbers.js';
 import type { ReadingVerdict } from './sensor-health.js';
-import type { Action, Condition, ConditionType, Mode, Quantity } from './types.js';
+import type { Action, Condition, ConditionType, Direction, Mode, Quantity } from './types.js';
 
 /** A loop's observable status: published retained over MQTT and shown by `homeostat status`. */
 export interface LoopStatus {
@@ -113,7 +114,7 @@ export interface CycleOutcome {
   verdict: ReadingVerdict;
   interlock: { message: string } | undefined;
   /** The loop's memory after the cycle (conditions still the previous ones). */
-  memory: Pick<LoopMemory, 'conditions' | 'output' | 'latchedFault'>;
+  memory: Pick<LoopMemory, 'conditions' | 'output' | 'latchedFault' | 'lastActiveMs'>;
   levels: Record<string, number>;
   allConfirmed: boolean;
 }
@@ -128,8 +129,8 @@ export function loopStatus(
 ): LoopStatus {
   const { verdict, interlock, memory, levels } = outcome;
   const measured = verdict.ok ? verdict.value : undefined;
-  const raiseOn = spec.raise !== undefined && isOn(levels[spec.raise.id]);
-  const lowerOn = spec.lower !== undefined && isOn(levels[spec.lower.id]);
+  const raiseOn = spec.raise !== undefined && (levels[spec.raise.id] ?? 0) >= IDLE_BELOW;
+  const lowerOn = spec.lower !== undefined && (levels[spec.lower.id] ?? 0) >= IDLE_BELOW;
   return {
     loop: spec.id,
     quantity: spec.quantity,
@@ -138,7 +139,15 @@ export function loopStatus(
     measured,
     measuredAtMs: observed.reading?.atMs,
     output: memory.output,
-    action: actionFor(spec, desired.mode, raiseOn, lowerOn),
+    action: actionFor(
+      spec,
+      desired.mode,
+      splitRange(spec, memory.output, memory.lastActiveMs, nowMs).duties,
+      {
+        raise: raiseOn,
+        lower: lowerOn,
+      },
+    ),
     generation: desired.generation,
     observedGeneration: desired.generation,
     actuators: Object.fromEntries(
@@ -164,13 +173,31 @@ export function loopStatus(
   };
 }
 
-function actionFor(spec: LoopSpec, mode: Mode, raiseOn: boolean, lowerOn: boolean): Action {
+/**
+ * What the loop is doing: heating (humidifying) while its raise side has a duty, cooling
+ * (drying) for its lower side, idle only when the output is really zero (it shows as 0 %) or
+ * the changeover delay holds the wanted side back, and no actuator is on. A relay in the off
+ * part of its time-proportioning window, or held off by its minimum off time, is still
+ * heating: the loop wants heat, the relay only pulses it.
+ */
+function actionFor(
+  spec: LoopSpec,
+  mode: Mode,
+  duties: Record<Direction, number>,
+  on: Record<Direction, boolean>,
+): Action {
   if (mode === 'off') return 'off';
   const humidity = spec.quantity === 'humidity';
-  if (raiseOn) return humidity ? 'humidifying' : 'heating';
-  if (lowerOn) return humidity ? 'drying' : 'cooling';
+  if (on.raise || (spec.raise !== undefined && duties.raise >= IDLE_BELOW)) {
+    return humidity ? 'humidifying' : 'heating';
+  }
+  if (on.lower || (spec.lower !== undefined && duties.lower >= IDLE_BELOW))
+    return humidity ? 'drying' : 'cooling';
   return 'idle';
 }
+
+/** An output (or a continuous actuator's level) below half a percent shows as 0 % and is idle. */
+const IDLE_BELOW = 0.005;
 
 /** Marks a failed cycle in an existing status without pretending it was applied. */
 export function markCycleFailed(

@@ -1,7 +1,12 @@
 import type { Logger } from 'pino';
 import type { LoopStatus } from '../core/status.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
-import { formatStatusLine } from '../status-line.js';
+import {
+  formatStatusLine,
+  statusLineChange,
+  type WrittenStatusLine,
+  writtenStatusLine,
+} from '../status-line.js';
 import type { DaemonStore } from './store.js';
 
 /** A loop as the periodic status line sees it. */
@@ -17,16 +22,30 @@ export interface DaemonTimersOptions {
   store: DaemonStore;
   /** Batched state is written this often, ms (read when the timers start). */
   flushEveryMs: () => number;
-  /** One status line per loop this often (clock time), ms; 0 disables. */
+  /**
+   * Each loop's status is looked at this often (clock time), ms; 0 disables status lines. A
+   * loop gets a line when it changed meaningfully (status-line.ts: statusLineChange) or when
+   * its last line is `statusHeartbeatMs` old.
+   */
   statusEveryMs: number;
+  /** A loop whose status did not change meaningfully still gets a line this often, ms. Default 1 h. */
+  statusHeartbeatMs?: number;
   /** The running loops, read at every status-line tick. */
   statusLines: () => Iterable<StatusLineSource>;
 }
 
 /**
+ * Default time between two status lines of a loop that did not change, ms: an hour. With lines
+ * on change, about 24 lines (≈2 kB) per loop per day in steady state, where one every minute
+ * wrote 1,440 (npm run bench:journal).
+ */
+export const STATUS_HEARTBEAT_MS = 3_600_000;
+
+/**
  * The daemon's periodic work, all in one place: the batched flush of loop state, history
- * retention and the status lines. Whatever spreads that work over time (many loops stall the
- * event loop when it all runs in one tick) changes only this file.
+ * retention and the status lines (on change and hourly: the journal is on an SD card).
+ * Whatever spreads that work over time (many loops stall the event loop when it all runs in one
+ * tick) changes only this file.
  */
 export class DaemonTimers {
   private flushTimer: TimerHandle | undefined;
@@ -35,6 +54,10 @@ export class DaemonTimers {
   private stopped = false;
   /** Flushes failing in a row (logged once per streak). */
   private flushFailures = 0;
+  /** The last status line written for each loop. */
+  private readonly written = new Map<string, WrittenStatusLine>();
+  /** Each loop's action at the last tick, and the tick it was first seen at (clock ms). */
+  private readonly actions = new Map<string, { action: string; sinceMs: number }>();
 
   constructor(private readonly opts: DaemonTimersOptions) {}
 
@@ -129,7 +152,9 @@ export class DaemonTimers {
     const everyMs = this.opts.statusEveryMs;
     if (everyMs <= 0) return;
     const tick = () => {
-      this.writeStatusLines([...this.opts.statusLines()]);
+      const lines = [...this.opts.statusLines()];
+      this.forgetGoneLoops(lines);
+      this.writeStatusLines(lines);
       this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
     };
     this.statusTimer = this.opts.clock.setTimer(tick, everyMs);
@@ -141,10 +166,34 @@ export class DaemonTimers {
    */
   private writeStatusLines(lines: StatusLineSource[]): void {
     if (this.stopped) return;
+    const nowMs = this.opts.clock.nowMs();
+    const heartbeatMs = this.opts.statusHeartbeatMs ?? STATUS_HEARTBEAT_MS;
     for (const { status, unit } of lines.splice(0, STATUS_LINES_PER_TURN)) {
-      if (status) this.opts.logger.info({ status }, formatStatusLine(status, unit));
+      if (!status) continue;
+      const last = this.written.get(status.loop);
+      const why =
+        statusLineChange(last, status, nowMs, this.actionSince(status.loop, status.action, nowMs)) ??
+        (last && nowMs - last.atMs >= heartbeatMs ? 'interval' : undefined);
+      if (!why) continue;
+      this.written.set(status.loop, writtenStatusLine(status, nowMs));
+      this.opts.logger.info({ status, why }, formatStatusLine(status, unit));
     }
     if (lines.length > 0) setImmediate(() => this.writeStatusLines(lines));
+  }
+
+  /** When the loop's current action was first seen at a tick (a changed action counts once it held). */
+  private actionSince(loop: string, action: string, nowMs: number): number {
+    const seen = this.actions.get(loop);
+    if (seen?.action === action) return seen.sinceMs;
+    this.actions.set(loop, { action, sinceMs: nowMs });
+    return nowMs;
+  }
+
+  /** A removed loop's last line is forgotten (added again, it starts with a first line). */
+  private forgetGoneLoops(lines: StatusLineSource[]): void {
+    const running = new Set(lines.flatMap(({ status }) => (status ? [status.loop] : [])));
+    for (const loop of this.written.keys()) if (!running.has(loop)) this.written.delete(loop);
+    for (const loop of this.actions.keys()) if (!running.has(loop)) this.actions.delete(loop);
   }
 }
 
@@ -152,5 +201,5 @@ export class DaemonTimers {
 const FLUSH_ENCODE_SLICE = 20;
 /** Turns a periodic flush waits for the slices at most (1,000 loops at FLUSH_ENCODE_SLICE). */
 const FLUSH_MAX_SLICES = 50;
-/** Status lines written per turn of the event loop (see writeStatusLines). */
+/** Status lines looked at per turn of the event loop (see writeStatusLines). */
 const STATUS_LINES_PER_TURN = 10;

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { type GpioPortFactory, onoffPortFactory } from '../drivers/gpio/port.js';
 import { type MqttTransport, offlineTransport } from '../drivers/mqtt/transport.js';
-import { FopdtPlant, type PlantParams } from '../drivers/sim/plant.js';
+import { disturbanceMessage, FopdtPlant, type PlantParams } from '../drivers/sim/plant.js';
 import type { ActuatorDriver, SensorDriver } from '../drivers/types.js';
 import { type ActuatorConfig, actuatorKindOf, type SensorConfig, sensorKindOf } from './registry.js';
 import type { DriverContext } from './types.js';
@@ -105,7 +105,15 @@ function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: 
 function plantOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: () => number): FopdtPlant {
   let plant = drivers.plants.get(id);
   if (!plant) {
-    plant = new FopdtPlant(sectionOf(config.simulation.plants, 'simulation plant', id), nowMs());
+    const params = sectionOf(config.simulation.plants, 'simulation plant', id);
+    const unit = params.kind === 'humidity' ? '%RH' : '°C';
+    // The demo tells its story: its window opening and closing are announced.
+    const logger = drivers.logger;
+    plant = new FopdtPlant(params, nowMs(), {
+      ...(logger
+        ? { onDisturbance: (event) => logger.info({ plant: id }, disturbanceMessage(id, unit, event)) }
+        : {}),
+    });
     drivers.plants.set(id, plant);
   }
   return plant;

@@ -67,9 +67,7 @@ async function writeCommand(
       detail: command.detail,
     };
     const message = `${command.actuatorId} → ${describeLevel(driver.kind, command.level)} (${command.reason}: ${command.detail})`;
-    if (command.reason === 'keep-alive') logger.debug(fields, message);
-    else if (command.reason === 'drift' || command.reason === 'retry') logger.warn(fields, message);
-    else logger.info(fields, message);
+    logger[moveLogLevel(driver.kind, command.reason)](fields, message);
     return undefined;
   } catch (error) {
     return `${command.actuatorId}: ${error instanceof Error ? error.message : String(error)}`;
@@ -95,6 +93,23 @@ export class WriteFailureStreak {
       this.logger.info('actuator writes go through again');
     }
   }
+}
+
+/**
+ * How loud an actuator move is. A continuous actuator moves at every reading under regulation:
+ * debug (the status line and the history have its level), so it does not drown the rest. A
+ * relay switching is news a person looks for ("did the heater come on?"), a few times an hour:
+ * info, as a move to the safe state. A device that did not do what it was told is a warning
+ * (drift, retry); a keep-alive re-assert is debug.
+ */
+export function moveLogLevel(
+  kind: 'relay' | 'continuous',
+  reason: ActuatorCommand['reason'],
+): 'debug' | 'info' | 'warn' {
+  if (reason === 'drift' || reason === 'retry') return 'warn';
+  if (reason === 'keep-alive') return 'debug';
+  if (reason === 'regulate' && kind === 'continuous') return 'debug';
+  return 'info';
 }
 
 function describeLevel(kind: 'relay' | 'continuous', level: number): string {

@@ -52,6 +52,29 @@ interface InputChange {
 interface DisturbanceEdge {
   atMs: number;
   delta: number;
+  /** A disturbance's start (with its duration, if it ends) or its end. */
+  edge: 'start' | 'end';
+  durationMs?: number;
+}
+
+/**
+ * A disturbance starting or ending, as the plant applies it (when it is next advanced: at the
+ * next sensor read), for the demo to announce ("a window opens").
+ */
+export interface DisturbanceEvent {
+  edge: 'start' | 'end';
+  /** When it was due (simulated clock), ms. */
+  atMs: number;
+  /** The plant's ambient with every disturbance in force, before and after this edge. */
+  ambientBefore: number;
+  ambientAfter: number;
+  /** How long a starting disturbance lasts, ms; undefined: for ever. */
+  durationMs?: number;
+}
+
+/** What a plant tells while it runs. */
+export interface PlantEvents {
+  onDisturbance?: (event: DisturbanceEvent) => void;
 }
 
 /** Compact the consumed head of the change queue once it is this long (keeps pruning O(1) amortised). */
@@ -75,7 +98,11 @@ export class FopdtPlant {
   private lastMs: number;
 
   /** @param startMs time of `initial`, ms since the epoch (simulated clock). */
-  constructor(params: PlantParams, startMs: number) {
+  constructor(
+    params: PlantParams,
+    startMs: number,
+    private readonly events: PlantEvents = {},
+  ) {
     if (!(params.timeConstantS > 0)) {
       throw new RangeError(`plant: timeConstantS must be > 0, got ${params.timeConstantS}`);
     }
@@ -209,6 +236,7 @@ export class FopdtPlant {
       change = this.queue[this.queueHead];
     }
     for (let edge = this.edges[this.edgeIndex]; edge !== undefined && edge.atMs <= this.lastMs; ) {
+      this.tellDisturbance(edge);
       this.disturbanceSum += edge.delta;
       this.edgeIndex++;
       changed = true;
@@ -219,6 +247,23 @@ export class FopdtPlant {
       this.queueHead = 0;
     }
     if (changed) this.recomputeTarget();
+  }
+
+  private tellDisturbance(edge: DisturbanceEdge): void {
+    const listener = this.events.onDisturbance;
+    if (!listener) return;
+    const ambientBefore = this.ambient + this.disturbanceSum;
+    try {
+      listener({
+        edge: edge.edge,
+        atMs: edge.atMs,
+        ambientBefore,
+        ambientAfter: ambientBefore + edge.delta,
+        ...(edge.durationMs === undefined ? {} : { durationMs: edge.durationMs }),
+      });
+    } catch {
+      // Telling is for people; the simulated world goes on whatever the listener does.
+    }
   }
 
   private recomputeTarget(): void {
@@ -247,14 +292,35 @@ function disturbanceEdges(disturbances: NonNullable<PlantParams['disturbances']>
       throw new RangeError(`plant: disturbances[${i}]: atS and offset must be finite numbers`);
     }
     const atMs = startMs + d.atS * 1000;
-    edges.push({ atMs, delta: d.offset });
-    if (d.durationS !== undefined) {
-      if (!(d.durationS >= 0)) {
-        throw new RangeError(`plant: disturbances[${i}]: durationS must be >= 0, got ${d.durationS}`);
-      }
-      edges.push({ atMs: atMs + d.durationS * 1000, delta: -d.offset });
+    if (d.durationS === undefined) {
+      edges.push({ atMs, delta: d.offset, edge: 'start' });
+      return;
     }
+    if (!(d.durationS >= 0)) {
+      throw new RangeError(`plant: disturbances[${i}]: durationS must be >= 0, got ${d.durationS}`);
+    }
+    const durationMs = d.durationS * 1000;
+    edges.push({ atMs, delta: d.offset, edge: 'start', durationMs });
+    edges.push({ atMs: atMs + durationMs, delta: -d.offset, edge: 'end' });
   });
   // Stable sort: a zero-length disturbance starts before it ends.
   return edges.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * A disturbance as the demo announces it: `simulated plant room: a disturbance begins, its
+ * ambient 10 → 7 °C for 15 min` (the demo's open window), `… the disturbance ends, its ambient
+ * 7 → 10 °C`.
+ */
+export function disturbanceMessage(plantId: string, unit: string, event: DisturbanceEvent): string {
+  const value = (v: number) => `${Math.round(v * 100) / 100}`;
+  const ambient = `its ambient ${value(event.ambientBefore)} → ${value(event.ambientAfter)} ${unit}`;
+  if (event.edge === 'end') return `simulated plant ${plantId}: a disturbance ends, ${ambient}`;
+  const lasting = event.durationMs === undefined ? 'from now on' : `for ${minutes(event.durationMs)}`;
+  return `simulated plant ${plantId}: a disturbance begins, ${ambient} ${lasting}`;
+}
+
+function minutes(durationMs: number): string {
+  const min = durationMs / 60_000;
+  return min >= 1 ? `${Math.round(min * 10) / 10} min` : `${Math.round(durationMs / 1000)} s`;
 }
