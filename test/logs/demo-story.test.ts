@@ -41,8 +41,8 @@ describe('the demo at the default level', async () => {
   test('then the window opening and closing (the room plant, 2 h in, 15 min) are announced at info', () => {
     const plant = info.filter((r) => r.plant === 'room').map((r) => r.msg);
     assert.deepEqual(plant, [
-      'simulated plant room: a disturbance begins, its ambient 10 → 7 °C for 15 min',
-      'simulated plant room: a disturbance ends, its ambient 7 → 10 °C',
+      'simulated plant room: "window open" begins, its ambient 10 → 7 °C for 15 min',
+      'simulated plant room: "window open" ends, its ambient 7 → 10 °C',
     ]);
   });
 
@@ -115,5 +115,26 @@ describe('a simulated disturbance', () => {
       disturbanceMessage('air', '%RH', { edge: 'start', atMs: 0, ambientBefore: 45, ambientAfter: 50 }),
       'simulated plant air: a disturbance begins, its ambient 45 → 50 %RH from now on',
     );
+  });
+});
+
+describe('a named disturbance (simulation.plants.*.disturbances[].name)', () => {
+  test('given name "window open", when it begins and ends, then the log says so by name', () => {
+    const told: string[] = [];
+    const plant = new FopdtPlant(
+      {
+        ambient: 10,
+        timeConstantS: 600,
+        disturbances: [{ atS: 60, offset: -3, durationS: 900, name: 'window open' }],
+      },
+      0,
+      { onDisturbance: (event) => told.push(disturbanceMessage('room', '°C', event)) },
+    );
+    plant.valueAt(61_000);
+    plant.valueAt(961_000);
+    assert.deepEqual(told, [
+      'simulated plant room: "window open" begins, its ambient 10 → 7 °C for 15 min',
+      'simulated plant room: "window open" ends, its ambient 7 → 10 °C',
+    ]);
   });
 });

@@ -7,6 +7,14 @@ export const disturbanceSchema = z.strictObject({
     .number()
     .describe('Steady-state shift it adds to the plant (°C or %RH), e.g. -3 for an open window.'),
   durationS: z.number().gt(0).optional().describe('How long it lasts, seconds. Default: forever.'),
+  name: z
+    .string()
+    .min(1)
+    .max(60)
+    .optional()
+    .describe(
+      'What it stands for, as the log announces it ("window open"). Default: none ("a disturbance").',
+    ),
 });
 
 export const plantSchema = z

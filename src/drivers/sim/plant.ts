@@ -32,7 +32,7 @@ export interface PlantParams {
    * Step offsets added to the forcing (open a door, sun on the greenhouse), with no dead time.
    * `atS` is seconds after `startMs`; without `durationS` the offset lasts for ever.
    */
-  disturbances?: { atS: number; offset: number; durationS?: number }[];
+  disturbances?: { atS: number; offset: number; durationS?: number; name?: string }[];
 }
 
 interface Input {
@@ -55,6 +55,8 @@ interface DisturbanceEdge {
   /** A disturbance's start (with its duration, if it ends) or its end. */
   edge: 'start' | 'end';
   durationMs?: number;
+  /** What the config calls it ("window open"), for the log. */
+  name?: string;
 }
 
 /**
@@ -70,6 +72,8 @@ export interface DisturbanceEvent {
   ambientAfter: number;
   /** How long a starting disturbance lasts, ms; undefined: for ever. */
   durationMs?: number;
+  /** Its name in the config ("window open"), if it has one. */
+  name?: string;
 }
 
 /** What a plant tells while it runs. */
@@ -260,6 +264,7 @@ export class FopdtPlant {
         ambientBefore,
         ambientAfter: ambientBefore + edge.delta,
         ...(edge.durationMs === undefined ? {} : { durationMs: edge.durationMs }),
+        ...(edge.name === undefined ? {} : { name: edge.name }),
       });
     } catch {
       // Telling is for people; the simulated world goes on whatever the listener does.
@@ -292,16 +297,17 @@ function disturbanceEdges(disturbances: NonNullable<PlantParams['disturbances']>
       throw new RangeError(`plant: disturbances[${i}]: atS and offset must be finite numbers`);
     }
     const atMs = startMs + d.atS * 1000;
+    const named = d.name === undefined ? {} : { name: d.name };
     if (d.durationS === undefined) {
-      edges.push({ atMs, delta: d.offset, edge: 'start' });
+      edges.push({ atMs, delta: d.offset, edge: 'start', ...named });
       return;
     }
     if (!(d.durationS >= 0)) {
       throw new RangeError(`plant: disturbances[${i}]: durationS must be >= 0, got ${d.durationS}`);
     }
     const durationMs = d.durationS * 1000;
-    edges.push({ atMs, delta: d.offset, edge: 'start', durationMs });
-    edges.push({ atMs: atMs + durationMs, delta: -d.offset, edge: 'end' });
+    edges.push({ atMs, delta: d.offset, edge: 'start', durationMs, ...named });
+    edges.push({ atMs: atMs + durationMs, delta: -d.offset, edge: 'end', ...named });
   });
   // Stable sort: a zero-length disturbance starts before it ends.
   return edges.sort((a, b) => a.atMs - b.atMs);
@@ -315,9 +321,10 @@ function disturbanceEdges(disturbances: NonNullable<PlantParams['disturbances']>
 export function disturbanceMessage(plantId: string, unit: string, event: DisturbanceEvent): string {
   const value = (v: number) => `${Math.round(v * 100) / 100}`;
   const ambient = `its ambient ${value(event.ambientBefore)} → ${value(event.ambientAfter)} ${unit}`;
-  if (event.edge === 'end') return `simulated plant ${plantId}: a disturbance ends, ${ambient}`;
+  const what = event.name === undefined ? 'a disturbance' : `"${event.name}"`;
+  if (event.edge === 'end') return `simulated plant ${plantId}: ${what} ends, ${ambient}`;
   const lasting = event.durationMs === undefined ? 'from now on' : `for ${minutes(event.durationMs)}`;
-  return `simulated plant ${plantId}: a disturbance begins, ${ambient} ${lasting}`;
+  return `simulated plant ${plantId}: ${what} begins, ${ambient} ${lasting}`;
 }
 
 function minutes(durationMs: number): string {
