@@ -14,7 +14,7 @@ export interface DaemonOptions {
   drivers?: Drivers;
   /** A cycle runs at least this often even when nothing happens, ms. Default 30 000. */
   resyncMs?: number;
-  /** One status line per loop this often (clock time), ms; 0 disables. Default 300 000. */
+  /** Each loop's status is looked at this often (clock time), ms, and gets a line when it changed meaningfully (hourly otherwise; src/daemon/timers.ts); 0 disables. Default 300 000. */
   statusEveryMs?: number;
   /**
    * Where desired state, memory and history live: the store supervisor in production, an
