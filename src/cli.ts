@@ -29,6 +29,12 @@ Usage:
                      (systemd's ExecStopPost=; no database needed); MQTT actuators get their safe command
                      only if the broker answers within 2 s (their dead man's switch, deadManS, covers the
                      rest); exit 0 every GPIO relay safe, 1 a pin failed or the config is invalid
+  homeostat init     [FILE] [--sensor ID|sim] [--relay-pin N] [--setpoint X] [--yes]
+                     writes a starter config from the DS18B20 sensors and GPIO chips found
+  homeostat install-service   [--config FILE] [--root DIR] [--no-systemctl]
+  homeostat uninstall-service [--purge] [--root DIR] [--no-systemctl]
+                     installs (removes) the systemd service: user, directories, unit, PATH link
+  homeostat reload   --pid PID                           re-reads the config (systemd's ExecReload)
 
 Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml;
           --db $STATE_DIRECTORY/homeostat.db, else ./var/homeostat.db;
@@ -128,6 +134,35 @@ async function main(argv: string[]): Promise<number> {
       return setFromArgs(parsed, talk, { write, note });
     case 'history':
       return historyFromArgs(parsed, talk, sinceMs, { write, note });
+    case 'init':
+      return (await import('./commands/init.js')).initCommand(
+        {
+          outPath: parsed.positionals[0] ?? parsed.out ?? defaultConfigPath(),
+          sysfsRoot: parsed['sysfs-root'] ?? '/sys',
+          ...(parsed.sensor === undefined ? {} : { sensor: parsed.sensor }),
+          ...(parsed['relay-pin'] === undefined ? {} : { relayPin: parsed['relay-pin'] }),
+          ...(parsed.setpoint === undefined ? {} : { setpoint: parsed.setpoint }),
+          ...(parsed.loop === undefined ? {} : { loop: parsed.loop }),
+          interactive: !parsed.yes && process.stdin.isTTY === true,
+        },
+        write,
+      );
+    case 'install-service':
+      return (await import('./commands/install-service.js')).installServiceCommand(
+        {
+          root: parsed.root ?? '/',
+          systemctl: !parsed['no-systemctl'],
+          ...(parsed.config === undefined ? {} : { configPath: parsed.config }),
+        },
+        write,
+      );
+    case 'uninstall-service':
+      return (await import('./commands/install-service.js')).uninstallServiceCommand(
+        { root: parsed.root ?? '/', systemctl: !parsed['no-systemctl'], purge: parsed.purge },
+        write,
+      );
+    case 'reload':
+      return (await import('./commands/reload.js')).reloadCommand({ pid: parsed.pid }, write);
     default:
       process.stderr.write(`homeostat: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;
@@ -225,6 +260,14 @@ function parseOptions(args: string[]) {
       'log-format': { type: 'string' },
       'sysfs-root': { type: 'string' },
       'http-port': { type: 'string' },
+      out: { type: 'string' },
+      sensor: { type: 'string' },
+      'relay-pin': { type: 'string' },
+      yes: { type: 'boolean', default: false },
+      root: { type: 'string' },
+      'no-systemctl': { type: 'boolean', default: false },
+      purge: { type: 'boolean', default: false },
+      pid: { type: 'string' },
     },
   });
   let speed: number | undefined;

@@ -4,7 +4,7 @@
  * argument is a loop or the config file. src/cli.ts parses with it.
  */
 
-export type PositionalKind = 'loop' | 'config' | 'none';
+export type PositionalKind = 'loop' | 'config' | 'out' | 'none';
 
 export interface CommandHelp {
   /** One line: what it does. */
@@ -13,7 +13,7 @@ export interface CommandHelp {
   /** The options it takes, as `--name`, each with its meaning. */
   options: Record<string, string>;
   example: string;
-  /** A positional argument: the loop (set, history), the config file (validate, plan, …), or none. */
+  /** A positional argument: the loop (set, history), the config file (validate, plan, …), the file to write (init), or none. */
   positional: PositionalKind;
 }
 
@@ -120,6 +120,55 @@ export const COMMANDS: Record<string, CommandHelp> = {
     options: options(CONFIG, '--sysfs-root DIR  where sysfs is (default /sys)'),
     example: 'homeostat safe --config /etc/homeostat/config.yaml',
     positional: 'config',
+  },
+  init: {
+    summary:
+      'writes a commented starter config from the hardware found (DS18B20 sensors, GPIO chips); never overwrites a file',
+    usage:
+      'homeostat init [FILE] [--out FILE] [--sensor ADDRESS|sim] [--relay-pin N] [--setpoint X] [--loop NAME] [--yes] [--sysfs-root DIR]',
+    options: options(
+      '--out FILE      where to write it (default $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml)',
+      '--sensor ID     the DS18B20 that measures the loop (28-…), or sim for a simulated plant',
+      '--relay-pin N   the GPIO line (BCM number) of the relay that heats',
+      '--setpoint X    the temperature to hold, °C (default 20)',
+      "--loop NAME     the loop's name (default: room)",
+      '--yes           ask nothing: take the flags, else the first sensor found',
+      '--sysfs-root DIR  where sysfs is (default /sys)',
+    ),
+    example: 'sudo homeostat init --sensor 28-0316a2795cff --relay-pin 17 --setpoint 20',
+    positional: 'out',
+  },
+  'install-service': {
+    summary:
+      'installs homeostat as a systemd service: user, directories, program, unit, PATH link; validates, runs doctor, starts it',
+    usage: 'homeostat install-service [--config FILE] [--root DIR] [--no-systemctl]',
+    options: options(
+      '--config FILE   the config to install as /etc/homeostat/config.yaml when there is none (never overwritten)',
+      '--root DIR      install into DIR instead of / (tests, images)',
+      '--no-systemctl  change files only: no systemctl daemon-reload, enable or start',
+    ),
+    example: 'sudo node dist/cli.js install-service --config config/pi-starter.yaml',
+    positional: 'none',
+  },
+  'uninstall-service': {
+    summary:
+      'stops and removes the service, its unit, program and PATH link; keeps the config and the database',
+    usage: 'homeostat uninstall-service [--purge] [--root DIR] [--no-systemctl]',
+    options: options(
+      '--purge         also delete /etc/homeostat, /var/lib/homeostat and the homeostat user',
+      '--root DIR      uninstall from DIR instead of /',
+      '--no-systemctl  change files only',
+    ),
+    example: 'sudo homeostat uninstall-service',
+    positional: 'none',
+  },
+  reload: {
+    summary:
+      "makes the running daemon re-read its config (SIGHUP): systemd's ExecReload, needing nothing beyond node",
+    usage: 'homeostat reload --pid PID',
+    options: options("--pid PID       the daemon's process ($MAINPID under systemd)"),
+    example: 'homeostat reload --pid "$(systemctl show -P MainPID homeostat)"',
+    positional: 'none',
   },
 };
 
