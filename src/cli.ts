@@ -108,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/doctor.js')).doctorCommand({ configPath, dbPath }, write);
     case 'safe':
       return (await import('./commands/safe.js')).safeCommand(
-        { configPath, sysfsRoot: parsed['sysfs-root'] },
+        { configPath, dbPath, sysfsRoot: parsed['sysfs-root'] },
         write,
       );
     case 'plan':

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Logger } from 'pino';
 import {
   configUsesMqtt,
@@ -7,7 +8,7 @@ import {
   waitForConnection,
 } from './commands/mqtt-setup.js';
 import { loadConfigFileOffThread } from './config/load.js';
-import type { Config } from './config/schema.js';
+import { type Config, mqttOf } from './config/schema.js';
 import { DesiredCommands } from './control/desired-commands.js';
 import { Daemon } from './daemon/daemon.js';
 import type { GpioPortFactory } from './drivers/gpio/port.js';
@@ -17,9 +18,12 @@ import type { HttpServer } from './http/server.js';
 import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt/client.js';
+import { NodePresence, newInstanceRecord } from './mqtt/presence.js';
+import { topicsFor } from './mqtt/topics.js';
 import { redactUrl } from './redact.js';
 import type { Clock } from './runtime/clock.js';
 import { ConfigWatcher } from './runtime/config-watcher.js';
+import { currentOwner, DaemonLock, DatabaseLockedError } from './store/daemon-lock.js';
 import { StoreSupervisor } from './store/supervisor.js';
 import { createNotifier, type Notifier } from './systemd/notify.js';
 import { monotonicClock, systemdStatusLine, WatchdogGate } from './systemd/watchdog.js';
@@ -70,6 +74,12 @@ export interface NodeOptions {
 export class NodeSetupError extends Error {}
 
 /**
+ * Another daemon runs on the same database (the message names it: pid, host, since when, node
+ * id). `homeostat run` exits with DATABASE_IN_USE_EXIT_CODE.
+ */
+export class DatabaseInUseError extends NodeSetupError {}
+
+/**
  * Composition root of one homeostat node: the clock, the store, the drivers, the MQTT
  * connection and bridge, the systemd watchdog gate, the daemon and the config watcher. Built
  * the same way by `homeostat run` and by the tests (test/support/node.ts), so what is tested
@@ -87,92 +97,106 @@ export class Node {
   /** Setpoint, mode and fault-reset commands from MQTT and HTTP: one path, one change budget. */
   readonly commands: DesiredCommands;
   private bridgeInUse: MqttBridge | undefined;
+  /** Notices another process with this node id on the broker (with the bridge). */
+  private presence: NodePresence | undefined;
   private readonly httpServer: HttpServer | undefined;
   private unsubscribeBridge: (() => void) | undefined;
   private readonly settings: MqttSettings | undefined;
   private readonly watcher: ConfigWatcher | undefined;
   private readonly notifier: Notifier;
   private readonly logger: Logger;
+  /** One daemon per database: held from the constructor until the store is closed. */
+  private readonly lock: DaemonLock | undefined;
   /** The start, then every reload, chained: see `start()`. */
   private pending: Promise<unknown> | undefined;
   private started = false;
   private stopping: Promise<void> | undefined;
 
-  /** Throws NodeSetupError when `speed` is not 1 and a driver is real. */
+  /**
+   * Throws NodeSetupError when `speed` is not 1 and a driver is real, DatabaseInUseError when
+   * another daemon holds the database (before anything is opened or driven).
+   */
   constructor(private readonly opts: NodeOptions) {
     const { clock, logger, loaded } = opts;
     this.clock = clock;
     this.logger = logger;
     this.config = loaded.config;
-    this.notifier = opts.notifier ?? createNotifier({});
-    const speed = opts.speed ?? 1;
-    // MQTT is optional and never blocks regulation: a bad password file disables it, loudly.
-    // One connection per node, made before the drivers: MQTT sensors and actuators share it
-    // with the bridge (which starts it).
-    let mqttProblem: string | undefined;
+    // First of all: a second daemon must not touch the database, the broker or the relays.
+    this.lock = this.lockDatabase();
     try {
-      this.settings = mqttSettings(this.config, opts.mqttUrl, opts.env);
+      this.notifier = opts.notifier ?? createNotifier({});
+      const speed = opts.speed ?? 1;
+      // MQTT is optional and never blocks regulation: a bad password file disables it, loudly.
+      // One connection per node, made before the drivers: MQTT sensors and actuators share it
+      // with the bridge (which starts it).
+      let mqttProblem: string | undefined;
+      try {
+        this.settings = mqttSettings(this.config, opts.mqttUrl, opts.env);
+      } catch (error) {
+        mqttProblem = (error as Error).message;
+        logger.error(`${mqttProblem}; regulating without MQTT`);
+      }
+      this.connection = this.settings
+        ? createMqttConnection(this.settings, logger, opts.mqttConnection)
+        : undefined;
+      this.drivers = buildDrivers(this.config, () => clock.nowMs(), {
+        mqtt:
+          this.connection ??
+          offlineTransport(mqttProblem ? `MQTT disabled (${mqttProblem})` : 'no MQTT broker configured'),
+        logger: logger.child({ component: 'drivers' }),
+        gpio: { portFactory: opts.gpioPortFactory },
+      });
+      const problem = speed !== 1 ? speedProblem(this.drivers) : undefined;
+      if (problem) throw new NodeSetupError(problem);
+      const rawMqttUrl = opts.mqttUrl ?? this.config.mqtt?.url;
+      const mqttUrl = rawMqttUrl === undefined ? undefined : redactUrl(rawMqttUrl);
+      logger.info(
+        { config: opts.configPath, mqttUrl, speed },
+        `starting homeostat (node ${this.config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
+      );
+      this.store = this.openStore();
+      this.gate = this.watchdogGate();
+      this.daemon = new Daemon({
+        liveness: this.gate,
+        config: this.config,
+        configText: loaded.text,
+        clock,
+        logger,
+        drivers: this.drivers,
+        store: this.store,
+        statusEveryMs: opts.statusEveryMs ?? 60_000 * Math.max(1, Math.min(speed, 5)),
+      });
+      this.commands = new DesiredCommands({
+        control: this.daemon,
+        desired: this.store.desired,
+        clock,
+        // The command path's storage errors are logged as MQTT's were (one guard for both).
+        logger: logger.child({ component: 'mqtt' }),
+      });
+      // Removed loops' change budgets are forgotten, with or without a broker.
+      this.daemon.subscribe({
+        configApplied: (config) => this.commands.retainLoops(Object.keys(config.loops)),
+      });
+      const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
+      this.bridgeInUse = this.buildBridge();
+      this.httpServer =
+        opts.http === false
+          ? undefined
+          : buildHttpServer({
+              ...parts,
+              commands: this.commands,
+              clock,
+              logger,
+              ...(opts.http ? { listen: opts.http } : {}),
+            });
+      this.watcher =
+        opts.watchConfig === false
+          ? undefined
+          : new ConfigWatcher(opts.configPath, () => void this.reload('config file changed'), logger);
     } catch (error) {
-      mqttProblem = (error as Error).message;
-      logger.error(`${mqttProblem}; regulating without MQTT`);
+      this.lock?.release();
+      throw error;
     }
-    this.connection = this.settings
-      ? createMqttConnection(this.settings, logger, opts.mqttConnection)
-      : undefined;
-    this.drivers = buildDrivers(this.config, () => clock.nowMs(), {
-      mqtt:
-        this.connection ??
-        offlineTransport(mqttProblem ? `MQTT disabled (${mqttProblem})` : 'no MQTT broker configured'),
-      logger: logger.child({ component: 'drivers' }),
-      gpio: { portFactory: opts.gpioPortFactory },
-    });
-    const problem = speed !== 1 ? speedProblem(this.drivers) : undefined;
-    if (problem) throw new NodeSetupError(problem);
-    const rawMqttUrl = opts.mqttUrl ?? this.config.mqtt?.url;
-    const mqttUrl = rawMqttUrl === undefined ? undefined : redactUrl(rawMqttUrl);
-    logger.info(
-      { config: opts.configPath, mqttUrl, speed },
-      `starting homeostat (node ${this.config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
-    );
-    this.store = this.openStore();
-    this.gate = this.watchdogGate();
-    this.daemon = new Daemon({
-      liveness: this.gate,
-      config: this.config,
-      configText: loaded.text,
-      clock,
-      logger,
-      drivers: this.drivers,
-      store: this.store,
-      statusEveryMs: opts.statusEveryMs ?? 60_000 * Math.max(1, Math.min(speed, 5)),
-    });
-    this.commands = new DesiredCommands({
-      control: this.daemon,
-      desired: this.store.desired,
-      clock,
-      // The command path's storage errors are logged as MQTT's were (one guard for both).
-      logger: logger.child({ component: 'mqtt' }),
-    });
-    // Removed loops' change budgets are forgotten, with or without a broker.
-    this.daemon.subscribe({
-      configApplied: (config) => this.commands.retainLoops(Object.keys(config.loops)),
-    });
-    const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
-    this.bridgeInUse = this.buildBridge();
-    this.httpServer =
-      opts.http === false
-        ? undefined
-        : buildHttpServer({
-            ...parts,
-            commands: this.commands,
-            clock,
-            logger,
-            ...(opts.http ? { listen: opts.http } : {}),
-          });
-    this.watcher =
-      opts.watchConfig === false
-        ? undefined
-        : new ConfigWatcher(opts.configPath, () => void this.reload('config file changed'), logger);
   }
 
   /** The HTTP API server (none when http.enabled is false or its token file is unreadable). */
@@ -238,7 +262,7 @@ export class Node {
   /**
    * Drives every actuator to its safe state and releases everything, in reverse: waits for the
    * start and the reloads in progress, stops the daemon, then the bridge, and closes the store
-   * last. Rejects when the stop failed (the notifier is closed either way). Safe to call twice.
+   * and releases the database's lock last. Rejects when the stop failed (the notifier is closed either way). Safe to call twice.
    */
   stop(signal: string): Promise<void> {
     this.stopping ??= this.stopNow(signal);
@@ -258,11 +282,40 @@ export class Node {
       // No more requests first: a write must not arrive while the loops stop.
       await this.httpServer?.stop();
       await this.daemon.stop(signal);
+      this.presence?.stop();
       await this.bridgeInUse?.stop();
       this.commands.stop();
       this.store.close();
     } finally {
+      // After the store: the next daemon may open the database once this is released.
+      this.lock?.release();
       notifier.close();
+    }
+  }
+
+  /**
+   * Takes the database's lock (store/daemon-lock.ts). Throws DatabaseInUseError when another
+   * daemon holds it. Any other failure (a directory that cannot be created or written) is
+   * logged and the node runs without the guard: the store then falls back to memory for the
+   * same reason, and storage never stops regulation.
+   */
+  private lockDatabase(): DaemonLock | undefined {
+    const { dbPath } = this.opts;
+    if (dbPath === ':memory:' || dbPath === '') return undefined;
+    try {
+      return DaemonLock.acquire(
+        dbPath,
+        currentOwner(this.config.node.id),
+        // Tests simulate a crash by closing the store's database without stopping the node.
+        () => this.store === undefined || this.store.database.open,
+      );
+    } catch (error) {
+      if (error instanceof DatabaseLockedError) throw new DatabaseInUseError(error.message, { cause: error });
+      this.logger.warn(
+        { err: error },
+        `${(error as Error).message}; running without the one-daemon-per-database guard`,
+      );
+      return undefined;
     }
   }
 
@@ -322,14 +375,41 @@ export class Node {
       status: (status) => bridge.publishStatus(status),
       configApplied: (_config, removed) => bridge.configChanged(removed),
     });
+    this.presence = this.buildPresence(settings, connection);
     return bridge;
+  }
+
+  /** Same node id on the broker twice: logged with the fix and recorded as an event. */
+  private buildPresence(settings: MqttSettings, connection: MqttConnection): NodePresence {
+    const { config } = this;
+    const mqtt = mqttOf(config);
+    return new NodePresence({
+      connection,
+      topic: topicsFor(mqtt.baseTopic, config.node.id).instance,
+      nodeId: config.node.id,
+      clientId: settings.clientId,
+      // Wall-clock start time: a person compares it with the other host's.
+      self: newInstanceRecord(os.hostname(), Date.now()),
+      logger: this.logger.child({ component: 'mqtt' }),
+      republishEveryMs: mqtt.heartbeatS * 1000,
+      onClash: (clash) =>
+        this.store.desired.recordEvent({
+          kind: 'node-id-clash',
+          message: clash.message,
+          data: { sign: clash.sign, ...(clash.other ? { other: clash.other } : {}) },
+        }),
+    });
   }
 
   private startBridge(): void {
     try {
+      // Before the bridge starts the connection: its subscription goes out with the first connect.
+      this.presence?.start();
       this.bridgeInUse?.start();
     } catch (error) {
       this.logger.error({ err: error }, 'MQTT could not start; regulating without it');
+      this.presence?.stop();
+      this.presence = undefined;
       this.unsubscribeBridge?.();
       this.bridgeInUse = undefined;
     }

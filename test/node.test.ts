@@ -9,11 +9,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import { MQTT_START_WAIT_MS, type Node } from '../src/node.js';
+import { parseConfigText } from '../src/config/load.js';
+import { DatabaseInUseError, MQTT_START_WAIT_MS, type Node, Node as NodeClass } from '../src/node.js';
 import { ManualClock } from '../src/runtime/manual-clock.js';
 import type { Notifier } from '../src/systemd/notify.js';
 import { demoConfigText, minimalSimConfigText } from './support/config.js';
-import { buildTestNode } from './support/node.js';
+import { buildTestNode, silentLogger } from './support/node.js';
 import { tempDir } from './support/tmp.js';
 
 /** A port nothing listens on: the MQTT connection keeps retrying, never connects. */
@@ -285,5 +286,70 @@ describe('Node stop', () => {
     const levels: Record<string, number | undefined> = {};
     for (const [id, driver] of node.drivers.actuators) levels[id] = await driver.observe();
     assert.deepEqual(levels, { room_heater: 0, chamber_heater: 0, chamber_cooler: 1, fogger: 0.3 });
+  });
+});
+
+describe('Node: one daemon per database', () => {
+  const TEXT = minimalSimConfigText();
+
+  test('given a node on a database, when a second is built on it, then it is refused naming the first, before opening anything', async (t) => {
+    const dbPath = join(tempDir(t, 'homeostat-node-'), 'state.db');
+    const first = buildTestNode(TEXT, dbPath);
+    t.after(() => first.stop('test end'));
+    await first.start();
+    assert.throws(
+      () => buildTestNode(TEXT, dbPath),
+      (error: Error) =>
+        error instanceof DatabaseInUseError &&
+        error.message.startsWith(`another homeostat is already running on ${dbPath}: pid ${process.pid} on `),
+    );
+  });
+
+  test('given a node stopped, when another starts on its database (a restart), then it runs', async (t) => {
+    const dbPath = join(tempDir(t, 'homeostat-node-'), 'state.db');
+    const first = buildTestNode(TEXT, dbPath);
+    await first.start();
+    await first.stop('SIGTERM');
+    const second = buildTestNode(TEXT, dbPath);
+    t.after(() => second.stop('test end'));
+    await second.start();
+    assert.equal(second.store.onStandIn, false);
+  });
+
+  test('given a node whose database was closed without a stop (how tests simulate a crash), then another takes over', async (t) => {
+    const dbPath = join(tempDir(t, 'homeostat-node-'), 'state.db');
+    const first = buildTestNode(TEXT, dbPath);
+    await first.start();
+    await first.daemon.stop('crash');
+    first.store.database.close();
+    const second = buildTestNode(TEXT, dbPath);
+    t.after(() => second.stop('test end'));
+    await second.start();
+    assert.equal(second.store.onStandIn, false);
+  });
+
+  test('given a node that could not be built (--speed with a real driver), then it left the database free', (t) => {
+    const dbPath = join(tempDir(t, 'homeostat-node-'), 'state.db');
+    const gpio = minimalSimConfigText().replace(
+      '  heater: { kind: simulated_relay, plant: p, gain: 20 }',
+      '  heater: { kind: gpio_relay, bcm: 17 }',
+    );
+    assert.notEqual(gpio, TEXT, 'the config has a real driver');
+    const loaded = parseConfigText(gpio);
+    assert.ok(loaded.ok);
+    const options = {
+      configPath: '(test)',
+      loaded: { config: loaded.config, text: gpio },
+      dbPath,
+      clock: new ManualClock(Date.UTC(2026, 0, 1)),
+      logger: silentLogger,
+      speed: 60,
+      http: false as const,
+      watchConfig: false,
+      env: {},
+    };
+    assert.throws(() => new NodeClass(options), /speed/);
+    const next = buildTestNode(TEXT, dbPath);
+    t.after(() => next.stop('test end'));
   });
 });

@@ -1,10 +1,17 @@
 import type { Logger } from 'pino';
 import { loadConfigFile } from '../config/load.js';
 import { createLogger, type LogFormat } from '../logger.js';
-import { Node, NodeSetupError } from '../node.js';
+import { DatabaseInUseError, Node, NodeSetupError } from '../node.js';
 import { RealClock } from '../runtime/real-clock.js';
 import { ScaledClock } from '../runtime/scaled-clock.js';
 import { createNotifier, NOTIFY_UNAVAILABLE_EXIT_CODE, type Notifier } from '../systemd/notify.js';
+
+/**
+ * `homeostat run` found another daemon on its database (EX_TEMPFAIL: try again later). Not in
+ * the unit's RestartPreventExitStatus: systemd retries every RestartSec, and the start succeeds
+ * once the other one is gone.
+ */
+export const DATABASE_IN_USE_EXIT_CODE = 75;
 
 export interface RunOptions {
   configPath: string;
@@ -54,7 +61,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     if (!(error instanceof NodeSetupError)) throw error;
     logger.error(error.message);
     notifier.close();
-    return 1;
+    return error instanceof DatabaseInUseError ? DATABASE_IN_USE_EXIT_CODE : 1;
   }
   return runUntilStopped(node, logger);
 }

@@ -42,6 +42,11 @@ export interface SafeCommandOptions {
   sysfsRoot?: string | undefined;
   io?: SysfsIo | undefined;
   pinTimeoutMs?: number | undefined;
+  /**
+   * The daemon's database: when a running daemon holds its lock (this start was refused because
+   * another one runs, e.g. one started by hand), its actuators are its own and are not touched.
+   */
+  dbPath?: string | undefined;
   /** systemd passes how the service ended to ExecStopPost= ($SERVICE_RESULT, $EXIT_CODE, $EXIT_STATUS). */
   env?: NodeJS.ProcessEnv | undefined;
   /**
@@ -65,6 +70,11 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
     write(
       `homeostat safe: service ended (result ${env.SERVICE_RESULT}, ${env.EXIT_CODE ?? '?'} ${env.EXIT_STATUS ?? '?'})`,
     );
+  }
+  const running = opts.dbPath === undefined ? undefined : await runningDaemon(opts.dbPath);
+  if (running !== undefined) {
+    write(`homeostat safe: ${running}; not touching the actuators it regulates`);
+    return 0;
   }
   const loaded = loadConfigFile(opts.configPath);
   let plan: SafePlan | undefined;
@@ -104,6 +114,26 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
     await mqttBestEffort(loaded.config, plan.mqtt, opts.mqttTimeoutMs ?? DEFAULT_MQTT_TIMEOUT_MS, write);
   }
   return failed === 0 && configOk ? 0 : 1;
+}
+
+/**
+ * Who holds the database's daemon lock, when a live process does (the kernel releases it when
+ * its holder dies, so the daemon that just ended never counts). Anything going wrong here (the
+ * SQLite addon itself may be what broke) means "none": driving safe is never skipped on a doubt.
+ */
+async function runningDaemon(dbPath: string): Promise<string | undefined> {
+  try {
+    const { probeLock } = await import('../store/daemon-lock.js');
+    const probe = probeLock(dbPath);
+    if (!probe.held) return undefined;
+    const owner = probe.owner;
+    const who = owner
+      ? `pid ${owner.pid} on ${owner.host} (node id ${owner.nodeId}, since ${owner.startedAt})`
+      : '';
+    return `another homeostat ${who ? `${who} ` : ''}is running on ${dbPath}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The MQTT actuators' safe commands, if the broker answers in time; one line each. */

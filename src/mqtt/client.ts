@@ -33,6 +33,23 @@ export interface MqttConnectionOptions {
   stopTimeoutMs?: number;
 }
 
+/** An established connection that ended (not by our `stop()`). */
+export interface ConnectionDrop {
+  /**
+   * The MQTT 5 DISCONNECT reason code the broker sent before closing (142: session taken over,
+   * the same client id connected elsewhere), or undefined (MQTT 3.1.1, a lost socket).
+   */
+  reasonCode: number | undefined;
+  /** How long the connection had been up, ms. */
+  upMs: number;
+  /**
+   * The connection had been made at the first attempt after the one before ended: the broker
+   * was up all along (as when another client with our client id takes turns with us), not
+   * restarting.
+   */
+  atFirstAttempt: boolean;
+}
+
 /** Receives a message of a subscription; `packet` carries retain/dup/properties. */
 export type MessageHandler = (topic: string, payload: Buffer, packet: IPublishPacket) => void;
 
@@ -69,6 +86,13 @@ export class MqttConnection {
   private readonly refusalsLogged = new Set<string>();
   /** The connection that just closed had been established (CONNACK accepted). */
   private wasUp = false;
+  /** When the current connection was established (Date.now()), for ConnectionDrop.upMs. */
+  private upSinceMs = 0;
+  /** The current connection was made at the first attempt (ConnectionDrop.atFirstAttempt). */
+  private upAtFirstAttempt = true;
+  /** The reason code of the broker's DISCONNECT on the current connection, if it sent one. */
+  private disconnectReason: number | undefined;
+  private readonly dropListeners: Array<(drop: ConnectionDrop) => void> = [];
   private stopped = false;
   private readonly connectListeners: Array<() => void> = [];
   /** Holds the reading of the next packet until it calls `resume` (see `throttleReceive`). */
@@ -117,10 +141,11 @@ export class MqttConnection {
     client.on('connect', (connack) => this.handleConnect(connack));
     client.on('close', () => this.handleClose());
     client.on('error', (error) => this.noteFailure('MQTT connection failed', error));
-    client.on('disconnect', (packet) =>
+    client.on('disconnect', (packet) => {
       // MQTT 5 brokers say why they drop us (session taken over by the same client id, …).
-      this.noteFailure('MQTT broker disconnected us', new Error(`reason code ${packet.reasonCode ?? 0}`)),
-    );
+      this.disconnectReason = packet.reasonCode ?? 0;
+      this.noteFailure('MQTT broker disconnected us', new Error(`reason code ${packet.reasonCode ?? 0}`));
+    });
     client.on('message', (topic, payload, packet) => this.dispatch(topic, payload, packet));
     // MQTT.js reads the next packet (and acknowledges a QoS 1 one) only once this calls back:
     // its documented hook for backpressure.
@@ -182,6 +207,14 @@ export class MqttConnection {
    */
   onConnect(listener: () => void): void {
     this.connectListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` each time an established connection ends other than by `stop()`, with the
+   * broker's reason if it gave one (see ConnectionDrop). A throwing listener is logged.
+   */
+  onDrop(listener: (drop: ConnectionDrop) => void): void {
+    this.dropListeners.push(listener);
   }
 
   /**
@@ -250,10 +283,14 @@ export class MqttConnection {
   private handleConnect(connack: IConnackPacket): void {
     const client = this.client;
     if (!client) return;
+    // `attempt` counts the closes since the last connect: 1 is the drop itself, no failure.
+    this.upAtFirstAttempt = this.attempt <= 1;
     this.attempt = 0;
     this.streakLogged = false;
     this.refusalsLogged.clear();
     this.wasUp = true;
+    this.upSinceMs = Date.now();
+    this.disconnectReason = undefined;
     // A broker restart (without persistence) or an expired session forgets our subscriptions.
     if (!connack.sessionPresent) this.sessionFilters.clear();
     this.logger.info(
@@ -280,8 +317,16 @@ export class MqttConnection {
   /** Every connection attempt ends here once (refused, failed or lost): plan the next one. */
   private handleClose(): void {
     if (this.stopped || this.reconnectTimer) return;
-    if (this.wasUp) this.noteFailure('MQTT connection lost', undefined);
+    if (this.wasUp) {
+      this.noteFailure('MQTT connection lost', undefined);
+      this.tellDrop({
+        reasonCode: this.disconnectReason,
+        upMs: Date.now() - this.upSinceMs,
+        atFirstAttempt: this.upAtFirstAttempt,
+      });
+    }
     this.wasUp = false;
+    this.disconnectReason = undefined;
     this.attempt += 1;
     const delayMs = reconnectDelayMs(this.attempt, this.backoff, this.random);
     this.logger.debug({ attempt: this.attempt, delayMs: Math.round(delayMs) }, 'MQTT reconnect scheduled');
@@ -295,6 +340,16 @@ export class MqttConnection {
     }, delayMs);
     // Reconnecting alone must not keep a process alive that has nothing else to do.
     this.reconnectTimer.unref();
+  }
+
+  private tellDrop(drop: ConnectionDrop): void {
+    for (const listener of this.dropListeners) {
+      try {
+        listener(drop);
+      } catch (error) {
+        this.logger.error({ err: errorMessage(error) }, 'MQTT onDrop listener failed');
+      }
+    }
   }
 
   /**

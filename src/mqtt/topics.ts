@@ -3,6 +3,7 @@
  *
  *   <base> = <baseTopic>/<nodeId>
  *   <base>/availability              retained online / offline (last will)
+ *   <base>/instance                  retained JSON: which process runs this node (presence.ts)
  *   <base>/<loop>/state              retained JSON status
  *   <base>/<loop>/setpoint/set       command: plain number
  *   <base>/<loop>/mode/set           command: plain mode
@@ -28,6 +29,12 @@ export interface Topics {
   base: string;
   /** Retained `online` / `offline`; also the last will. */
   availability: string;
+  /**
+   * Retained JSON `{instance, pid, host, startedAt}` of the process running this node, so that
+   * a second process with the same node id is noticed (mqtt/presence.ts). Kept apart from
+   * `availability`, whose plain `online`/`offline` Home Assistant reads.
+   */
+  instance: string;
   loopState(loop: string): string;
   loopSetpointSet(loop: string): string;
   loopModeSet(loop: string): string;
@@ -71,6 +78,7 @@ export function topicsFor(baseTopic: string, nodeId: string): Topics {
   return {
     base,
     availability: `${base}/availability`,
+    instance: `${base}/instance`,
     loopState: (loop) => loopTopic(loop, 'state'),
     loopSetpointSet: (loop) => loopTopic(loop, 'setpoint/set'),
     loopModeSet: (loop) => loopTopic(loop, 'mode/set'),

@@ -20,8 +20,14 @@ import { LATEST_VERSION, migrate, NewerSchemaError, PAGE_SIZE_BYTES, schemaVersi
  */
 export const STORE_BUSY_TIMEOUT_MS = 5;
 
-/** Mode of the database file, its -wal and -shm: owner-only, whatever the umask. */
-export const STORE_FILE_MODE = 0o600;
+/**
+ * Mode of a new database file (its -wal and -shm follow it): the owner writes, its group reads
+ * (`homeostat status` without sudo for members of group homeostat), never the world. The umask
+ * still applies (the unit's UMask=0027 gives exactly this; a umask of 0077 gives 0600).
+ */
+export const STORE_FILE_MODE = 0o640;
+/** Mode of a directory the store creates (an existing one is left as it is). */
+export const STORE_DIR_MODE = 0o750;
 
 export interface OpenStoreResult {
   db: Database.Database;
@@ -52,8 +58,8 @@ export function openStore(opts: {
   const dbPath = opts.path;
   const quickCheck = opts.quickCheck ?? true;
   try {
-    // A new directory is owner-only too (an existing one is left as it is).
-    fs.mkdirSync(path.dirname(dbPath), { recursive: true, mode: 0o700 });
+    // A new directory: the group may enter it to read (an existing one is left as it is).
+    fs.mkdirSync(path.dirname(dbPath), { recursive: true, mode: STORE_DIR_MODE });
     restrictFileModes(dbPath);
   } catch (err) {
     throw new Error(describeOpenError(dbPath, err), { cause: err });
@@ -145,31 +151,62 @@ export function openStoreReadOnly(dbPath: string): Database.Database {
 }
 
 /**
- * Creates the database file owner-only (0600) if it does not exist, and takes group-other and
- * world access away from an existing file, -wal and -shm (an older homeostat created them
- * 0644). SQLite creates the -wal and -shm with the mode of the database file, so those follow.
- * Without this, SQLite creates the file 0644 whatever the umask: world-readable outside
- * systemd (whose StateDirectory is 0700), with the config text and the event log inside.
+ * Creates the database file 0640 (less the umask) if it does not exist, and takes world access
+ * away from an existing file, -wal and -shm (an older homeostat created them 0644). SQLite
+ * creates the -wal and -shm with the mode of the database file, so those follow. Without this,
+ * SQLite creates the file 0644 whatever the umask: world-readable, with the config text and the
+ * event log inside.
+ *
+ * A file exactly 0600 (what homeostat made before the database became group-readable) is given
+ * group read when the umask allows it (the unit's UMask=0027), so an upgraded install reads like
+ * a new one; any other group bits are the admin's choice and are kept.
  */
 function restrictFileModes(dbPath: string): void {
+  const groupRead = umaskAllowsGroupRead();
   const fd = fs.openSync(dbPath, fs.constants.O_RDWR | fs.constants.O_CREAT, STORE_FILE_MODE);
   try {
-    const mode = fs.fstatSync(fd).mode & 0o777;
-    // World bits go; group bits are kept on an existing file (an admin may share it with a
-    // group on purpose); a new one has none (0600 & ~umask). Owner read-write always.
-    const wanted = (mode & 0o770) | 0o600;
-    if (mode !== wanted) fs.fchmodSync(fd, wanted);
+    // Owner read-write always.
+    adjustMode(fd, 0o600, groupRead);
   } finally {
     fs.closeSync(fd);
   }
   for (const suffix of ['-wal', '-shm']) {
+    let walFd: number | undefined;
     try {
-      const { mode } = fs.statSync(dbPath + suffix);
-      if (mode & 0o007) fs.chmodSync(dbPath + suffix, mode & 0o770);
+      walFd = fs.openSync(dbPath + suffix, fs.constants.O_RDONLY);
+      adjustMode(walFd, 0, groupRead);
     } catch {
-      // Absent: SQLite creates it with the database file's mode.
+      // Absent (SQLite creates it with the database file's mode), or not ours to change:
+      // SQLite says so if it cannot use it.
+    } finally {
+      if (walFd !== undefined) fs.closeSync(walFd);
     }
   }
+}
+
+/** World bits go, `required` bits come; an owner-only 0600 gains group read if `groupRead`. */
+function adjustMode(fd: number, required: number, groupRead: boolean): void {
+  const mode = fs.fstatSync(fd).mode & 0o777;
+  const wanted = mode === 0o600 && groupRead ? 0o640 : (mode & 0o770) | required;
+  if (mode !== wanted) fs.fchmodSync(fd, wanted);
+}
+
+/**
+ * Whether this process's umask lets a new file be group-readable, read from /proc (Linux):
+ * `process.umask()` reads it by setting it, which races with the threads creating files.
+ * False when it cannot be known: nothing is widened then.
+ */
+export function umaskAllowsGroupRead(statusText?: string): boolean {
+  let text = statusText;
+  if (text === undefined) {
+    try {
+      text = fs.readFileSync('/proc/self/status', 'utf8');
+    } catch {
+      return false;
+    }
+  }
+  const match = /^Umask:\s*([0-7]+)\s*$/m.exec(text);
+  return match !== null && (Number.parseInt(match[1] as string, 8) & 0o040) === 0;
 }
 
 /** Pragmas, integrity check and migrations on a new connection; throws what went wrong. */
@@ -198,6 +235,26 @@ function prepare(db: Database.Database, dbPath: string, logger: Logger, quickChe
   const { from, to } = migrate(db);
   if (from !== to)
     logger.info({ path: dbPath, from, to }, `database schema migrated from version ${from} to ${to}`);
+}
+
+/**
+ * Closes the daemon's database at a clean stop, leaving it in rollback-journal mode: a WAL-mode
+ * file can only be read where its -shm exists or can be created, and SQLite deletes the -shm
+ * at the last close, so a member of group homeostat (who cannot create files in the state
+ * directory) could read the database only while the daemon runs. In rollback mode a read-only
+ * reader needs nothing beside the file. The next `openStore` sets WAL again. A reader that
+ * holds the file at this moment keeps it in WAL (the switch needs it alone): harmless, the
+ * next clean stop tries again. After a crash the -wal and -shm stay (0640, the daemon's):
+ * readers use them read-only, which SQLite (3.22+) supports.
+ */
+export function closeStore(db: Database.Database): void {
+  if (!db.open) return;
+  try {
+    if (db.name !== ':memory:') db.pragma('journal_mode = DELETE');
+  } catch {
+    // Busy (a reader) or a failing disk: closing matters more.
+  }
+  closeQuietly(db);
 }
 
 function closeQuietly(db: Database.Database | undefined): void {

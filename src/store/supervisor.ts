@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { type BackoffOptions, backoffDelayMs } from '../runtime/backoff.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
-import { moveAside, openStandIn, openStore } from './database.js';
+import { closeStore, moveAside, openStandIn, openStore } from './database.js';
 import { DesiredStore } from './desired-store.js';
 import { EventFeed } from './event-feed.js';
 import {
@@ -182,7 +182,9 @@ export class StoreSupervisor implements StoreObserver {
     this.closed = true;
     if (this.reopenTimer) this.opts.clock.clearTimer(this.reopenTimer);
     if (this.recoveryTimer) this.opts.clock.clearTimer(this.recoveryTimer);
-    closeQuietly(this.db);
+    // Left in rollback mode: readable by group members while the daemon is stopped.
+    if (this.onFile) closeStore(this.db);
+    else closeQuietly(this.db);
   }
 
   succeeded(operation: string): void {

@@ -19,6 +19,7 @@ import {
   type SysfsIo,
   safeCommand,
 } from '../../src/commands/safe.js';
+import { currentOwner, DaemonLock } from '../../src/store/daemon-lock.js';
 import { chipFiles, tempTree } from '../drivers/gpio/fakes.js';
 
 const BASE = 512;
@@ -484,5 +485,45 @@ describe('homeostat safe on the command line', () => {
       encoding: 'utf8',
     });
     assert.match(result.stdout, /homeostat safe +\[--config FILE\]/);
+  });
+});
+
+describe('homeostat safe while another daemon holds the database (ExecStopPost after a refused start)', () => {
+  const heaterOn = { 17: { direction: 'out', value: 1, activeLow: 1 } } as const;
+  const heater = '  heater: { kind: gpio_relay, bcm: 17 }';
+
+  async function safeWithDb(held: boolean) {
+    const root = pi4(heaterOn);
+    const kernel = fakeKernel(root);
+    const dbPath = join(tempTree({ placeholder: '' }), 'homeostat.db');
+    const lock = DaemonLock.acquire(dbPath, currentOwner('greenhouse', Date.UTC(2026, 10, 30, 16)));
+    if (!held) lock.release();
+    const lines: string[] = [];
+    try {
+      const code = await safeCommand(
+        { configPath: configFile(root, heater), dbPath, sysfsRoot: root, io: kernel.io, env: {} },
+        (l) => lines.push(l),
+      );
+      return { code, root, text: lines.join('\n') };
+    } finally {
+      if (held) lock.release();
+    }
+  }
+
+  test('given a running daemon holding the lock, when safe runs, then it names that daemon, leaves its relay alone and exits 0', async () => {
+    const { code, root, text } = await safeWithDb(true);
+    assert.equal(code, 0, text);
+    assert.equal(rawLevel(root, 17), 0, 'the running daemon keeps its heater on');
+    assert.match(
+      text,
+      /^homeostat safe: another homeostat pid \d+ on .* \(node id greenhouse, since 2026-11-30T16:00:00\.000Z\) is running on .*homeostat\.db; not touching the actuators it regulates$/,
+    );
+  });
+
+  test('given the lock released (its holder ended), when safe runs, then the relay is driven safe as always', async () => {
+    const { code, root, text } = await safeWithDb(false);
+    assert.equal(code, 0, text);
+    assert.equal(rawLevel(root, 17), 1, 'released: pin high');
+    assert.doesNotMatch(text, /not touching/);
   });
 });

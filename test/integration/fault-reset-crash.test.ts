@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import mqtt from 'mqtt';
+import YAML from 'yaml';
 import type { Daemon } from '../../src/daemon/daemon.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { startStoreDaemon } from '../support/node.js';
@@ -24,8 +25,11 @@ function latchingConfigText(mqttUrl?: string): string {
       '    raise: room_heater # only a heater, so the modes are off and heat\n',
       (line) => `${line}    effectWatch: { periodS: 600, minChange: 1 }\n`,
     );
-  if (mqttUrl !== undefined) text = text.replace('url: mqtt://127.0.0.1:1883', `url: ${mqttUrl}`);
-  return text;
+  if (mqttUrl !== undefined) return text.replace('url: mqtt://127.0.0.1:1883', `url: ${mqttUrl}`);
+  // No broker: never the shared one on 1883, where another test's demo has the same node id.
+  const doc = YAML.parseDocument(text);
+  doc.delete('mqtt');
+  return doc.toString();
 }
 
 after(killAll);

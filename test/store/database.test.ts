@@ -7,10 +7,12 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pino from 'pino';
 import {
+  closeStore,
   describeOpenError,
   openStore,
   openStoreReadOnly,
   STORE_BUSY_TIMEOUT_MS,
+  umaskAllowsGroupRead,
 } from '../../src/store/database.js';
 import { LATEST_VERSION } from '../../src/store/migrations.js';
 
@@ -201,7 +203,7 @@ describe('openStore', () => {
 });
 
 describe('file modes', () => {
-  test('given a permissive umask (000), when the store is created and written, then the file, its -wal and -shm are owner-only (0600)', () => {
+  test('given a permissive umask (000), when the store is created and written, then the file, its -wal and -shm are group-readable, never world (0640)', () => {
     const previous = process.umask(0o000);
     try {
       const dbPath = path.join(dir, 'fresh', 'homeostat.db');
@@ -214,19 +216,57 @@ describe('file modes', () => {
         ]),
       );
       assert.deepEqual(modes, {
-        'homeostat.db': 0o600,
-        'homeostat.db-wal': 0o600,
-        'homeostat.db-shm': 0o600,
+        'homeostat.db': 0o640,
+        'homeostat.db-wal': 0o640,
+        'homeostat.db-shm': 0o640,
       });
       assert.equal(
-        fs.statSync(path.dirname(dbPath)).mode & 0o077,
-        0,
-        'a directory it creates is owner-only too',
+        fs.statSync(path.dirname(dbPath)).mode & 0o777,
+        0o750,
+        'a directory it creates: the group may enter, nobody else',
       );
       db.close();
     } finally {
       process.umask(previous);
     }
+  });
+
+  test('given the unit umask (0027) or a strict one (0077), when the store is created, then the file is 0640 or 0600', () => {
+    for (const [mask, expected] of [
+      [0o027, 0o640],
+      [0o077, 0o600],
+    ] as const) {
+      const previous = process.umask(mask);
+      try {
+        const dbPath = path.join(dir, `umask-${mask.toString(8)}.db`);
+        open(dbPath).db.close();
+        assert.equal(fs.statSync(dbPath).mode & 0o777, expected, `umask ${mask.toString(8)}`);
+      } finally {
+        process.umask(previous);
+      }
+    }
+  });
+
+  test('given an owner-only database (0600, an older homeostat) and a umask granting group read, when opened, then the group may read it (0640)', () => {
+    const previous = process.umask(0o027);
+    try {
+      const dbPath = path.join(dir, 'homeostat.db');
+      writeRealDb(dbPath);
+      fs.chmodSync(dbPath, 0o600);
+      const { db } = open(dbPath);
+      assert.equal(fs.statSync(dbPath).mode & 0o777, 0o640);
+      db.close();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  test('given other group bits chosen by an admin (0660), when opened, then they are kept', () => {
+    const dbPath = path.join(dir, 'homeostat.db');
+    writeRealDb(dbPath);
+    fs.chmodSync(dbPath, 0o660);
+    open(dbPath).db.close();
+    assert.equal(fs.statSync(dbPath).mode & 0o777, 0o660);
   });
 
   test('given a world-readable database left by an older version, when opened, then world access is taken away', () => {
@@ -237,6 +277,58 @@ describe('file modes', () => {
     assert.equal(fs.statSync(dbPath).mode & 0o007, 0);
     assert.equal(fs.statSync(`${dbPath}-wal`).mode & 0o007, 0);
     db.close();
+  });
+});
+
+describe('umaskAllowsGroupRead', () => {
+  const table: Array<[status: string, expected: boolean]> = [
+    ['Name:\tnode\nUmask:\t0027\nState:\tR\n', true],
+    ['Umask:\t0022\n', true],
+    ['Umask:\t0077\n', false],
+    ['Umask:\t0047\n', false],
+    ['Name:\tnode\n', false],
+  ];
+  for (const [status, expected] of table) {
+    test(`given ${JSON.stringify(status)}, then ${expected}`, () => {
+      assert.equal(umaskAllowsGroupRead(status), expected);
+    });
+  }
+  test('given this process, then it reads /proc/self/status', () => {
+    const previous = process.umask(0o077);
+    try {
+      assert.equal(umaskAllowsGroupRead(), false);
+    } finally {
+      process.umask(previous);
+    }
+  });
+});
+
+describe('closeStore', () => {
+  test('given the daemon database in WAL mode, when closed at a clean stop, then it is left in rollback mode with nothing beside it (readable without creating a -shm)', () => {
+    const dbPath = path.join(dir, 'homeostat.db');
+    const { db } = open(dbPath);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('k', 'v')").run();
+    closeStore(db);
+    assert.deepEqual(fs.readdirSync(dir), ['homeostat.db']);
+    const reader = new Database(dbPath, { readonly: true });
+    assert.equal(reader.pragma('journal_mode', { simple: true }), 'delete');
+    reader.close();
+    const reopened = open(dbPath).db;
+    assert.equal(reopened.pragma('journal_mode', { simple: true }), 'wal', 'the next start is WAL again');
+    reopened.close();
+  });
+
+  test('given a reader holding the file, when closed, then it stays WAL and the close still happens', () => {
+    const dbPath = path.join(dir, 'homeostat.db');
+    const { db } = open(dbPath);
+    const reader = openStoreReadOnly(dbPath);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM meta').get();
+    closeStore(db);
+    assert.equal(db.open, false);
+    reader.exec('COMMIT');
+    assert.equal(reader.pragma('journal_mode', { simple: true }), 'wal');
+    reader.close();
   });
 });
 
