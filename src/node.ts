@@ -55,7 +55,7 @@ export interface NodeOptions {
   mqttConnection?: MqttConnectionOptions;
   /** Clock speed (`--speed`): refused unless every driver is simulated. Default 1. */
   speed?: number;
-  /** One status line per loop this often (clock time), ms; 0 disables. Default 60 s × speed (≤ 5). */
+  /** Each loop's status is looked at this often (clock time), ms: a line when it changed meaningfully, hourly otherwise; 0 disables. Default 60 s × speed (≤ 5). */
   statusEveryMs?: number;
   /** GPIO pin access; tests pass a fake. Default onoff on /sys/class/gpio. */
   gpioPortFactory?: GpioPortFactory;

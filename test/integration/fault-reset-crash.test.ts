@@ -19,7 +19,7 @@ import { startMosquitto } from './mosquitto.js';
 
 /** The demo with an ineffective room heater that the room loop watches. */
 function latchingConfigText(mqttUrl?: string): string {
-  let text = readFileSync(DEMO_CONFIG_PATH, 'utf8')
+  const text = readFileSync(DEMO_CONFIG_PATH, 'utf8')
     .replace('gain: 20 # a heater raises: positive', 'gain: 0.05')
     .replace(
       '    raise: room_heater # only a heater, so the modes are off and heat\n',

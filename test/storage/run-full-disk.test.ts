@@ -22,7 +22,10 @@ test('given a full disk, when homeostat run starts, then it regulates every loop
     const configDir = makeTempDir('homeostat-full-disk-config-');
     t.after(configDir.remove);
     const configPath = path.join(configDir.dir, 'demo.yaml');
-    writeFileSync(configPath, demoConfigText((doc) => doc.delete('mqtt')));
+    writeFileSync(
+      configPath,
+      demoConfigText((doc) => doc.delete('mqtt')),
+    );
     const daemon = startDaemon({
       configPath,
       dbPath: path.join(fsys.dir, 'state.db'),
