@@ -115,7 +115,8 @@ export const COMMANDS: Record<string, CommandHelp> = {
     positional: 'config',
   },
   safe: {
-    summary: 'drives every GPIO relay to its safe level and exits (systemd ExecStopPost; no database needed)',
+    summary:
+      'drives every GPIO relay to its safe level and exits (systemd ExecStopPost; no database needed; a daemon started by hand that holds the database keeps its relays)',
     usage: 'homeostat safe [CONFIG] [--config FILE] [--sysfs-root DIR]',
     options: options(CONFIG, '--sysfs-root DIR  where sysfs is (default /sys)'),
     example: 'homeostat safe --config /etc/homeostat/config.yaml',

@@ -17,6 +17,8 @@
  * dead man's switch (`deadManS`: Tasmota PulseTime, Zigbee2MQTT on_time); the report says
  * which plugs have one.
  */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { loadConfigFile } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { driveAllSafe, rawOf, type SafeOutcome, type SafeRelay, type SysfsIo } from './safe-gpio.js';
@@ -47,6 +49,8 @@ export interface SafeCommandOptions {
    * another one runs, e.g. one started by hand), its actuators are its own and are not touched.
    */
   dbPath?: string | undefined;
+  /** A process's cgroup (`/proc/<pid>/cgroup`), undefined when it cannot be read; tests pass a fake. */
+  cgroupOf?: ((pid: number | 'self') => string | undefined) | undefined;
   /** systemd passes how the service ended to ExecStopPost= ($SERVICE_RESULT, $EXIT_CODE, $EXIT_STATUS). */
   env?: NodeJS.ProcessEnv | undefined;
   /**
@@ -71,7 +75,8 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
       `homeostat safe: service ended (result ${env.SERVICE_RESULT}, ${env.EXIT_CODE ?? '?'} ${env.EXIT_STATUS ?? '?'})`,
     );
   }
-  const running = opts.dbPath === undefined ? undefined : await runningDaemon(opts.dbPath);
+  const running =
+    opts.dbPath === undefined ? undefined : await runningDaemon(opts.dbPath, opts.cgroupOf ?? procCgroup);
   if (running !== undefined) {
     write(`homeostat safe: ${running}; not touching the actuators it regulates`);
     return 0;
@@ -117,20 +122,36 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
 }
 
 /**
- * Who holds the database's daemon lock, when a live process does (the kernel releases it when
- * its holder dies, so the daemon that just ended never counts). Anything going wrong here (the
- * SQLite addon itself may be what broke) means "none": driving safe is never skipped on a doubt.
+ * Another daemon, running, that regulates these actuators now: the holder of the database's
+ * lock, when it is a process of this host outside our own cgroup. Under systemd ExecStopPost
+ * runs in the unit's cgroup, so the service's own daemon never counts, even one that is hung
+ * in the kernel and outlived SIGKILL (it still holds the lock, but it no longer regulates: its
+ * relays must be released). One started by hand is in another cgroup (or hidden by the unit's
+ * ProtectProc as another user's). A holder without an owner record, on another host, and
+ * anything going wrong here (the SQLite addon itself may be what broke) mean "none": driving
+ * safe is never skipped on a doubt.
  */
-async function runningDaemon(dbPath: string): Promise<string | undefined> {
+async function runningDaemon(
+  dbPath: string,
+  cgroupOf: (pid: number | 'self') => string | undefined,
+): Promise<string | undefined> {
   try {
     const { probeLock } = await import('../store/daemon-lock.js');
     const probe = probeLock(dbPath);
-    if (!probe.held) return undefined;
-    const owner = probe.owner;
-    const who = owner
-      ? `pid ${owner.pid} on ${owner.host} (node id ${owner.nodeId}, since ${owner.startedAt})`
-      : '';
-    return `another homeostat ${who ? `${who} ` : ''}is running on ${dbPath}`;
+    const owner = probe.held ? probe.owner : undefined;
+    if (!owner || owner.host !== hostname() || owner.pid === process.pid) return undefined;
+    const ours = cgroupOf('self');
+    if (ours === undefined || cgroupOf(owner.pid) === ours) return undefined;
+    return `another homeostat pid ${owner.pid} on ${owner.host} (node id ${owner.nodeId}, since ${owner.startedAt}) is running on ${dbPath}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `/proc/<pid>/cgroup`, or undefined when it cannot be read (gone, or hidden by ProtectProc). */
+function procCgroup(pid: number | 'self'): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cgroup`, 'utf8');
   } catch {
     return undefined;
   }

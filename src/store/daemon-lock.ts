@@ -59,6 +59,9 @@ export class DatabaseLockedError extends Error {
 /** In this process, the holder of each lock file, and whether its node still counts as running. */
 const heldHere = new Map<string, DaemonLock>();
 
+/** How long a start waits on a busy lock file (see tryLock). */
+const LOCK_WAIT_MS = 200;
+
 /**
  * The lock of one daemon on one database, held from `acquire` until `release` (or the end of
  * the process).
@@ -87,17 +90,18 @@ export class DaemonLock {
    */
   static acquire(dbPath: string, owner: LockOwner, alive: () => boolean = () => true): DaemonLock {
     const lockPath = lockPathFor(dbPath);
+    // Held in this process: decided before any file is opened here, because closing any
+    // descriptor of a file drops every POSIX lock this process holds on it (createWithMode's
+    // close would hand the lock to the next process that asks).
+    const holder = fs.existsSync(lockPath) ? heldHere.get(fs.realpathSync(lockPath)) : undefined;
+    if (holder?.held) {
+      if (holder.alive()) throw new DatabaseLockedError(dbPath, readLockOwner(dbPath));
+      holder.release();
+    }
     fs.mkdirSync(path.dirname(lockPath), { recursive: true, mode: STORE_DIR_MODE });
     createWithMode(lockPath, dbPath);
     const key = fs.realpathSync(lockPath);
-    let db = tryLock(lockPath);
-    if (db === undefined) {
-      const holder = heldHere.get(key);
-      if (holder && !holder.alive()) {
-        holder.release();
-        db = tryLock(lockPath);
-      }
-    }
+    const db = tryLock(lockPath);
     if (db === undefined) throw new DatabaseLockedError(dbPath, readLockOwner(dbPath));
     const lock = new DaemonLock(dbPath, db, key, alive);
     heldHere.set(key, lock);
@@ -160,8 +164,9 @@ function giveToDatabaseOwner(fd: number, dbPath: string): void {
 
 /** The connection holding the lock, or undefined when another connection holds it. */
 function tryLock(lockPath: string): Database.Database | undefined {
-  // timeout 0: never wait for a holder (a start that waits would only delay the refusal).
-  const db = new Database(lockPath, { timeout: 0 });
+  // A short wait only: a holder never lets go, but a probe (`safe`, `doctor`) takes a shared
+  // lock for a moment, and a start landing in that moment must not be refused for it.
+  const db = new Database(lockPath, { timeout: LOCK_WAIT_MS });
   try {
     // Held until the connection closes: EXCLUSIVE locking mode never gives a lock back.
     db.pragma('locking_mode = EXCLUSIVE');

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -488,42 +488,80 @@ describe('homeostat safe on the command line', () => {
   });
 });
 
-describe('homeostat safe while another daemon holds the database (ExecStopPost after a refused start)', () => {
+describe('homeostat safe while the database lock is held (ExecStopPost after a refused start, or after a hung daemon)', () => {
   const heaterOn = { 17: { direction: 'out', value: 1, activeLow: 1 } } as const;
   const heater = '  heater: { kind: gpio_relay, bcm: 17 }';
+  const OURS = '0::/system.slice/homeostat.service\n';
+  const BY_HAND = '0::/user.slice/user-1000.slice/session-3.scope\n';
 
-  async function safeWithDb(held: boolean) {
+  /** `homeostat safe` with the heater ON; the lock held by a daemon whose cgroup is `holderCgroup`. */
+  async function safeWithLock(lock: { held: boolean; owner?: boolean; holderCgroup?: string | undefined }) {
     const root = pi4(heaterOn);
     const kernel = fakeKernel(root);
     const dbPath = join(tempTree({ placeholder: '' }), 'homeostat.db');
-    const lock = DaemonLock.acquire(dbPath, currentOwner('greenhouse', Date.UTC(2026, 10, 30, 16)));
-    if (!held) lock.release();
+    const holderPid = 4242;
+    const daemonLock = DaemonLock.acquire(dbPath, {
+      ...currentOwner('greenhouse', Date.UTC(2026, 10, 30, 16)),
+      pid: holderPid,
+    });
+    if (lock.owner === false) rmSync(`${dbPath}.owner`);
+    if (!lock.held) daemonLock.release();
+    const cgroupOf = (pid: number | 'self') =>
+      pid === 'self' ? OURS : pid === holderPid ? lock.holderCgroup : undefined;
     const lines: string[] = [];
     try {
       const code = await safeCommand(
-        { configPath: configFile(root, heater), dbPath, sysfsRoot: root, io: kernel.io, env: {} },
+        { configPath: configFile(root, heater), dbPath, cgroupOf, sysfsRoot: root, io: kernel.io, env: {} },
         (l) => lines.push(l),
       );
-      return { code, root, text: lines.join('\n') };
+      return { code, heaterPin: rawLevel(root, 17), text: lines.join('\n') };
     } finally {
-      if (held) lock.release();
+      daemonLock.release();
     }
   }
 
-  test('given a running daemon holding the lock, when safe runs, then it names that daemon, leaves its relay alone and exits 0', async () => {
-    const { code, root, text } = await safeWithDb(true);
-    assert.equal(code, 0, text);
-    assert.equal(rawLevel(root, 17), 0, 'the running daemon keeps its heater on');
-    assert.match(
-      text,
-      /^homeostat safe: another homeostat pid \d+ on .* \(node id greenhouse, since 2026-11-30T16:00:00\.000Z\) is running on .*homeostat\.db; not touching the actuators it regulates$/,
-    );
-  });
-
-  test('given the lock released (its holder ended), when safe runs, then the relay is driven safe as always', async () => {
-    const { code, root, text } = await safeWithDb(false);
-    assert.equal(code, 0, text);
-    assert.equal(rawLevel(root, 17), 1, 'released: pin high');
-    assert.doesNotMatch(text, /not touching/);
-  });
+  const LEFT_ON = 0; // active-low: pin low = heater on
+  const RELEASED = 1;
+  const cases = [
+    {
+      given: 'a daemon started by hand (another cgroup) holds it',
+      lock: { held: true, holderCgroup: BY_HAND },
+      pin: LEFT_ON,
+    },
+    {
+      given: "a daemon another user started holds it (its /proc hidden by the unit's ProtectProc)",
+      lock: { held: true, holderCgroup: undefined },
+      pin: LEFT_ON,
+    },
+    {
+      given: "the service's own daemon, hung and still alive, holds it (our cgroup)",
+      lock: { held: true, holderCgroup: OURS },
+      pin: RELEASED,
+    },
+    {
+      given: 'a holder without an owner record',
+      lock: { held: true, owner: false, holderCgroup: BY_HAND },
+      pin: RELEASED,
+    },
+    {
+      given: 'nobody holds it (its holder ended)',
+      lock: { held: false, holderCgroup: BY_HAND },
+      pin: RELEASED,
+    },
+  ];
+  for (const { given, lock, pin } of cases) {
+    test(`given ${given}, when safe runs, then the heater is ${pin === LEFT_ON ? 'left to that daemon' : 'released'} (exit 0)`, async () => {
+      const result = await safeWithLock(lock);
+      assert.equal(result.code, 0, result.text);
+      assert.equal(result.heaterPin, pin, result.text);
+      if (pin === LEFT_ON) {
+        assert.match(
+          result.text,
+          /^homeostat safe: another homeostat pid 4242 on .* \(node id greenhouse, since 2026-11-30T16:00:00\.000Z\) is running on .*homeostat\.db; not touching the actuators it regulates$/,
+        );
+      } else {
+        assert.doesNotMatch(result.text, /not touching/);
+      }
+    });
+  }
 });

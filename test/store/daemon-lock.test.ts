@@ -73,6 +73,24 @@ setInterval(() => {}, 60_000);`;
   return { pid: child.pid as number, kill9 };
 }
 
+/** Whether another process is granted `dbPath`'s lock now (it releases it again at once). */
+async function grantedInChild(dbPath: string): Promise<boolean> {
+  const script = `const { DaemonLock, currentOwner } = await import(${JSON.stringify(moduleUrl)});
+try { DaemonLock.acquire(${JSON.stringify(dbPath)}, currentOwner('child')).release(); process.stdout.write('granted'); }
+catch (error) { process.stdout.write(error.name === 'DatabaseLockedError' ? 'refused' : String(error)); }`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  await new Promise((resolve) => child.on('exit', resolve));
+  assert.match(out, /^(granted|refused)$/);
+  return out === 'granted';
+}
+
 describe('DaemonLock', () => {
   test('given a free database, when acquired, then the lock and owner files are 0640 and the owner is recorded', (t) => {
     const dbPath = path.join(tempDir(t), 'state', 'homeostat.db');
@@ -101,6 +119,18 @@ describe('DaemonLock', () => {
       `another homeostat is already running on ${dbPath}: pid ${process.pid} on ${os.hostname()}, since 2026-11-30T16:00:00.000Z, node id greenhouse; stop it first (sudo systemctl stop homeostat), or give this one its own database with --db`,
     );
     assert.doesNotMatch(error.message, /\n/, 'one line');
+  });
+
+  test('given a lock held in this process and a second acquire here refused, then another process is still refused', async (t) => {
+    // Closing any descriptor of the lock file would drop this process's POSIX lock on it.
+    const dbPath = path.join(tempDir(t), 'homeostat.db');
+    const lock = DaemonLock.acquire(dbPath, OWNER);
+    t.after(() => lock.release());
+    assert.ok(refusal(dbPath));
+    assert.equal(await grantedInChild(dbPath), false, 'the lock is still held for other processes');
+    assert.equal(lock.held, true);
+    lock.release();
+    assert.equal(await grantedInChild(dbPath), true, 'released: another process gets it');
   });
 
   test('given a released lock, when acquired, then it is granted and the old owner record is gone', (t) => {
