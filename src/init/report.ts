@@ -1,5 +1,6 @@
 /** What `homeostat init` tells the person: the hardware found (and not found), then what to do next. */
-import { join } from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { describePin } from './pins.js';
 import type { StarterPlan } from './plan.js';
 import type { HardwareScan } from './scan.js';
@@ -49,24 +50,89 @@ function shellWord(path: string): string {
 /** Where install-service puts the config; given there, it needs no --config. */
 const INSTALLED_CONFIG = '/etc/homeostat/config.yaml';
 
-/** What was written and the commands to run next. */
-export function formatWritten(outPath: string, plan: StarterPlan): string[] {
+/** How the next commands are to be typed. */
+export interface Invocation {
+  /** `homeostat`, or `node dist/cli.js` before install-service has put `homeostat` on PATH. */
+  command: string;
+  /** init ran as root: the file is root's and 0640, so reading it again needs sudo. */
+  asRoot: boolean;
+}
+
+/** Where {@link invocationOf} looks; tests pass their own. */
+export interface InvocationSources {
+  /** $PATH. */
+  pathEnv: string | undefined;
+  /** The effective user id; undefined where there is none (Windows). */
+  uid: number | undefined;
+  /** The script running (process.argv[1]): dist/cli.js. */
+  script: string | undefined;
+  cwd: string;
+  isExecutable: (path: string) => boolean;
+}
+
+/** An executable regular file (a symlink to one counts: /usr/local/bin/homeostat is one). */
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** This process's: $PATH, euid, argv[1], cwd, and a check of the file system. */
+export function processInvocationSources(): InvocationSources {
+  return {
+    pathEnv: process.env.PATH,
+    uid: process.geteuid?.(),
+    script: process.argv[1],
+    cwd: process.cwd(),
+    isExecutable: isExecutableFile,
+  };
+}
+
+/**
+ * `homeostat` when an executable of that name is on PATH; otherwise `node` and the running
+ * script, relative to the working directory when under it (the documented first run is
+ * `sudo node dist/cli.js init` in the checkout, before install-service links `homeostat`).
+ */
+export function invocationOf(sources: InvocationSources = processInvocationSources()): Invocation {
+  const asRoot = sources.uid === 0;
+  // Empty entries (the working directory, by an old convention) are skipped: not what a person means.
+  const dirs = (sources.pathEnv ?? '').split(delimiter).filter(Boolean);
+  if (sources.script === undefined || dirs.some((dir) => sources.isExecutable(join(dir, 'homeostat')))) {
+    return { command: 'homeostat', asRoot };
+  }
+  const fromCwd = relative(sources.cwd, sources.script);
+  const script = fromCwd === '' || fromCwd.startsWith('..') || isAbsolute(fromCwd) ? sources.script : fromCwd;
+  return { command: `node ${shellWord(script)}`, asRoot };
+}
+
+/** What was written and the commands to run next, typed as `invocation` says. */
+export function formatWritten(
+  outPath: string,
+  plan: StarterPlan,
+  invocation: Invocation = invocationOf(),
+): string[] {
   const file = shellWord(outPath);
   const summary =
     plan.kind === 'hardware'
       ? `DS18B20 ${plan.sensor.address ?? '(the only one on the bus)'} → relay on ${describePin(plan.relayBcm)}`
       : 'simulated probe and heater';
+  const { command } = invocation;
+  // Commands that read the file: as the user who could write it.
+  const reading = invocation.asRoot ? `sudo ${command}` : command;
   const install =
     outPath === INSTALLED_CONFIG
-      ? 'sudo homeostat install-service'
-      : `sudo homeostat install-service --config ${file}`;
+      ? `sudo ${command} install-service`
+      : `sudo ${command} install-service --config ${file}`;
   return [
     `wrote ${outPath}: loop ${plan.loop}, ${summary}, setpoint ${plan.setpointC} °C`,
     'next:',
-    `  homeostat validate ${file}    checks the file (edit it first if you like: every block is commented)`,
-    `  homeostat doctor ${file}      ${plan.kind === 'hardware' ? 'reads the probe, checks the relay pin and the rest' : 'checks what the daemon needs'}`,
+    `  ${reading} validate ${file}    checks the file (edit it first if you like: every block is commented)`,
+    `  ${reading} doctor ${file}      ${plan.kind === 'hardware' ? 'reads the probe, checks the relay pin and the rest' : 'checks what the daemon needs'}`,
     ...(plan.kind === 'sim'
-      ? [`  homeostat run --config ${file} --speed 60    runs it, an hour a minute (Ctrl-C stops)`]
+      ? [`  ${reading} run --config ${file} --speed 60    runs it, an hour a minute (Ctrl-C stops)`]
       : []),
     `  ${install}    runs it as a service`,
   ];

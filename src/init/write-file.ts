@@ -1,6 +1,6 @@
 /** Writing the starter: a new file only, in a directory made if missing, with the install's modes. */
 import { constants } from 'node:fs';
-import { access, chmod, type FileHandle, lstat, mkdir, open, stat } from 'node:fs/promises';
+import { access, chmod, type FileHandle, lstat, mkdir, open, stat, unlink } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 
 /** Mode of the directories init creates (/etc/homeostat is 0750 root:homeostat once installed). */
@@ -50,13 +50,27 @@ export async function cannotCreate(path: string): Promise<string | undefined> {
   }
 }
 
+/** The calls {@link writeNewFile} makes on the file itself; tests pass failing ones. */
+export interface NewFileOps {
+  open: (path: string, flags: 'wx', mode: number) => Promise<FileHandle>;
+  unlink: (path: string) => Promise<void>;
+}
+
+const NODE_FILE_OPS: NewFileOps = { open, unlink };
+
 /**
  * Creates `path` with `text`; fails with `EEXIST` when anything is there already (`wx`: the
  * check and the creation are one step, so a file appearing meanwhile is not overwritten either).
  * Missing parent directories are created {@link CONFIG_DIR_MODE} and the file is
- * {@link CONFIG_FILE_MODE}, set explicitly so the umask does not decide.
+ * {@link CONFIG_FILE_MODE}, set explicitly so the umask does not decide. When anything fails
+ * after the create (a full disk…), the file is removed again, so "nothing written" holds and
+ * the next init is not refused by a partial file; directories made on the way stay.
  */
-export async function writeNewFile(path: string, text: string): Promise<void> {
+export async function writeNewFile(
+  path: string,
+  text: string,
+  ops: NewFileOps = NODE_FILE_OPS,
+): Promise<void> {
   const parent = dirname(path);
   const firstCreated = await mkdir(parent, { recursive: true, mode: CONFIG_DIR_MODE });
   if (firstCreated !== undefined) {
@@ -68,13 +82,22 @@ export async function writeNewFile(path: string, text: string): Promise<void> {
       await chmod(dir, CONFIG_DIR_MODE);
     }
   }
-  const handle = await open(path, 'wx', CONFIG_FILE_MODE);
+  const handle = await ops.open(path, 'wx', CONFIG_FILE_MODE);
   try {
-    await handle.writeFile(text, 'utf8');
-    await handle.chmod(CONFIG_FILE_MODE);
-    await takeDirectoryGroup(handle, parent);
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.chmod(CONFIG_FILE_MODE);
+      await takeDirectoryGroup(handle, parent);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    // Safe to remove: the exclusive create above made this file, nobody else's is lost.
+    await ops.unlink(path).catch((unlinkError: unknown) => {
+      const reason = unlinkError instanceof Error ? unlinkError.message : String(unlinkError);
+      if (error instanceof Error) error.message += `; the partial ${path} is left (${reason}): remove it`;
+    });
+    throw error;
   }
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfigFile } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { invocationOf } from '../../src/init/report.js';
 import { tempDir } from '../support/tmp.js';
 import { fixture, runInit, scripted } from './helpers.js';
 
@@ -62,9 +63,12 @@ describe('flags mode (--yes, or no terminal)', () => {
       text,
     );
     const next = run.lines.slice(run.lines.indexOf('next:') + 1).join('\n');
-    assert.match(next, new RegExp(`homeostat validate ${run.path} `));
-    assert.match(next, new RegExp(`homeostat doctor ${run.path} `));
-    assert.match(next, new RegExp(`sudo homeostat install-service --config ${run.path} `));
+    // Typed as this process would have to (homeostat on PATH or not, root or not): report.test.ts.
+    const { command, asRoot } = invocationOf();
+    const reading = asRoot ? `sudo ${command}` : command;
+    assert.ok(next.includes(`  ${reading} validate ${run.path} `), next);
+    assert.ok(next.includes(`  ${reading} doctor ${run.path} `), next);
+    assert.ok(next.includes(`  sudo ${command} install-service --config ${run.path} `), next);
   });
 
   test('--sensor, --setpoint and --loop: that probe (written), that setpoint, ids after the loop', async (t) => {
@@ -269,7 +273,7 @@ describe('interactive: scripted answers', () => {
     assert.equal(run.code, 0, run.lines.join('\n'));
     assert.equal(ask.questions.length, 7);
     const reasons = run.lines.filter(
-      (l) => l.startsWith('  ') && !/^ {2}(\d\)|gpiochip|homeostat|sudo)/.test(l),
+      (l) => l.startsWith('  ') && !/^ {2}(\d\)|gpiochip|homeostat|sudo|node)/.test(l),
     );
     assert.equal(reasons.length, 4, reasons.join('\n'));
     assert.match(reasons[0]!, /"9": answer a number from 1 to 2/);
@@ -335,7 +339,12 @@ describe('the simulated fallback', () => {
       assert.equal(config.actuators.room_heater!.kind, 'simulated_relay');
       assert.deepEqual(config.loops.room!.effectWatch, { periodS: 1800, minChange: 0.5 });
       assert.match(run.text!, /^# Hardware it needs: none\./m);
-      assert.ok(run.lines.some((l) => l.includes(`homeostat run --config ${run.path} --speed 60`)));
+      const { command, asRoot } = invocationOf();
+      const run60 = `${asRoot ? 'sudo ' : ''}${command} run --config ${run.path} --speed 60`;
+      assert.ok(
+        run.lines.some((l) => l.includes(run60)),
+        run.lines.join('\n'),
+      );
     });
   }
 });

@@ -1,0 +1,109 @@
+/**
+ * writeNewFile when a step after the exclusive create fails (a full disk, a failed chmod or
+ * chown, a failed close): the file it made is removed and the error passes through, so init's
+ * "nothing written" is true and the next init is not refused with "exists".
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { type FileHandle, open, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { type NewFileOps, writeNewFile } from '../../src/init/write-file.js';
+import { tempDir } from '../support/tmp.js';
+
+const TEXT = 'node:\n  id: raspberrypi\n';
+
+function errno(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: injected`), { code });
+}
+
+/** The real open, its handle with `override`'s methods in place of the real ones. */
+function openWith(override: (real: FileHandle) => Partial<FileHandle>): NewFileOps['open'] {
+  return async (path, flags, mode) => {
+    const real = await open(path, flags, mode);
+    const replaced = override(real);
+    return new Proxy(real, {
+      get: (target, key) => {
+        if (key in replaced) return replaced[key as keyof FileHandle];
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  };
+}
+
+const failures: { when: string; open: NewFileOps['open'] }[] = [
+  {
+    when: 'the write stops half-way (ENOSPC)',
+    open: openWith((real) => ({
+      writeFile: async (data: unknown) => {
+        await real.write(String(data).slice(0, 10));
+        throw errno('ENOSPC');
+      },
+    })),
+  },
+  {
+    when: 'chmod fails',
+    open: openWith(() => ({
+      chmod: async () => {
+        throw errno('EIO');
+      },
+    })),
+  },
+  {
+    when: 'taking the directory group fails (chown EIO)',
+    open: openWith((real) => ({
+      stat: (async () => ({ ...(await real.stat()), gid: -2 })) as FileHandle['stat'],
+      chown: async () => {
+        throw errno('EIO');
+      },
+    })),
+  },
+  {
+    when: 'close fails (a deferred write error)',
+    open: openWith((real) => ({
+      close: async () => {
+        await real.close();
+        throw errno('EIO');
+      },
+    })),
+  },
+];
+
+describe('writeNewFile: a failure after the create leaves no file', () => {
+  for (const failure of failures) {
+    test(`given ${failure.when}, then it rejects with that error, no file, and a retry writes it`, async (t) => {
+      const path = join(tempDir(t, 'homeostat-write-'), 'etc', 'config.yaml');
+      await assert.rejects(writeNewFile(path, TEXT, { open: failure.open, unlink }), /injected/);
+      assert.equal(existsSync(path), false, 'the partial file was removed');
+      await writeNewFile(path, TEXT);
+      assert.equal(readFileSync(path, 'utf8'), TEXT);
+    });
+  }
+
+  test('given the removal fails too, then the error says the partial file is left', async (t) => {
+    const path = join(tempDir(t, 'homeostat-write-'), 'config.yaml');
+    const ops: NewFileOps = {
+      open: failures[0]!.open,
+      unlink: async () => {
+        throw errno('EROFS');
+      },
+    };
+    await assert.rejects(writeNewFile(path, TEXT, ops), (error: NodeJS.ErrnoException) => {
+      assert.equal(error.code, 'ENOSPC');
+      assert.match(
+        error.message,
+        /^ENOSPC: injected; the partial .*config\.yaml is left \(EROFS: injected\): remove it$/,
+      );
+      return true;
+    });
+    assert.equal(existsSync(path), true);
+  });
+
+  test('given the file exists, then EEXIST and the existing file is neither changed nor removed', async (t) => {
+    const path = join(tempDir(t, 'homeostat-write-'), 'config.yaml');
+    await writeNewFile(path, 'mine\n');
+    await assert.rejects(writeNewFile(path, TEXT), { code: 'EEXIST' });
+    assert.equal(readFileSync(path, 'utf8'), 'mine\n');
+  });
+});
