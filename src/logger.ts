@@ -111,7 +111,7 @@ export function journalPriority(level: number): number {
 export function readableMessage(record: Record<string, unknown>): string {
   const msg = typeof record.msg === 'string' ? record.msg : '';
   const loop = typeof record.loop === 'string' ? `${record.loop}: ` : '';
-  return loop + joinMessages(msg, errorText(record.err));
+  return loop + joinMessages(msg, errorPieces(record.err));
 }
 
 /**
@@ -124,11 +124,36 @@ export function journalLine(record: Record<string, unknown>): string {
   return `<${journalPriority(level)}>${readableMessage(record).replace(/\s*[\r\n]+\s*/g, ' ')}\n`;
 }
 
-/** `message: error`, saying the error once: logger.error(err) makes msg err's own message. */
-function joinMessages(msg: string, error: string): string {
-  if (!error || msg.includes(error)) return msg;
-  if (!msg || error.startsWith(msg)) return error; // the serialized message has the causes
-  return `${msg}: ${error}`;
+/**
+ * `message: error: cause…`, saying each part once: logger.error(err) makes msg err's own
+ * message, and a message often quotes its error already ("database … failed (ENOENT: …)").
+ */
+function joinMessages(msg: string, pieces: readonly string[]): string {
+  let text = msg;
+  for (const piece of pieces) {
+    if (piece === '' || text.includes(piece)) continue;
+    text = text === '' ? piece : `${text}: ${piece}`;
+  }
+  return text;
+}
+
+/**
+ * The error and each of its causes, as separate parts (so a part the message already says can
+ * be left out): read off the stack's first line and its `caused by:` lines, when those make up
+ * err.message exactly as pino joined them; else the whole error text as one part.
+ */
+function errorPieces(err: unknown): string[] {
+  const whole = errorText(err);
+  if (!err || typeof err !== 'object') return [whole];
+  const { message, stack, aggregateErrors } = err as Record<string, unknown>;
+  if (typeof message !== 'string' || typeof stack !== 'string' || Array.isArray(aggregateErrors)) {
+    return [whole];
+  }
+  const pieces = stack
+    .split('\n')
+    .filter((line, i) => i === 0 || line.startsWith('caused by: '))
+    .map((line) => line.replace(/^caused by: /, '').replace(/^[\w$]*(?: \[[A-Z0-9_]+\])?: /, ''));
+  return pieces.join(': ') === message ? pieces : [whole];
 }
 
 /**

@@ -205,3 +205,38 @@ describe('readable message: what the pretty format and the journal both show', (
     });
   }
 });
+
+describe('readableMessage says each part of an error once', () => {
+  const serialized = (msg: string, error: Error) => {
+    const lines: string[] = [];
+    pino({}, { write: (line: string) => lines.push(line) }).error({ err: error }, msg);
+    return JSON.parse(lines[0]!) as Record<string, unknown>;
+  };
+  const cases = [
+    {
+      given: 'a message that already quotes the error and its cause',
+      msg: "database /x/h.db failed (ENOENT: mkdir '/x'): regulating on: cannot open database /x/h.db: ENOENT: mkdir '/x'",
+      error: new Error("cannot open database /x/h.db: ENOENT: mkdir '/x'", {
+        cause: new Error("ENOENT: mkdir '/x'"),
+      }),
+      want: "database /x/h.db failed (ENOENT: mkdir '/x'): regulating on: cannot open database /x/h.db: ENOENT: mkdir '/x'",
+    },
+    {
+      given: 'a message that says neither',
+      msg: 'start failed',
+      error: new Error('open db', { cause: new Error('EACCES: permission denied') }),
+      want: 'start failed: open db: EACCES: permission denied',
+    },
+    {
+      given: 'a message that quotes the error but not its cause',
+      msg: 'cycle failed (gpio write failed)',
+      error: new Error('gpio write failed', { cause: new Error('EIO: i/o error, write') }),
+      want: 'cycle failed (gpio write failed): EIO: i/o error, write',
+    },
+  ];
+  for (const { given, msg, error, want } of cases) {
+    test(`given ${given}, then ${JSON.stringify(want)}`, () => {
+      assert.equal(readableMessage(serialized(msg, error)), want);
+    });
+  }
+});

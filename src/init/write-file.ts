@@ -1,7 +1,8 @@
 /** Writing the starter: a new file only, in a directory made if missing, with the install's modes. */
 import { constants } from 'node:fs';
-import { access, chmod, type FileHandle, lstat, mkdir, open, stat, unlink } from 'node:fs/promises';
+import { access, chmod, type FileHandle, lstat, open, stat, unlink } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
+import { makeDirs } from '../make-dirs.js';
 
 /** Mode of the directories init creates (/etc/homeostat is 0750 root:homeostat once installed). */
 export const CONFIG_DIR_MODE = 0o750;
@@ -72,7 +73,7 @@ export async function writeNewFile(
   ops: NewFileOps = NODE_FILE_OPS,
 ): Promise<void> {
   const parent = dirname(path);
-  const firstCreated = await mkdir(parent, { recursive: true, mode: CONFIG_DIR_MODE });
+  const firstCreated = makeDirs(parent, CONFIG_DIR_MODE);
   if (firstCreated !== undefined) {
     // mkdir returns the topmost directory it made; each one below it down to `parent` is new too.
     let dir = firstCreated;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirs } from '../make-dirs.js';
 import { errorCode, STORE_DIR_MODE, STORE_FILE_MODE } from './database.js';
 
 /**
@@ -98,7 +99,7 @@ export class DaemonLock {
       if (holder.alive()) throw new DatabaseLockedError(dbPath, readLockOwner(dbPath));
       holder.release();
     }
-    fs.mkdirSync(path.dirname(lockPath), { recursive: true, mode: STORE_DIR_MODE });
+    makeDirs(path.dirname(lockPath), STORE_DIR_MODE);
     createWithMode(lockPath, dbPath);
     const key = fs.realpathSync(lockPath);
     const db = tryLock(lockPath);

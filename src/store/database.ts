@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import { makeDirs } from '../make-dirs.js';
 import { LATEST_VERSION, migrate, NewerSchemaError, PAGE_SIZE_BYTES, schemaVersion } from './migrations.js';
 
 /**
@@ -59,7 +60,7 @@ export function openStore(opts: {
   const quickCheck = opts.quickCheck ?? true;
   try {
     // A new directory: the group may enter it to read (an existing one is left as it is).
-    fs.mkdirSync(path.dirname(dbPath), { recursive: true, mode: STORE_DIR_MODE });
+    makeDirs(path.dirname(dbPath), STORE_DIR_MODE);
     restrictFileModes(dbPath);
   } catch (err) {
     throw new Error(describeOpenError(dbPath, err), { cause: err });
