@@ -19,6 +19,7 @@ import {
   formatCheck,
 } from '../../src/commands/doctor.js';
 import type { Config } from '../../src/config/schema.js';
+import { currentOwner, DaemonLock } from '../../src/store/daemon-lock.js';
 import { openStore } from '../../src/store/database.js';
 import type { DatagramSocket } from '../../src/systemd/notify.js';
 import { pi4Sysfs } from '../drivers/gpio/fakes.js';
@@ -275,6 +276,26 @@ describe('database check', () => {
     } finally {
       db.close();
     }
+  });
+
+  test('given a daemon holding the database, then the check names it; once released, it says none runs', async (t) => {
+    const path = join(tempDir(), 'homeostat.db');
+    openStore({ path, logger: pino({ level: 'silent' }), nowMs: () => 0 }).db.close();
+    const lock = DaemonLock.acquire(path, {
+      ...currentOwner('kettle'),
+      startedAt: '2026-11-30T16:00:00.000Z',
+    });
+    t.after(() => lock.release());
+    const held = await checkDatabase(path);
+    assert.equal(held.status, 'ok', held.detail);
+    assert.match(
+      held.detail,
+      new RegExp(
+        `; in use by homeostat pid ${process.pid} on .* \\(node id kettle, since 2026-11-30T16:00:00\\.000Z\\)$`,
+      ),
+    );
+    lock.release();
+    assert.match((await checkDatabase(path)).detail, /; no daemon running on it$/);
   });
 
   test('daemon stopped: the check leaves no -wal or -shm behind (they would be owned by whoever ran it)', async () => {

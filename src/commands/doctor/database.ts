@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CheckResult } from '../../kinds/types.js';
+import { probeLock } from '../../store/daemon-lock.js';
 import { type CanWrite, canWriteFs, messageOf } from './shared.js';
 
 const NAME = 'database';
@@ -61,7 +62,7 @@ async function quickCheck(dbPath: string, permissionFix: string): Promise<CheckR
         fix: CORRUPT_FIX,
       };
     }
-    return { name, status: 'ok', detail: `${dbPath} opens, quick_check ok` };
+    return { name, status: 'ok', detail: `${dbPath} opens, quick_check ok${inUseBy(dbPath)}` };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const corrupt = typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
@@ -74,6 +75,16 @@ async function quickCheck(dbPath: string, permissionFix: string): Promise<CheckR
   } finally {
     db?.close();
   }
+}
+
+/** `; in use by homeostat pid …` when a daemon holds the database's lock (doctor takes nothing). */
+function inUseBy(dbPath: string): string {
+  const probe = probeLock(dbPath);
+  if (!probe.held) return '; no daemon running on it';
+  const owner = probe.owner;
+  return owner
+    ? `; in use by homeostat pid ${owner.pid} on ${owner.host} (node id ${owner.nodeId}, since ${owner.startedAt})`
+    : '; in use by a homeostat daemon';
 }
 
 function exists(path: string): Promise<boolean> {
