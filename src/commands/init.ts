@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { parseConfigText } from '../config/load.js';
 import { DEFAULT_SYSFS_ROOT } from '../config/schema.js';
 import { chooseStarter } from '../init/choose.js';
-import { nodeIdFromHostname } from '../init/plan.js';
+import { isServiceConfigPath, nodeIdFromHostname, SERVICE_DB_PATH } from '../init/plan.js';
 import { type Ask, NoAnswer, terminalAsk } from '../init/prompt.js';
 import { formatScan, formatWritten } from '../init/report.js';
 import { scanHardware } from '../init/scan.js';
@@ -101,7 +101,11 @@ export async function initCommand(
     return choice.usage ? 2 : 1;
   }
 
-  const text = renderStarter(choice.plan);
+  const plan =
+    choice.plan.kind === 'sim' && isServiceConfigPath(outPath, process.env.CONFIGURATION_DIRECTORY)
+      ? { ...choice.plan, storagePath: SERVICE_DB_PATH }
+      : choice.plan;
+  const text = renderStarter(plan);
   // A starter that does not validate is a bug here, never a file for the person to debug.
   const checked = parseConfigText(text, outPath);
   if (!checked.ok) {
@@ -120,6 +124,6 @@ export async function initCommand(
     return 1;
   }
   for (const note of choice.notes) write(`note: ${note}`);
-  for (const line of formatWritten(outPath, choice.plan)) write(line);
+  for (const line of formatWritten(outPath, plan)) write(line);
   return 0;
 }

@@ -45,6 +45,21 @@ export interface HardwarePlan extends PlanCommon {
 /** A simulated room: runs anywhere with `homeostat run`. */
 export interface SimPlan extends PlanCommon {
   kind: 'sim';
+  /**
+   * Written as storage.path when the file is the service's config (/etc/homeostat): the
+   * service and the command line then share its database. A file elsewhere (`init ~/room.yaml
+   * --sensor sim`, run by its user) keeps the default, which that user can write.
+   */
+  storagePath?: string;
+}
+
+/** The service's database, as install-service lays it out. */
+export const SERVICE_DB_PATH = '/var/lib/homeostat/homeostat.db';
+
+/** Whether `outPath` is the service's config directory (/etc/homeostat, or systemd's). */
+export function isServiceConfigPath(outPath: string, configurationDirectory?: string): boolean {
+  const dirs = ['/etc/homeostat', ...(configurationDirectory ? [configurationDirectory] : [])];
+  return dirs.some((dir) => outPath.startsWith(`${dir.replace(/\/+$/, '')}/`));
 }
 
 export type StarterPlan = HardwarePlan | SimPlan;

@@ -11,6 +11,7 @@ import {
   type HardwarePlan,
   ROOM_CUTOFF_MAX_C,
   ROOM_LIMITS_C,
+  SERVICE_DB_PATH,
   type SimPlan,
   type StarterPlan,
 } from './plan.js';
@@ -92,11 +93,7 @@ function hardwareLines(plan: HardwarePlan): string[] {
     'version: 1',
     '',
     ...nodeLines(plan),
-    '# Where the service keeps its database (install-service creates /var/lib/homeostat); the',
-    '# command line reads it from here too, so `homeostat status` and `history` need no --db.',
-    'storage:',
-    '  path: /var/lib/homeostat/homeostat.db',
-    '',
+    ...storageLines(SERVICE_DB_PATH),
     ...MQTT_LINES,
     ...gpioLines(plan),
     'sensors:',
@@ -171,6 +168,17 @@ function gpioLines(plan: HardwarePlan): string[] {
   ];
 }
 
+/** The storage block: where the service keeps its database. */
+function storageLines(path: string): string[] {
+  return [
+    '# Where the service keeps its database (install-service creates /var/lib/homeostat); the',
+    '# command line reads it from here too, so `homeostat status` and `history` need no --db.',
+    'storage:',
+    `  path: ${path}`,
+    '',
+  ];
+}
+
 function simLines(plan: SimPlan): string[] {
   const { loop } = plan;
   return [
@@ -185,6 +193,7 @@ function simLines(plan: SimPlan): string[] {
     'version: 1',
     '',
     ...nodeLines(plan),
+    ...(plan.storagePath === undefined ? [] : storageLines(plan.storagePath)),
     ...MQTT_LINES,
     'simulation:',
     '  plants:',

@@ -1,22 +1,30 @@
-# The checks of test/container/run (sourced), in the order a person meets them: install, look,
-# reload, stop, crash, hang, audit, install again, uninstall. Each prints ok/not ok; a failed
+# The checks of test/container/run (sourced), in the order a person meets them (systemd/README.md,
+# "Install", steps 5-8): init, install, read without sudo, logs; then reload, a second daemon,
+# stop, crash, hang, audit, install again, uninstall. Each prints ok/not ok; a failed
 # check does not stop the next ones. `ct` runs a command in the container (lib.sh).
 # shellcheck shell=bash
 # failed and project are set by run. SC2317: functions called through check/wait_until.
 # shellcheck disable=SC2154,SC2317
 
-db=/var/lib/homeostat/homeostat.db # storage.path in test/container/config.yaml
-config=/etc/homeostat/config.yaml
+db=/var/lib/homeostat/homeostat.db # the service's database (storage.path, else $STATE_DIRECTORY)
+config=/etc/homeostat/config.yaml  # written by `homeostat init`, installed by install-service
+checkout=/root/homeostat           # where run copied the checkout (as ~/homeostat in the docs)
+user=pi                            # the ordinary user of step 7
 dropin=/etc/systemd/system/homeostat.service.d/zz-container-test.conf
 
 run_checks() {
   # A failed step is reported by the checks after it: never stop half-way.
   set +e
+  check_init
   check_install
   check_running
   check_files
   check_on_path
+  check_read_without_sudo
+  check_logs
+  check_init_refuses
   check_reload
+  check_second_daemon
   check_priorities
   check_clean_stop
   check_kill_restart
@@ -30,9 +38,47 @@ run_checks() {
   fi
 }
 
-# As the docs say: from the checkout, with the config to install.
+# in_checkout COMMAND: a root shell's command in the checkout, as `sudo` there would run it.
+in_checkout() {
+  ct sh -c "cd $checkout && $1"
+}
+
+# Step 6: the config of step 5, no --config.
 install_service() {
-  ct sh -c 'cd /root/homeostat && node dist/cli.js install-service --config test/container/config.yaml'
+  in_checkout 'node dist/cli.js install-service'
+}
+
+# as_user COMMAND: COMMAND in a login shell of the ordinary user (no sudo), whose groups are
+# read afresh as after logging out and in again.
+as_user() {
+  ct runuser -l "$user" -c "$1"
+}
+
+# Step 5: no 1-Wire and no GPIO in a container: init says so and writes a simulated room.
+check_init() {
+  local rc
+  init_out=$(in_checkout 'node dist/cli.js init --yes' 2>&1)
+  rc=$?
+  if [ "$rc" = 0 ]; then
+    pass "sudo node dist/cli.js init --yes exits 0"
+    indent <<<"$init_out"
+  else
+    fail "sudo node dist/cli.js init --yes exits 0 (exit $rc)" "$init_out"
+  fi
+  said_not_found() {
+    grep -F '1-Wire: not enabled' <<<"$init_out" && grep -F 'GPIO: no chips' <<<"$init_out" &&
+      grep -F 'writing a simulated room' <<<"$init_out"
+  }
+  check "init says it found no 1-Wire and no GPIO, and writes a simulated room" said_not_found
+  wrote_room() {
+    grep -F "wrote $config" <<<"$init_out" && ct grep -E '^  room:' "$config" &&
+      ct grep -F 'kind: simulated_relay' "$config"
+  }
+  check "init wrote $config: loop room, simulated" wrote_room
+  # Step 5 says init writes it: the service, `homeostat status`/`history` and a `homeostat run`
+  # by hand must all find the same database.
+  check "init's config has storage.path: $db (systemd/README.md, step 5)" \
+    ct grep -E "^  path: $db( |\$)" "$config"
 }
 
 check_install() {
@@ -77,6 +123,118 @@ stat_is() {
     echo "$1: $got, expected $2"
     return 1
   }
+}
+
+# Step 7: an ordinary user in group homeostat reads the service's config, API and database
+# without sudo. Before joining it, they cannot read the config (0640 root:homeostat).
+check_read_without_sudo() {
+  ct useradd -m -s /bin/bash "$user"
+  config_unreadable() { ! as_user "cat $config"; }
+  check "before usermod -aG homeostat: $user cannot read $config" config_unreadable
+  check "sudo usermod -aG homeostat $user" ct usermod -aG homeostat "$user"
+  read_ok 'homeostat status' 'room .*°C → 20 °C'
+  read_ok 'homeostat history room --since 2h' '^[0-9-]+T[0-9:.]+Z .*→ 20'
+}
+
+# read_ok COMMAND STDOUT_REGEX: as the user, exit 0; stdout matches; stderr says only where it
+# read from: the service's API (the node id from init) with the installed config.
+read_ok() {
+  local command=$1 want=$2 rc out stderr err_file
+  local from="^node [a-z0-9-]+ answered at http://127\.0\.0\.1:8734 \(config $config\)\$"
+  err_file=$(mktemp)
+  out=$(as_user "$command" 2>"$err_file")
+  rc=$?
+  stderr=$(cat "$err_file")
+  rm -f "$err_file"
+  if [ "$rc" = 0 ] && grep -E -- "$want" <<<"$out" >/dev/null &&
+    [ "$(wc -l <<<"$stderr")" = 1 ] && grep -E -- "$from" <<<"$stderr" >/dev/null; then
+    pass "as $user without sudo: $command (exit 0; stderr: $stderr)"
+    indent <<<"$out"
+  else
+    fail "as $user without sudo: $command (exit 0, stdout /$want/, stderr /$from/)" "exit $rc
+stdout: $out
+stderr: $stderr"
+  fi
+}
+
+# With the service stopped (no API), the user's history comes from the service's database.
+check_read_database() {
+  local rc out err_file stderr
+  err_file=$(mktemp)
+  out=$(as_user 'homeostat history room --since 2h' 2>"$err_file")
+  rc=$?
+  stderr=$(cat "$err_file")
+  rm -f "$err_file"
+  if [ "$rc" = 0 ] && grep -F "$db" <<<"$stderr" >/dev/null && grep -E '→ 20' <<<"$out" >/dev/null; then
+    pass "service stopped: as $user, homeostat history room reads $db (stderr: $(head -n 1 <<<"$stderr"))"
+  else
+    fail "service stopped: as $user, homeostat history room reads $db" "exit $rc
+stdout: $out
+stderr: $stderr"
+  fi
+}
+
+# Step 8: what systemctl status and the journal say after a clean start.
+check_logs() {
+  local out
+  out=$(ct systemctl status homeostat --no-pager 2>&1)
+  if grep -F 'active (running)' <<<"$out" >/dev/null && grep -E '^ *Status: ".*room' <<<"$out" >/dev/null; then
+    pass "systemctl status homeostat: active (running), $(grep -E '^ *Status:' <<<"$out" | sed 's/^ *//')"
+  else
+    fail "systemctl status homeostat: active (running) and a Status: line naming room" "$out"
+  fi
+  out=$(ct journalctl -u homeostat -p warning --no-pager -q 2>&1)
+  local rc=$?
+  if [ "$rc" = 0 ] && [ -z "$out" ]; then
+    pass "journalctl -u homeostat -p warning: exit 0, nothing (a clean start)"
+  else
+    fail "journalctl -u homeostat -p warning: exit 0, nothing (a clean start)" "exit $rc
+$out"
+  fi
+}
+
+# init never overwrites: a second one exits 1 and leaves the installed config as it was.
+check_init_refuses() {
+  local before after out rc
+  before=$(ct sha256sum "$config")
+  out=$(in_checkout 'node dist/cli.js init --yes' 2>&1)
+  rc=$?
+  after=$(ct sha256sum "$config")
+  if [ "$rc" = 1 ] && [ "$before" = "$after" ] && grep -F 'exists; nothing written' <<<"$out" >/dev/null; then
+    pass "init again: exit 1, $config unchanged ($out)"
+  else
+    fail "init again: exit 1, $config unchanged, says it exists" "exit $rc
+$out
+before: $before
+after:  $after"
+  fi
+}
+
+# A second daemon by hand, as user homeostat, while the service runs: it must not touch the
+# service's database or relays. It exits 75 (EX_TEMPFAIL) naming the service's pid.
+check_second_daemon() {
+  local pid mark out rc
+  pid=$(prop MainPID)
+  mark=$(journal_mark)
+  out=$(ct sh -c 'cd / && timeout 20 runuser -u homeostat -- homeostat run' 2>&1)
+  rc=$?
+  if [ "$rc" = 75 ] && grep -F "pid $pid " <<<"$out" >/dev/null; then
+    pass "a second homeostat run as user homeostat: exit 75, names the service's pid $pid"
+    indent <<<"$(grep -F 'already running' <<<"$out" | head -n 1)"
+  else
+    # Its log is JSON lines: their messages say enough (per line: not a ${//} substitution).
+    # shellcheck disable=SC2001
+    fail "a second homeostat run as user homeostat: exit 75, names the service's pid $pid (exit $rc)" \
+      "$(sed 's/.*"msg":"\([^"]*\)".*/\1/' <<<"$out")"
+  fi
+  check "after it: the service still active, same MainPID $pid" same_process "$pid"
+  untouched() {
+    # Nothing in the service's journal about its actuators going safe or a stop, and its API
+    # still answers with the loop.
+    ! journal_has "$mark" "safe state" && ! journal_has "$mark" "Stopping" &&
+      as_user 'homeostat status' | grep -F room >/dev/null
+  }
+  check "after it: the service's relays untouched (no safe-state line), its API answers" untouched
 }
 
 check_files() {
@@ -145,6 +303,7 @@ check_clean_stop() {
   check "the journal says the actuators were driven safe" \
     wait_until 5 journal_has "$mark" "actuators at their safe state"
   check "ExecStopPost (homeostat safe) ran" wait_until 5 journal_has "$mark" "homeostat safe"
+  check_read_database
 }
 
 # restarted_after N: NRestarts > N and active again.

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfigFile } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { isServiceConfigPath } from '../../src/init/plan.js';
 import { invocationOf } from '../../src/init/report.js';
 import { tempDir } from '../support/tmp.js';
 import { fixture, runInit, scripted } from './helpers.js';
@@ -345,6 +346,40 @@ describe('the simulated fallback', () => {
         run.lines.some((l) => l.includes(run60)),
         run.lines.join('\n'),
       );
+    });
+  }
+});
+
+describe("the simulated room's database", () => {
+  test('given the service config directory (CONFIGURATION_DIRECTORY), then storage.path is the service database', async (t) => {
+    const dir = tempDir(t);
+    const previous = process.env.CONFIGURATION_DIRECTORY;
+    process.env.CONFIGURATION_DIRECTORY = dir;
+    t.after(() => {
+      if (previous === undefined) delete process.env.CONFIGURATION_DIRECTORY;
+      else process.env.CONFIGURATION_DIRECTORY = previous;
+    });
+    const run = await runInit(t, { tree: 'no-chips', outPath: join(dir, 'config.yaml') });
+    assert.equal(run.code, 0, run.lines.join('\n'));
+    assert.equal(loaded(run.path).storage.path, '/var/lib/homeostat/homeostat.db');
+  });
+
+  test('given a file elsewhere (a user trying it out), then no storage.path: the default its user can write', async (t) => {
+    const run = await runInit(t, { tree: 'no-chips' });
+    assert.equal(run.code, 0, run.lines.join('\n'));
+    assert.equal(loaded(run.path).storage.path, undefined);
+    assert.doesNotMatch(run.text!, /^storage:/m);
+  });
+
+  const paths: [outPath: string, configurationDirectory: string | undefined, service: boolean][] = [
+    ['/etc/homeostat/config.yaml', undefined, true],
+    ['/etc/homeostat-old/config.yaml', undefined, false],
+    ['/home/pi/room.yaml', undefined, false],
+    ['/srv/hs/config.yaml', '/srv/hs/', true],
+  ];
+  for (const [outPath, configurationDirectory, service] of paths) {
+    test(`isServiceConfigPath(${outPath}, ${configurationDirectory}) is ${service}`, () => {
+      assert.equal(isServiceConfigPath(outPath, configurationDirectory), service);
     });
   }
 });
