@@ -41,7 +41,8 @@ Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/con
           --api-url from the config's http block, else http://127.0.0.1:8734 (token: http.tokenFile,
           sent only to an address off loopback). The daemon found there must be the config's node.id.
 Each command answers --help with its options and an example; homeostat --version prints the version.
-Exit codes: 0 ok, 1 error (validate: one "path: message" line per problem), 2 usage.`;
+Exit codes: 0 ok, 1 error (validate: one "path: message" line per problem), 2 usage;
+            run: 75 another daemon holds the database, 78 the systemd notify socket is unusable.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
