@@ -392,11 +392,23 @@ export class Node {
       self: newInstanceRecord(os.hostname(), Date.now()),
       logger: this.logger.child({ component: 'mqtt' }),
       republishEveryMs: mqtt.heartbeatS * 1000,
-      onClash: (clash) =>
+      onClash: (clash) => {
         this.store.desired.recordEvent({
           kind: 'node-id-clash',
           message: clash.message,
           data: { sign: clash.sign, ...(clash.other ? { other: clash.other } : {}) },
+        });
+        this.daemon.setNodeCondition('NodeIdUnique', {
+          healthy: false,
+          reason: 'NodeIdClash',
+          message: clash.message,
+        });
+      },
+      onClear: () =>
+        this.daemon.setNodeCondition('NodeIdUnique', {
+          healthy: true,
+          reason: 'Unique',
+          message: 'no other process with this node id seen on the broker lately',
         }),
     });
   }

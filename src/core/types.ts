@@ -70,4 +70,9 @@ export type ConditionType =
    * Set by the runtime when the HTTP API is on: False while it cannot listen (reason PortInUse,
    * NoPermission or Failed; retried); regulation goes on.
    */
-  | 'ApiServing';
+  | 'ApiServing'
+  /**
+   * Set by the runtime once another process with this node id was seen on the broker: False
+   * (reason NodeIdClash) while the clash lasts, True (Unique) after; regulation goes on.
+   */
+  | 'NodeIdUnique';

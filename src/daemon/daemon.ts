@@ -7,6 +7,9 @@ import type { LoopControl } from '../mqtt/bridge.js';
 import type { FaultResetOutcome } from '../mqtt/commands.js';
 import type { SafeStateEvent } from '../runtime/drive-safe.js';
 import type { NodeHealth } from '../runtime/loop-reconciler.js';
+
+/** Node conditions set from outside the daemon: the HTTP server's, and the broker presence's. */
+type ExternalNodeCondition = 'ApiServing' | 'NodeIdUnique';
 import { Sampler } from '../runtime/sampler.js';
 import { classifyStorageError } from '../store/health.js';
 import { shiftRunningTimes } from './clock-step.js';
@@ -50,8 +53,8 @@ export class Daemon implements LoopControl {
   /** The running config's text (written into a fresh database on recovery). */
   private configText: string;
   private stopClockSteps: (() => void) | undefined;
-  /** Node conditions set from outside (ApiServing), shown on every loop, new ones too. */
-  private readonly nodeConditions = new Map<'ApiServing', NodeHealth>();
+  /** Node conditions set from outside (ApiServing, NodeIdUnique), shown on every loop, new ones too. */
+  private readonly nodeConditions = new Map<ExternalNodeCondition, NodeHealth>();
 
   constructor(private readonly opts: DaemonOptions) {
     const { config, clock, logger, store } = opts;
@@ -256,7 +259,7 @@ export class Daemon implements LoopControl {
    * A condition of the whole node from outside the daemon (the HTTP server's ApiServing),
    * shown on every loop's status from now on. Regulation never depends on it.
    */
-  setNodeCondition(type: 'ApiServing', health: NodeHealth): void {
+  setNodeCondition(type: ExternalNodeCondition, health: NodeHealth): void {
     this.nodeConditions.set(type, health);
     const nowMs = this.opts.clock.nowMs();
     for (const loop of this.loops.values()) loop.cycle.setNodeCondition(type, health, nowMs);

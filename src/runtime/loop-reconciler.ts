@@ -82,8 +82,8 @@ interface CycleOutcome {
 }
 
 /** Conditions of the whole node that every loop shows. */
-export type NodeConditionType = 'StorageHealthy' | 'ApiServing';
-const NODE_CONDITION_ORDER: readonly NodeConditionType[] = ['StorageHealthy', 'ApiServing'];
+export type NodeConditionType = 'StorageHealthy' | 'ApiServing' | 'NodeIdUnique';
+const NODE_CONDITION_ORDER: readonly NodeConditionType[] = ['StorageHealthy', 'ApiServing', 'NodeIdUnique'];
 
 /** A node condition's value: healthy or not, why, and what to do. */
 export interface NodeHealth {

@@ -81,7 +81,13 @@ for (const [what, mqtt, sign] of table) {
     // Regulation is not touched: the loops keep cycling.
     const before = first.run.daemon.statuses().find((s) => s.loop === 'room')?.updatedAtMs ?? 0;
     await first.run.clock.advance(60_000);
-    assert.ok((first.run.daemon.statuses().find((s) => s.loop === 'room')?.updatedAtMs ?? 0) > before);
+    const room = first.run.daemon.statuses().find((s) => s.loop === 'room');
+    assert.ok((room?.updatedAtMs ?? 0) > before);
+    // Shown where a person looks (status, dashboard, the retained state): NodeIdUnique False.
+    const unique = room?.conditions.find((c) => c.type === 'NodeIdUnique');
+    assert.equal(unique?.status, 'False', JSON.stringify(room?.conditions));
+    assert.equal(unique?.reason, 'NodeIdClash');
+    assert.match(unique?.message ?? '', /give each node its own node\.id/);
   });
 }
 
@@ -116,6 +122,8 @@ test('given two nodes with their own node ids, then no clash is said', async (t)
   for (const node of [first, second]) {
     assert.deepEqual(node.log.messages(50), []);
     assert.deepEqual(node.run.store.desired.events({ kind: 'node-id-clash' }), []);
+    const conditions = node.run.daemon.statuses().flatMap((s) => s.conditions.map((c) => c.type));
+    assert.ok(!conditions.includes('NodeIdUnique'), 'no clash seen: no condition about it');
   }
 });
 
