@@ -23,7 +23,7 @@ import { topicsFor } from './mqtt/topics.js';
 import { redactUrl } from './redact.js';
 import type { Clock } from './runtime/clock.js';
 import { ConfigWatcher } from './runtime/config-watcher.js';
-import { currentOwner, DaemonLock, DatabaseLockedError } from './store/daemon-lock.js';
+import { currentOwner, DaemonLock, DatabaseLockedError, probeLock } from './store/daemon-lock.js';
 import { StoreSupervisor } from './store/supervisor.js';
 import { createNotifier, type Notifier } from './systemd/notify.js';
 import { monotonicClock, systemdStatusLine, WatchdogGate } from './systemd/watchdog.js';
@@ -311,6 +311,10 @@ export class Node {
       );
     } catch (error) {
       if (error instanceof DatabaseLockedError) throw new DatabaseInUseError(error.message, { cause: error });
+      // A lock file this user cannot write (a member of group homeostat running `homeostat run`
+      // by hand beside the service) can still be read: a daemon holding it is refused all the same.
+      const probe = probeLock(dbPath);
+      if (probe.held) throw new DatabaseInUseError(probe.message, { cause: error });
       this.logger.warn(
         { err: error },
         `${(error as Error).message}; running without the one-daemon-per-database guard`,

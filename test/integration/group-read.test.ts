@@ -17,6 +17,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { DATABASE_IN_USE_EXIT_CODE } from '../../src/commands/run.js';
 import { demoConfigText, makeTempDir, REPO_ROOT, sleep, waitUntil } from './helpers.js';
 
 /** Made-up ids: the kernel needs no passwd entry. */
@@ -69,13 +70,21 @@ async function startDaemonAs(configPath: string, dbPath: string) {
 
 /** `homeostat status --db … --json` as `uid`:`gid`; resolves with its exit code and output. */
 function statusAs(uid: number, gid: number, dbPath: string): Promise<{ code: number | null; out: string }> {
+  return cliAs(uid, gid, ['status', '--db', dbPath, '--json']);
+}
+
+/** `homeostat ARGS` as `uid`:`gid`; killed after 30 s (a daemon that was not refused). */
+function cliAs(uid: number, gid: number, args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'status', '--db', dbPath, '--json'],
-      { cwd: REPO_ROOT, uid, gid, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: REPO_ROOT,
+      uid,
+      gid,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('exit', () => clearTimeout(timer));
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -138,6 +147,24 @@ test('given the daemon running as its own user under UMask=0027, then a member o
     'homeostat.db.owner': `640 ${owned}`,
   });
   await assertGroupReads(dbPath, 'running');
+
+  // A member of the group starting a daemon by hand on it: it cannot write the lock file, but it
+  // reads that the service holds it, and is refused as any second daemon is.
+  const second = await cliAs(READER_UID, GROUP_GID, [
+    'run',
+    '--config',
+    configPath,
+    '--db',
+    dbPath,
+    '--speed',
+    '60',
+    '--log-format',
+    'json',
+    '--http-port',
+    'off',
+  ]);
+  assert.equal(second.code, DATABASE_IN_USE_EXIT_CODE, second.out);
+  assert.match(second.out, /another homeostat is already running on .*homeostat\.db: pid \d+/);
 
   // After a clean stop: nothing beside the file (no -shm to open, none can be created).
   assert.equal(await daemon.stop('SIGTERM'), 0, daemon.output());
