@@ -51,6 +51,8 @@ interface LockPackage {
 const BUILD_INTERMEDIATES = /(^|\/)build\/(.*\/)?(obj|obj\.target|\.deps)$/;
 /** The native addon every install needs (the database); missing means npm ci did not build it. */
 const SQLITE_ADDON = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
+/** Mtimes this close are the same (utimes rounds through a double of seconds: seen 1.2 µs). */
+export const MTIME_TOLERANCE_MS = 0.01;
 /** The executable the link and the unit run. */
 export const CLI_ENTRY = 'dist/cli.js';
 
@@ -213,8 +215,8 @@ export function syncProgram(manifest: Manifest, destDir: string, display: string
         copied++;
         continue;
       }
-      // utimes keeps the mtime to within a microsecond, not to the nanosecond.
-      if (Math.abs(current.mtimeMs - entry.stats.mtimeMs) >= 0.001) {
+      // utimes takes seconds as a double, so the copy's mtime can be a microsecond or two off.
+      if (Math.abs(current.mtimeMs - entry.stats.mtimeMs) >= MTIME_TOLERANCE_MS) {
         if (!sameContent(entry.from, to)) {
           writeAtomic(to, { copyFrom: entry.from }, mode, owner, entry.stats);
           copied++;
