@@ -7,9 +7,6 @@ import type { LoopControl } from '../mqtt/bridge.js';
 import type { FaultResetOutcome } from '../mqtt/commands.js';
 import type { SafeStateEvent } from '../runtime/drive-safe.js';
 import type { NodeHealth } from '../runtime/loop-reconciler.js';
-
-/** Node conditions set from outside the daemon: the HTTP server's, and the broker presence's. */
-type ExternalNodeCondition = 'ApiServing' | 'NodeIdUnique';
 import { Sampler } from '../runtime/sampler.js';
 import { classifyStorageError } from '../store/health.js';
 import { shiftRunningTimes } from './clock-step.js';
@@ -23,6 +20,9 @@ import { loopChanges, type ReloadOutcome, ReloadQueue, type StoredConfig } from 
 import { applyConfig } from './store.js';
 import { superviseStore } from './store-supervision.js';
 import { DaemonTimers } from './timers.js';
+
+/** Node conditions set from outside the daemon: the HTTP server's, and the broker presence's. */
+type ExternalNodeCondition = 'ApiServing' | 'NodeIdUnique';
 
 export type { DaemonEvents, DaemonOptions } from './options.js';
 export type { ReloadOutcome } from './reload.js';
