@@ -18,6 +18,8 @@ Usage:
   homeostat status   [--json] [--config FILE] [--api-url URL] [--db FILE]
                      every loop's desired and observed state
   homeostat history  LOOP [--since 2h] [--csv] [--config FILE] [--api-url URL] [--db FILE]
+  homeostat plot     LOOP --out FILE.svg [--since 6h] [--config FILE] [--api-url URL] [--db FILE]
+                     the history as an SVG picture (measured, setpoint, output, events)
   homeostat events   [--since 2h] [--loop LOOP] [--json] [--config FILE] [--api-url URL] [--db FILE]
                      status, history and events ask the running daemon's HTTP API (the config's http
                      block, or --api-url); when none answers they read the database and say so on stderr
@@ -135,6 +137,8 @@ async function main(argv: string[]): Promise<number> {
       return setFromArgs(parsed, talk, { write, note });
     case 'history':
       return historyFromArgs(parsed, talk, sinceMs, { write, note });
+    case 'plot':
+      return plotFromArgs(parsed, talk, sinceMs, { write, note });
     case 'init':
       return (await import('./commands/init.js')).initCommand(
         {
@@ -234,6 +238,32 @@ async function historyFromArgs(
       since: parsed.since ?? '2h',
       sinceMs: sinceMs ?? Date.now() - 2 * 3_600_000,
       csv: parsed.csv,
+    },
+    out.write,
+    out.note,
+  );
+}
+
+async function plotFromArgs(
+  parsed: Options,
+  talk: Talk,
+  sinceMs: number | undefined,
+  out: Out,
+): Promise<number> {
+  const loop = parsed.positionals[0];
+  if (!loop || parsed.out === undefined) {
+    process.stderr.write(
+      'homeostat plot: name a loop and --out FILE.svg, e.g. homeostat plot room --out room.svg\n',
+    );
+    return 2;
+  }
+  return (await import('./commands/plot.js')).plotCommand(
+    {
+      ...talk,
+      loop,
+      since: parsed.since ?? '6h',
+      sinceMs: sinceMs ?? Date.now() - 6 * 3_600_000,
+      outPath: parsed.out,
     },
     out.write,
     out.note,

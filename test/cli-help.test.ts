@@ -58,6 +58,14 @@ describe('arguments a command does not take', () => {
       given: ['events', '--since'],
       message: 'homeostat events: --since needs a value (see homeostat events --help)',
     },
+    {
+      given: ['plot', 'room'],
+      message: 'homeostat plot: name a loop and --out FILE.svg, e.g. homeostat plot room --out room.svg',
+    },
+    {
+      given: ['plot', 'room', '--mode', 'heat', '--out', 'x.svg'],
+      message: 'homeostat plot: --mode is not an option of plot (see homeostat plot --help)',
+    },
     { given: ['frobnicate'], message: 'homeostat: unknown command "frobnicate" (see homeostat --help)' },
   ];
   for (const { given, message } of cases) {

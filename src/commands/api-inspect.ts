@@ -121,6 +121,32 @@ export async function liveEventsCommand(
   }));
 }
 
+/**
+ * The same path for a command beyond these three (`plot`): the API's answer from `request`, or,
+ * when nothing answers, `read` from the database with the same notice on `note`. `failed`: the
+ * exit code, with the reason already said.
+ */
+export async function liveOrDatabase<T>(
+  command: string,
+  opts: TalkOptions,
+  note: Write,
+  request: (api: DaemonApi) => Promise<ApiAnswer<T>>,
+  read: () => { value: T; tail: string },
+): Promise<{ kind: 'ok'; value: T } | { kind: 'failed'; code: number }> {
+  const answer = await ask(opts, note, request);
+  if (answer.kind === 'ok') return answer;
+  if (answer.kind === 'error') return { kind: 'failed', code: failed(command, answer.message, note) };
+  let result: { value: T; tail: string };
+  try {
+    result = read();
+  } catch (error) {
+    note(`${noDaemonNotice(answer)}; ${error instanceof Error ? error.message : String(error)}`);
+    return { kind: 'failed', code: 1 };
+  }
+  note(`${noDaemonNotice(answer)}; ${result.tail}`);
+  return { kind: 'ok', value: result.value };
+}
+
 type Unanswered = Unreached | NoApi;
 
 /**

@@ -107,6 +107,19 @@ export const COMMANDS: Record<string, CommandHelp> = {
     example: 'homeostat set room --setpoint 21.5',
     positional: 'loop',
   },
+  plot: {
+    summary: "a loop's history as an SVG picture: measured value, setpoint, output and events",
+    usage: 'homeostat plot LOOP --out FILE.svg [--since 6h] [--config FILE] [--api-url URL] [--db FILE]',
+    options: options(
+      '--out FILE      the SVG to write (overwritten; - for stdout)',
+      '--since D       how far back (90m, 6h, 7d; default 6h)',
+      CONFIG,
+      API,
+      DB,
+    ),
+    example: 'homeostat plot room --since 24h --out room.svg',
+    positional: 'loop',
+  },
   doctor: {
     summary: 'checks GPIO, 1-Wire, the broker, the database, the HTTP port and systemd; says how to fix each',
     usage: 'homeostat doctor [CONFIG] [--config FILE] [--db FILE]',
