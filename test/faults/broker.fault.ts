@@ -126,6 +126,10 @@ describe('broker outages', () => {
           timeoutMs: 15_000,
         }),
       );
+      // Switched on again before the next outage: else that outage has no heater to turn off.
+      await v.checkAsync(`${outageS} s outage: room heater switched on again`, () =>
+        daemon.run.waitForLine((l) => /^room_heater → ON/.test(l.msg) && l.time >= startedAtMs, 30_000),
+      );
       outcomes.push(
         `${outageS} s: ${cycled} history rows by other loops, heater off after ${safeMs ?? 'never'} ms, republished ${republishMs ?? 'never'} ms after the broker was back`,
       );
