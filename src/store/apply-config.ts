@@ -6,12 +6,15 @@ import {
   type DesiredRecord,
 } from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
+import { fileGainsJson } from './tuning-records.js';
+import { versionName } from './tunings.js';
 
 /**
  * DesiredStore.applyConfig's work inside its transaction, as named steps: a config whose hash is
  * the latest changes nothing; otherwise the config gets the next generation, each loop of the
  * file is added or merged (the file's value wins only for a field the file changed), loops the
- * file no longer has are marked removed, and 'config-applied' closes the record. Each loop's row
+ * file no longer has are marked removed, and 'config-applied' closes the record. A tuning in
+ * force gives way to the file's gains only when the file changed those gains (newer intent). Each loop's row
  * is written before its events, loop after loop, in the file's order.
  */
 
@@ -96,6 +99,16 @@ function addLoop({ stmt, now, generation, result }: ApplyRun, loop: string, file
     // A loop (re-)added starts without a reset: a latch of its earlier life is gone.
     fault_reset_at_ms: null,
     fault_reset_generation: null,
+    // It starts on the file's gains; its earlier tunings stay in the history (restorable), and
+    // their versions are not given again.
+    tuning_version: null,
+    tuning_source: null,
+    last_tuning_version: stmt.maxTuningVersion.get(loop)?.version ?? null,
+    file_gains_json: file.gains === undefined ? null : fileGainsJson(file.gains),
+    autotune_action: null,
+    autotune_requested_at_ms: null,
+    autotune_generation: null,
+    autotune_options_json: null,
   });
   result.addedLoops.push(loop);
   writeEvent(stmt, {
@@ -125,6 +138,16 @@ function withFileValues(row: DesiredRecord, file: ConfigLoop): DesiredRecord {
     next.mode = file.mode;
     next.mode_source = 'file';
   }
+  // Gains the caller did not pass, or that were not known before (a file stored by an older
+  // version): nothing says the file changed them, the tuning in force stays.
+  if (file.gains !== undefined) {
+    const gains = fileGainsJson(file.gains);
+    if (row.file_gains_json !== null && gains !== row.file_gains_json) {
+      next.tuning_version = null;
+      next.tuning_source = null;
+    }
+    next.file_gains_json = gains;
+  }
   return next;
 }
 
@@ -139,7 +162,8 @@ function mergeLoop(
   const setpointChanged = next.setpoint !== row.setpoint;
   const modeChanged = next.mode !== row.mode;
   const sectionChanged = next.section_hash !== row.section_hash;
-  if (setpointChanged || modeChanged || sectionChanged) {
+  const tuningChanged = next.tuning_version !== row.tuning_version;
+  if (setpointChanged || modeChanged || sectionChanged || tuningChanged) {
     next.generation = generation;
     next.updated_at_ms = now;
     result.changedLoops.push(loop);
@@ -154,6 +178,21 @@ function mergeLoop(
       to: next.setpoint,
     });
   if (modeChanged) writeDesiredChangeEvent(stmt, 'mode', { ...change, from: row.mode, to: next.mode });
+  if (tuningChanged) {
+    writeEvent(stmt, {
+      atMs: now,
+      loop,
+      kind: 'tuning-applied',
+      source: 'file',
+      message: `the config file's gains applied: the file changed them (tuning ${row.tuning_version} set aside)`,
+      data: {
+        from: versionName(row.tuning_version),
+        to: versionName(next.tuning_version),
+        generation,
+        reason: 'config-gains-changed',
+      },
+    });
+  }
   if (sectionChanged && !setpointChanged && !modeChanged) {
     writeEvent(stmt, {
       atMs: now,

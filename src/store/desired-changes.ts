@@ -2,15 +2,16 @@ import type { Mode } from '../core/types.js';
 import { writeDesiredChangeEvent, writeEvent } from './desired-events.js';
 import type { ChangeSource, DesiredRecord } from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
+import { type AutotuneOptions, checkedAutotuneOptions } from './tuning-records.js';
 
 /**
  * Runtime changes of desired state (MQTT, CLI, Home Assistant): DesiredStore.setDesired's and
- * DesiredStore.resetFault's work inside their transactions. Each returns the row it wrote (the
+ * DesiredStore.resetFault's and DesiredStore.requestAutotune's work inside their transactions. Each returns the row it wrote (the
  * caller puts it in memory once committed), with its events written after it.
  */
 
 /** The stored row of a loop a runtime change may concern; throws for an unknown or removed loop. */
-function liveRow(stmt: DesiredStatements, loop: string): DesiredRecord {
+export function liveRow(stmt: DesiredStatements, loop: string): DesiredRecord {
   const row = stmt.anyRow.get(loop);
   if (row === undefined) throw new Error(`unknown loop "${loop}"`);
   if (row.removed_at_ms !== null) throw new Error(`loop "${loop}" was removed from the config`);
@@ -86,6 +87,59 @@ export function resetFaultInTransaction(
       generation: next,
       requestedAtMs,
       ...(fault === undefined ? {} : { fault }),
+      ...(requestId === undefined ? {} : { requestId }),
+    },
+  });
+  return committed;
+}
+
+/** What DesiredStore.requestAutotune takes. */
+export interface AutotuneCommand {
+  action: 'start' | 'cancel';
+  /** When it was received, clock ms. */
+  requestedAtMs: number;
+  options?: AutotuneOptions;
+  source: ChangeSource;
+  requestId?: string;
+}
+
+/**
+ * A request to start or cancel a loop's autotune, stored like a fault reset: the next
+ * generation, and an 'autotune-requested' / 'autotune-cancel-requested' event. Whether the loop
+ * can run one (mode, faults, a run in progress) is the daemon's to decide when it acts on it.
+ */
+export function requestAutotuneInTransaction(
+  stmt: DesiredStatements,
+  nowMs: () => number,
+  loop: string,
+  request: AutotuneCommand,
+): DesiredRecord {
+  const { action, requestedAtMs, options = {}, source, requestId } = request;
+  const optionsJson = checkedAutotuneOptions(loop, options);
+  const row = liveRow(stmt, loop);
+  const now = nowMs();
+  const generation = nextGeneration(stmt);
+  const committed: DesiredRecord = {
+    ...row,
+    generation,
+    updated_at_ms: now,
+    autotune_action: action,
+    autotune_requested_at_ms: requestedAtMs,
+    autotune_generation: generation,
+    autotune_options_json: optionsJson,
+  };
+  stmt.upsert.run(committed);
+  const stored = JSON.parse(optionsJson) as AutotuneOptions;
+  writeEvent(stmt, {
+    atMs: now,
+    loop,
+    kind: action === 'start' ? 'autotune-requested' : 'autotune-cancel-requested',
+    source,
+    message: action === 'start' ? `autotune requested (${source})` : `autotune cancel requested (${source})`,
+    data: {
+      generation,
+      requestedAtMs,
+      ...(action === 'start' ? { options: stored } : {}),
       ...(requestId === undefined ? {} : { requestId }),
     },
   });

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { StoredFaultReset } from '../core/fault-reset.js';
 import type { Mode } from '../core/types.js';
+import {
+  type AutotuneRequest,
+  parseAutotuneOptions,
+  type StoredTuning,
+  type TuningChangeSource,
+  type TuningGains,
+} from './tuning-records.js';
 
 /**
  * The shapes of desired state: as the daemon reads it (LoopDesiredRow), as applyConfig takes the
@@ -29,6 +36,18 @@ export interface LoopDesiredRow {
    * (core/fault-reset.ts).
    */
   faultReset?: StoredFaultReset;
+  /** The tuning in force (absent: the config file's gains), with its model and details. */
+  tuning?: StoredTuning;
+  /** Who chose the tuning in force (absent: the file; 'autotune': applied automatically). */
+  tuningSource?: TuningChangeSource;
+  /**
+   * The highest tuning version this loop was given (absent: none). Higher than
+   * `tuning.version`: a newer tuning was proposed and not applied. Carried into another file
+   * with the desired state, so versions are never reused.
+   */
+  lastTuningVersion?: number;
+  /** The last autotune request (absent: never); the loop acts on each once, by generation. */
+  autotuneRequest?: AutotuneRequest;
 }
 
 /** One line of the event log; `data` is any JSON value. */
@@ -61,6 +80,12 @@ export interface ConfigLoop {
   mode: Mode;
   /** Hash of the loop's config section (e.g. sha256 of its canonical JSON). */
   sectionHash: string;
+  /**
+   * The PID gains of the loop's controller (absent: not a PID, or not passed). When a
+   * re-applied file changed them since it was last applied, the active tuning gives way to
+   * them; without them a tuning survives every config change.
+   */
+  gains?: TuningGains;
 }
 
 /** Hex SHA-256 of a UTF-8 text. */
@@ -84,10 +109,24 @@ export interface DesiredRecord {
   /** Schema version 4; NULL when never reset. */
   fault_reset_at_ms: number | null;
   fault_reset_generation: number | null;
+  /** Schema version 5; NULL: the file's gains / the file / no tuning / not known. */
+  tuning_version: number | null;
+  tuning_source: string | null;
+  last_tuning_version: number | null;
+  file_gains_json: string | null;
+  /** Schema version 5; NULL when never requested. */
+  autotune_action: string | null;
+  autotune_requested_at_ms: number | null;
+  autotune_generation: number | null;
+  autotune_options_json: string | null;
 }
 
-export function toDesiredRow(row: DesiredRecord): LoopDesiredRow {
-  return {
+/**
+ * The row as the daemon reads it; `tuning`: the stored tuning `row.tuning_version` names
+ * (absent when it names none, or one the file lacks: the file's gains apply then).
+ */
+export function toDesiredRow(row: DesiredRecord, tuning?: StoredTuning): LoopDesiredRow {
+  const desired: LoopDesiredRow = {
     loop: row.loop,
     setpoint: row.setpoint,
     // Written only from ChangeSource/Mode values by DesiredStore.
@@ -100,6 +139,27 @@ export function toDesiredRow(row: DesiredRecord): LoopDesiredRow {
       ? {}
       : { faultReset: { atMs: row.fault_reset_at_ms, generation: row.fault_reset_generation } }),
   };
+  if (tuning !== undefined && tuning.version === row.tuning_version) desired.tuning = tuning;
+  if (row.tuning_source !== null && row.tuning_source !== 'file')
+    desired.tuningSource = row.tuning_source as TuningChangeSource;
+  if (row.last_tuning_version !== null) desired.lastTuningVersion = row.last_tuning_version;
+  const request = autotuneRequestOf(row);
+  if (request) desired.autotuneRequest = request;
+  return desired;
+}
+
+/** The stored autotune request of `row`; undefined when never requested. */
+export function autotuneRequestOf(row: DesiredRecord): AutotuneRequest | undefined {
+  const { autotune_action: action, autotune_requested_at_ms: atMs, autotune_generation: generation } = row;
+  if (action === null || atMs === null || generation === null) return undefined;
+  if (action !== 'start' && action !== 'cancel') return undefined;
+  return { action, atMs, generation, ...parseAutotuneOptions(row.autotune_options_json) };
+}
+
+/** Whether `row` stores the autotune request `request` (both absent counts as the same). */
+export function sameAutotuneRequest(request: AutotuneRequest | undefined, row: DesiredRecord): boolean {
+  if (request === undefined) return row.autotune_generation === null;
+  return row.autotune_generation === request.generation && row.autotune_requested_at_ms === request.atMs;
 }
 
 /** Whether `row` stores the reset `reset` (both absent counts as the same). */

@@ -1,6 +1,19 @@
 import { writeEvent } from './desired-events.js';
-import { type DesiredRecord, type LoopDesiredRow, sameReset } from './desired-records.js';
+import {
+  type DesiredRecord,
+  type LoopDesiredRow,
+  sameAutotuneRequest,
+  sameReset,
+} from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
+import {
+  checkedAutotuneOptions,
+  type StoredTuning,
+  sameTuning,
+  toStoredTuning,
+  toTuningRecord,
+} from './tuning-records.js';
+import { nextTuningVersion } from './tunings.js';
 
 /**
  * Storage failover, the desired-state side: carrying the runtime changes kept in memory into
@@ -10,7 +23,9 @@ import { type DesiredStatements, nextGeneration } from './desired-statements.js'
 
 /**
  * restoreDesired's work inside its transaction: takes over each remembered setpoint or mode that
- * does not come from the file and differs from the stored one, and the latest fault reset.
+ * does not come from the file and differs from the stored one, the latest fault reset and
+ * autotune request, and the tuning in force when a person or the autotune chose it (stored
+ * into this file when it lacks it; history other than that tuning stays in the old file).
  * Returns the loops it changed.
  */
 export function restoreInTransaction(
@@ -22,8 +37,14 @@ export function restoreInTransaction(
   for (const want of rows) {
     const row = stmt.anyRow.get(want.loop);
     if (row === undefined || row.removed_at_ms !== null) continue;
-    const next = withRemembered(row, want);
-    if (next === undefined) continue;
+    const remembered = withRemembered(row, want);
+    const next = remembered ?? { ...row };
+    const tuningChanged = withRememberedTuning(stmt, next, want);
+    if (remembered === undefined && !tuningChanged) {
+      // Only the version floor may have risen: no change of desired state, no generation.
+      if (next.last_tuning_version !== row.last_tuning_version) stmt.upsert.run(next);
+      continue;
+    }
     next.generation = nextGeneration(stmt);
     next.updated_at_ms = nowMs();
     stmt.upsert.run(next);
@@ -31,8 +52,13 @@ export function restoreInTransaction(
       atMs: next.updated_at_ms,
       loop: want.loop,
       kind: 'desired-restored',
-      message: `setpoint ${next.setpoint} (${next.setpoint_source}), mode ${next.mode} (${next.mode_source}) carried over from memory`,
-      data: { generation: next.generation, setpoint: next.setpoint, mode: next.mode },
+      message: `setpoint ${next.setpoint} (${next.setpoint_source}), mode ${next.mode} (${next.mode_source}), ${next.tuning_version === null ? "the file's gains" : `tuning ${next.tuning_version}`} carried over from memory`,
+      data: {
+        generation: next.generation,
+        setpoint: next.setpoint,
+        mode: next.mode,
+        tuning: next.tuning_version ?? 'config',
+      },
     });
     restored.push(want.loop);
   }
@@ -57,8 +83,49 @@ function withRemembered(row: DesiredRecord, want: LoopDesiredRow): DesiredRecord
     next.fault_reset_at_ms = want.faultReset.atMs;
     next.fault_reset_generation = want.faultReset.generation;
   }
-  if (next.setpoint === row.setpoint && next.mode === row.mode && !resetChanged) return undefined;
+  // Same for the autotune request: the loop acts on it once, by its generation.
+  const request = want.autotuneRequest;
+  const requestChanged = request !== undefined && !sameAutotuneRequest(request, row);
+  if (requestChanged && request) {
+    next.autotune_action = request.action;
+    next.autotune_requested_at_ms = request.atMs;
+    next.autotune_generation = request.generation;
+    next.autotune_options_json = checkedAutotuneOptions(want.loop, request.options);
+  }
+  if (next.setpoint === row.setpoint && next.mode === row.mode && !resetChanged && !requestChanged)
+    return undefined;
   return next;
+}
+
+/**
+ * Takes over the tuning in force from memory into `next` (changed in place) when a person or the
+ * autotune chose it and the file has another; stores the tuning when the file lacks it (under a
+ * new version if this file gave its number to other gains). Raises the version floor in any
+ * case. Returns whether the tuning in force changed.
+ */
+function withRememberedTuning(stmt: DesiredStatements, next: DesiredRecord, want: LoopDesiredRow): boolean {
+  const floor = Math.max(next.last_tuning_version ?? 0, want.lastTuningVersion ?? 0);
+  if (floor > 0) next.last_tuning_version = floor;
+  const source = want.tuningSource ?? 'file';
+  if (source === 'file') return false;
+  const version = want.tuning === undefined ? null : storedVersionOf(stmt, next, want.tuning);
+  if (version === next.tuning_version) return false;
+  next.tuning_version = version;
+  next.tuning_source = source;
+  return true;
+}
+
+/** The version under which this file has `tuning`, storing it first when it lacks it. */
+function storedVersionOf(stmt: DesiredStatements, row: DesiredRecord, tuning: StoredTuning): number {
+  const stored = stmt.tuning.get(row.loop, tuning.version);
+  if (stored !== undefined && sameTuning(toStoredTuning(stored), tuning)) return tuning.version;
+  const version = stored === undefined ? tuning.version : nextTuningVersion(stmt, row);
+  const details = tuning.details === undefined ? null : JSON.stringify(tuning.details);
+  stmt.insertTuning.run(
+    toTuningRecord(row.loop, version, tuning.createdAtMs, tuning.source, tuning, details),
+  );
+  row.last_tuning_version = Math.max(row.last_tuning_version ?? 0, version);
+  return version;
 }
 
 /**
@@ -77,7 +144,9 @@ export function differingLoops(
         remembered.setpoint !== row.setpoint ||
         remembered.mode !== row.mode ||
         remembered.generation !== row.generation ||
-        !sameReset(remembered.faultReset, row)
+        !sameReset(remembered.faultReset, row) ||
+        (remembered.tuning?.version ?? null) !== row.tuning_version ||
+        !sameAutotuneRequest(remembered.autotuneRequest, row)
       );
     })
     .map((row) => row.loop);

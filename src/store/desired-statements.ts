@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { DesiredRecord, StoredEvent } from './desired-records.js';
+import type { TuningRecord } from './tuning-records.js';
 
 /**
  * The statements DesiredStore runs, prepared once (the tables exist once the db is migrated),
@@ -25,9 +26,35 @@ export function prepareStatements(db: Database.Database) {
     ),
     upsert: db.prepare<[DesiredRecord]>(
       `INSERT OR REPLACE INTO loop_desired (loop, setpoint, setpoint_source, file_setpoint, mode, mode_source,
-         file_mode, section_hash, generation, updated_at_ms, removed_at_ms, fault_reset_at_ms, fault_reset_generation)
+         file_mode, section_hash, generation, updated_at_ms, removed_at_ms, fault_reset_at_ms, fault_reset_generation,
+         tuning_version, tuning_source, last_tuning_version, file_gains_json,
+         autotune_action, autotune_requested_at_ms, autotune_generation, autotune_options_json)
        VALUES (@loop, @setpoint, @setpoint_source, @file_setpoint, @mode, @mode_source,
-         @file_mode, @section_hash, @generation, @updated_at_ms, @removed_at_ms, @fault_reset_at_ms, @fault_reset_generation)`,
+         @file_mode, @section_hash, @generation, @updated_at_ms, @removed_at_ms, @fault_reset_at_ms, @fault_reset_generation,
+         @tuning_version, @tuning_source, @last_tuning_version, @file_gains_json,
+         @autotune_action, @autotune_requested_at_ms, @autotune_generation, @autotune_options_json)`,
+    ),
+    tuning: db.prepare<[string, number], TuningRecord>(
+      'SELECT * FROM tunings WHERE loop = ? AND version = ?',
+    ),
+    tuningsNewestFirst: db.prepare<[string], TuningRecord>(
+      'SELECT * FROM tunings WHERE loop = ? ORDER BY version DESC',
+    ),
+    maxTuningVersion: db.prepare<[string], { version: number | null }>(
+      'SELECT max(version) AS version FROM tunings WHERE loop = ?',
+    ),
+    /** The tunings live loops have in force. */
+    activeTunings: db.prepare<[], TuningRecord>(
+      `SELECT t.* FROM tunings t JOIN loop_desired d ON d.loop = t.loop AND d.tuning_version = t.version
+       WHERE d.removed_at_ms IS NULL`,
+    ),
+    insertTuning: db.prepare<[TuningRecord]>(
+      `INSERT INTO tunings (loop, version, created_at_ms, source, kp, ti_s, td_s, model_gain,
+         model_time_constant_s, model_dead_time_s, model_ambient, se_gain, se_time_constant_s,
+         se_dead_time_s, rms_residual, details_json)
+       VALUES (@loop, @version, @created_at_ms, @source, @kp, @ti_s, @td_s, @model_gain,
+         @model_time_constant_s, @model_dead_time_s, @model_ambient, @se_gain, @se_time_constant_s,
+         @se_dead_time_s, @rms_residual, @details_json)`,
     ),
     markRemoved: db.prepare<[number, string]>('UPDATE loop_desired SET removed_at_ms = ? WHERE loop = ?'),
     deleteRemoved: db.prepare<[string]>(

@@ -1,7 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { Mode } from '../core/types.js';
 import { applyConfigInTransaction } from './apply-config.js';
-import { resetFaultInTransaction, setDesiredInTransaction } from './desired-changes.js';
+import {
+  type AutotuneCommand,
+  requestAutotuneInTransaction,
+  resetFaultInTransaction,
+  setDesiredInTransaction,
+} from './desired-changes.js';
 import {
   type EventRecord,
   type EventsFilter,
@@ -14,17 +19,23 @@ import {
   assertFiniteSetpoint,
   type ChangeSource,
   type ConfigLoop,
-  type DesiredRecord,
   type LoopDesiredRow,
   type StoredEvent,
   sha256,
-  toDesiredRow,
 } from './desired-records.js';
 import { differingLoops, restoreInTransaction } from './desired-restore.js';
 import { type DesiredStatements, prepareStatements } from './desired-statements.js';
 import type { EventFeed } from './event-feed.js';
 import { refusedChange } from './health.js';
 import { observed, type StoreObserver } from './observer.js';
+import { type NewTuning, type StoredTuning, TuningError } from './tuning-records.js';
+import {
+  applyTuningInTransaction,
+  liveDesiredRows,
+  recordTuningInTransaction,
+  tuningHistory,
+  withTuning,
+} from './tunings.js';
 
 /**
  * Versioned desired state: what each loop is asked to do (setpoint, mode), where that came from,
@@ -51,12 +62,19 @@ import { observed, type StoreObserver } from './observer.js';
  * once that operation committed, after memory was updated; an operation that throws (rolled
  * back) announces nothing.
  *
+ * Tunings are versioned per loop (tunings.ts): the desired state names the one in force, or
+ * none for the config file's gains. A re-applied file puts its gains back in force only when it
+ * changed them since it was last applied; otherwise a tuning chosen at runtime stays in force
+ * across reloads and restarts (newer intent wins, as for setpoints).
+ *
  * The work inside the transactions is in their own modules: apply-config.ts (applyConfig),
- * desired-changes.ts (setDesired, resetFault), desired-restore.ts (restoreDesired, readBack);
+ * desired-changes.ts (setDesired, resetFault, requestAutotune), tunings.ts (recordTuning,
+ * applyTuning, tunings), desired-restore.ts (restoreDesired, readBack);
  * the statements in desired-statements.ts, the event log's rows in desired-events.ts, the row
  * shapes in desired-records.ts.
  */
 
+export type { AutotuneCommand } from './desired-changes.js';
 // The shapes of desired state live in desired-records.ts; importers keep this module's path.
 export type {
   ApplyConfigResult,
@@ -67,6 +85,19 @@ export type {
   StoredEvent,
 } from './desired-records.js';
 export { sha256 } from './desired-records.js';
+export {
+  type AutotuneOptions,
+  type AutotuneRequest,
+  MAX_TUNING_DETAILS_BYTES,
+  type NewTuning,
+  type StoredTuning,
+  type TuningChangeSource,
+  TuningError,
+  type TuningGains,
+  type TuningModel,
+  type TuningSource,
+  UnknownTuningError,
+} from './tuning-records.js';
 
 /** Options of a DesiredStore run by the daemon. */
 export interface DesiredStoreOptions {
@@ -95,7 +126,7 @@ export class DesiredStore {
     private readonly options: DesiredStoreOptions = {},
   ) {
     this.stmt = prepareStatements(db);
-    this.reloadLive(this.stmt.liveRows.all());
+    this.reloadLive(liveDesiredRows(this.stmt));
   }
 
   /**
@@ -105,7 +136,7 @@ export class DesiredStore {
    */
   useDatabase(db: Database.Database): void {
     const stmt = prepareStatements(db);
-    const rows = stmt.liveRows.all();
+    const rows = liveDesiredRows(stmt);
     this.db = db;
     this.stmt = stmt;
     this.reloadLive(rows);
@@ -119,7 +150,7 @@ export class DesiredStore {
    */
   applyConfig(input: { text: string; loops: Record<string, ConfigLoop> }): ApplyConfigResult {
     const hash = sha256(input.text);
-    let liveAfter: DesiredRecord[] | undefined;
+    let liveAfter: LoopDesiredRow[] | undefined;
     return this.observe(
       'applyConfig',
       () =>
@@ -127,7 +158,7 @@ export class DesiredStore {
           .transaction((): ApplyConfigResult => {
             const result = applyConfigInTransaction(this.stmt, this.nowMs, input, hash);
             // An unchanged config wrote nothing: memory is already the file's.
-            if (result.changed) liveAfter = this.stmt.liveRows.all();
+            if (result.changed) liveAfter = liveDesiredRows(this.stmt);
             return result;
           })
           .immediate(),
@@ -156,12 +187,18 @@ export class DesiredStore {
         'setDesired',
         () =>
           this.db
-            .transaction(() =>
-              setDesiredInTransaction(this.stmt, this.nowMs, { loop, change, source, requestId }),
-            )
+            .transaction(() => {
+              const result = setDesiredInTransaction(this.stmt, this.nowMs, {
+                loop,
+                change,
+                source,
+                requestId,
+              });
+              return { ...result, live: result.committed && withTuning(this.stmt, result.committed) };
+            })
             .immediate(),
-        ({ committed }) => {
-          if (committed) this.live.set(loop, toDesiredRow(committed));
+        ({ live }) => {
+          if (live) this.live.set(loop, live);
         },
       );
     } catch (error) {
@@ -185,13 +222,151 @@ export class DesiredStore {
     const { requestedAtMs } = reset;
     if (!Number.isFinite(requestedAtMs))
       throw new Error(`loop "${loop}": fault reset time must be a finite number, got ${requestedAtMs}`);
-    let committed: DesiredRecord;
+    let committed: LoopDesiredRow;
     try {
       committed = this.observe(
         'resetFault',
         () =>
-          this.db.transaction(() => resetFaultInTransaction(this.stmt, this.nowMs, loop, reset)).immediate(),
-        (row) => this.live.set(loop, toDesiredRow(row)),
+          this.db
+            .transaction(() =>
+              withTuning(this.stmt, resetFaultInTransaction(this.stmt, this.nowMs, loop, reset)),
+            )
+            .immediate(),
+        (row) => this.live.set(loop, row),
+      );
+    } catch (error) {
+      throw refusedChange(error, this.db.name);
+    }
+    return { generation: committed.generation };
+  }
+
+  /**
+   * Stores a new tuning of `loop` as its next version (1, 2, 3…, never reused) and commits it
+   * before returning. `apply: false` proposes it: history only, an event 'tuning-proposed', no
+   * new generation (what the loop runs does not change). `apply: true` (the user accepted it
+   * beforehand, or the loop's config applies autotune results) also puts it in force: the next
+   * generation and one event 'tuning-applied' (data.recorded: true). `source`: where the gains
+   * came from; `by`: who stored it (event source; required for 'manual', default 'autotune' for
+   * an autotune's result stored by the daemon itself). Throws TuningError for invalid gains, model or details over
+   * MAX_TUNING_DETAILS_BYTES (nothing written), and for an unknown or removed loop.
+   */
+  recordTuning(
+    loop: string,
+    tuning: NewTuning,
+    options:
+      | { apply: boolean; source: 'autotune'; by?: ChangeSource; requestId?: string }
+      | { apply: boolean; source: 'manual'; by: ChangeSource; requestId?: string },
+  ): { version: number; generation?: number } {
+    const { apply, source, by, requestId } = options;
+    if (source !== 'autotune' && source !== 'manual')
+      throw new TuningError(
+        `loop "${loop}": tuning source must be "autotune" or "manual", got ${String(source)}`,
+      );
+    let written: { version: number; live: LoopDesiredRow };
+    try {
+      written = this.observe(
+        'recordTuning',
+        () =>
+          this.db
+            .transaction(() => {
+              const { version, committed } = recordTuningInTransaction(this.stmt, this.nowMs, {
+                loop,
+                tuning,
+                source,
+                apply,
+                by: by ?? 'autotune',
+                requestId,
+              });
+              return { version, live: withTuning(this.stmt, committed) };
+            })
+            .immediate(),
+        ({ live }) => this.live.set(loop, live),
+      );
+    } catch (error) {
+      throw refusedChange(error, this.db.name);
+    }
+    return apply
+      ? { version: written.version, generation: written.live.generation }
+      : { version: written.version };
+  }
+
+  /**
+   * Puts a stored tuning of `loop` in force (accepting a proposal, or restoring an earlier one),
+   * or the config file's gains (`'config'`). The one already in force changes nothing (QoS 1
+   * redelivery): `{ changed: false, generation: <the loop's> }`, no event. Otherwise the next
+   * generation and a 'tuning-applied' event, committed before returning. Throws
+   * UnknownTuningError for a version the loop does not have (nothing written), and for an
+   * unknown or removed loop.
+   */
+  applyTuning(
+    loop: string,
+    version: number | 'config',
+    source: ChangeSource,
+    requestId?: string,
+  ): { changed: boolean; generation: number } {
+    let written: { changed: boolean; generation: number; live?: LoopDesiredRow };
+    try {
+      written = this.observe(
+        'applyTuning',
+        () =>
+          this.db
+            .transaction(() => {
+              const result = applyTuningInTransaction(this.stmt, this.nowMs, {
+                loop,
+                version,
+                by: source,
+                requestId,
+              });
+              return { ...result, live: result.committed && withTuning(this.stmt, result.committed) };
+            })
+            .immediate(),
+        ({ live }) => {
+          if (live) this.live.set(loop, live);
+        },
+      );
+    } catch (error) {
+      throw refusedChange(error, this.db.name);
+    }
+    return { changed: written.changed, generation: written.generation };
+  }
+
+  /**
+   * A loop's tunings, newest first, each with `active` (in force now). Read from the file (for
+   * plan, status, the dashboard; not the control path, which reads `desired(loop).tuning`).
+   * A removed loop's history is kept: its tunings are listed, none active; [] for a loop
+   * never tuned.
+   */
+  tunings(loop: string): Array<StoredTuning & { active: boolean }> {
+    return this.observe('tunings', () => tuningHistory(this.stmt, loop));
+  }
+
+  /**
+   * A request to start or cancel `loop`'s autotune, stored as desired state like a fault
+   * reset: the next generation, and an 'autotune-requested' or 'autotune-cancel-requested'
+   * event, committed before returning. Every request gets a new generation (the loop acts on
+   * each once). Throws TuningError for invalid options, and for an unknown or removed loop.
+   */
+  requestAutotune(loop: string, request: AutotuneCommand): { generation: number } {
+    const { action, requestedAtMs } = request;
+    if (action !== 'start' && action !== 'cancel')
+      throw new TuningError(
+        `loop "${loop}": autotune action must be "start" or "cancel", got ${String(action)}`,
+      );
+    if (!Number.isFinite(requestedAtMs))
+      throw new TuningError(
+        `loop "${loop}": autotune request time must be a finite number, got ${requestedAtMs}`,
+      );
+    let committed: LoopDesiredRow;
+    try {
+      committed = this.observe(
+        'requestAutotune',
+        () =>
+          this.db
+            .transaction(() =>
+              withTuning(this.stmt, requestAutotuneInTransaction(this.stmt, this.nowMs, loop, request)),
+            )
+            .immediate(),
+        (row) => this.live.set(loop, row),
       );
     } catch (error) {
       throw refusedChange(error, this.db.name);
@@ -209,14 +384,14 @@ export class DesiredStore {
    */
   restoreDesired(rows: readonly LoopDesiredRow[]): string[] {
     let restored: string[] = [];
-    let liveAfter: DesiredRecord[] | undefined;
+    let liveAfter: LoopDesiredRow[] | undefined;
     this.observe(
       'restoreDesired',
       () =>
         this.db
           .transaction(() => {
             restored = restoreInTransaction(this.stmt, this.nowMs, rows);
-            liveAfter = this.stmt.liveRows.all();
+            liveAfter = liveDesiredRows(this.stmt);
           })
           .immediate(),
       () => {
@@ -399,8 +574,8 @@ export class DesiredStore {
     return result;
   }
 
-  private reloadLive(rows: readonly DesiredRecord[]): void {
+  private reloadLive(rows: readonly LoopDesiredRow[]): void {
     this.live.clear();
-    for (const row of rows) this.live.set(row.loop, toDesiredRow(row));
+    for (const row of rows) this.live.set(row.loop, row);
   }
 }

@@ -169,6 +169,58 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    description: 'versioned tunings (tunings table); active tuning and autotune request in loop_desired',
+    up: (db) => {
+      db.exec(`
+        -- Every tuning a loop got (autotune result or gains entered by hand), version 1, 2, 3… per
+        -- loop. Rows are never deleted, not even when the loop is removed and finalized: the
+        -- history stays restorable and a loop re-added under the same name continues the
+        -- numbering (a version names one set of gains forever). Model columns are NULL without
+        -- a model; a standard error is NULL when unknown (NaN: fewer than 2 cycles).
+        -- details_json: the autotune summary (duration, cycles, noise, band, modulation), never
+        -- filtered on in SQL, bounded so a bug cannot fill the disk through it.
+        CREATE TABLE tunings (
+          loop TEXT NOT NULL,
+          version INTEGER NOT NULL CHECK (version >= 1),
+          created_at_ms INTEGER NOT NULL,
+          source TEXT NOT NULL CHECK (source IN ('autotune', 'manual')),
+          kp REAL NOT NULL,
+          ti_s REAL NOT NULL,
+          td_s REAL NOT NULL,
+          model_gain REAL,
+          model_time_constant_s REAL,
+          model_dead_time_s REAL,
+          model_ambient REAL,
+          se_gain REAL,
+          se_time_constant_s REAL,
+          se_dead_time_s REAL,
+          rms_residual REAL,
+          details_json TEXT CHECK (details_json IS NULL OR length(CAST(details_json AS BLOB)) <= 16384),
+          PRIMARY KEY (loop, version)
+        );
+
+        -- tuning_version: the tuning in force (NULL: the config file's gains); tuning_source: who
+        -- chose it (NULL: the file). last_tuning_version: the highest version the loop was given,
+        -- carried into a fresh file with the desired state so a version is never reused.
+        -- file_gains_json: the PID gains the file had when last applied (NULL: not known), so a
+        -- re-applied file overrides the active tuning only when the file changed its gains.
+        ALTER TABLE loop_desired ADD COLUMN tuning_version INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN tuning_source TEXT;
+        ALTER TABLE loop_desired ADD COLUMN last_tuning_version INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN file_gains_json TEXT;
+
+        -- The last autotune request (NULL: never), like the fault reset: 'start' or 'cancel', the
+        -- clock time it was received, its generation (the loop acts on each request once) and
+        -- its options (side, closedLoopS, maxDurationS) as JSON.
+        ALTER TABLE loop_desired ADD COLUMN autotune_action TEXT;
+        ALTER TABLE loop_desired ADD COLUMN autotune_requested_at_ms INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN autotune_generation INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN autotune_options_json TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes and understands. */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { sha256 } from '../../src/store/desired-store.js';
+import { DesiredStore, sha256 } from '../../src/store/desired-store.js';
 import {
   LATEST_VERSION,
   MIGRATIONS,
@@ -43,6 +43,11 @@ interface Column {
   type: string;
 }
 
+/** Columns a CHECK constraint limits to certain values: seeded with one of them. */
+const SEED_VALUES: Record<string, unknown> = {
+  'tunings.source': 'manual',
+};
+
 /**
  * Inserts one row into every table, with a value per column derived from its declared type, so the
  * test needs no change when a version adds tables. Returns what it inserted, per table.
@@ -55,11 +60,15 @@ function seedEveryTable(db: Database.Database): Map<string, Record<string, unkno
     const row: Record<string, unknown> = {};
     for (const column of columns) {
       const type = column.type.toUpperCase();
-      row[column.name] = type.includes('INT')
-        ? 7
-        : type.includes('REAL')
-          ? 1.5
-          : `seed-${table}-${column.name}`;
+      const fixed = SEED_VALUES[`${table}.${column.name}`];
+      row[column.name] =
+        fixed !== undefined
+          ? fixed
+          : type.includes('INT')
+            ? 7
+            : type.includes('REAL')
+              ? 1.5
+              : `seed-${table}-${column.name}`;
     }
     const names = columns.map((c) => `"${c.name}"`).join(', ');
     const params = columns.map((c) => `@${c.name}`).join(', ');
@@ -148,6 +157,45 @@ describe('migrate', () => {
     assert.equal(config.hash, sha256(config.text), 'the same file redacted keeps its generation');
     const event = db.prepare('SELECT message, data_json FROM events').get() as Record<string, string>;
     assert.doesNotMatch(JSON.stringify(event), /s3cret/);
+    db.close();
+  });
+
+  test("given a version-4 file with a loop, a fault reset and events, when migrated, then the loop reads as before, on the file's gains, never tuned", () => {
+    const file = path.join(dir, 'v4.db');
+    const old = new Database(file);
+    migrate(old, 4);
+    old
+      .prepare(
+        `INSERT INTO loop_desired (loop, setpoint, setpoint_source, file_setpoint, mode, mode_source, file_mode,
+           section_hash, generation, updated_at_ms, removed_at_ms, fault_reset_at_ms, fault_reset_generation)
+         VALUES ('greenhouse', 19, 'mqtt', 18, 'heat', 'file', 'heat', 'h', 3, 5000, NULL, 4000, 3)`,
+      )
+      .run();
+    old.prepare("INSERT INTO meta (key, value) VALUES ('lastGeneration', '3')").run();
+    old.close();
+
+    const db = new Database(file);
+    migrate(db);
+    const store = new DesiredStore(db, () => 9_000);
+    assert.deepEqual(store.desired('greenhouse'), {
+      loop: 'greenhouse',
+      setpoint: 19,
+      setpointSource: 'mqtt',
+      mode: 'heat',
+      modeSource: 'file',
+      generation: 3,
+      updatedAtMs: 5000,
+      faultReset: { atMs: 4000, generation: 3 },
+    });
+    assert.deepEqual(store.tunings('greenhouse'), []);
+    assert.equal(
+      store.recordTuning(
+        'greenhouse',
+        { gains: { kp: 0.2, tiS: 900, tdS: 0 } },
+        { apply: false, source: 'autotune' },
+      ).version,
+      1,
+    );
     db.close();
   });
 

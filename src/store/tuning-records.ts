@@ -1,0 +1,281 @@
+import type { ChangeSource } from './desired-records.js';
+
+/**
+ * The shapes of versioned tunings (schema version 5): as the daemon, CLI and HTTP read them
+ * (StoredTuning, AutotuneRequest), as SQLite stores them (TuningRecord), the conversions and the
+ * checks a new tuning or request passes before anything is written.
+ *
+ * A tuning is a set of PID gains with where they came from (an autotune, or entered by hand),
+ * the identified model when there is one, and a free summary (`details`). Each gets the loop's
+ * next version (1, 2, 3…; never reused, see migration 5). The loop's desired state names the
+ * version in force (none: the config file's gains).
+ */
+
+/** Where a tuning's gains came from. */
+export type TuningSource = 'autotune' | 'manual';
+
+/** Who made a tuning the one in force: a person (ChangeSource) or the autotune itself. */
+export type TuningChangeSource = ChangeSource | 'autotune';
+
+/** PID gains, as the config's controller has them. */
+export interface TuningGains {
+  kp: number;
+  tiS: number;
+  tdS: number;
+}
+
+/**
+ * The identified first-order-plus-dead-time model (core/tuning/identify-fopdt.ts: its `model`
+ * fields with `standardError` and `rmsResidual` beside them). A standard error is NaN when not
+ * known (fewer than 2 cycles).
+ */
+export interface TuningModel {
+  gain: number;
+  timeConstantS: number;
+  deadTimeS: number;
+  ambient: number;
+  standardError: { gain: number; timeConstantS: number; deadTimeS: number };
+  rmsResidual: number;
+}
+
+/** A tuning to store (DesiredStore.recordTuning). */
+export interface NewTuning {
+  gains: TuningGains;
+  model?: TuningModel;
+  /**
+   * Any JSON value: the autotune's summary (duration, cycles, noise, band, modulation
+   * suggestion, side). At most MAX_TUNING_DETAILS_BYTES once serialized.
+   */
+  details?: unknown;
+}
+
+/** A stored tuning. */
+export interface StoredTuning extends NewTuning {
+  loop: string;
+  version: number;
+  createdAtMs: number;
+  source: TuningSource;
+  /** The stored details could not be parsed (a damaged row): `details` is absent. */
+  detailsUnreadable?: true;
+}
+
+/** The most a tuning's `details` may take, serialized as JSON, bytes. */
+export const MAX_TUNING_DETAILS_BYTES = 16 * 1024;
+
+/** What an autotune request may say; every field optional (the loop's defaults apply). */
+export interface AutotuneOptions {
+  /** Split range: the side to tune. */
+  side?: 'heat' | 'cool';
+  /** SIMC's closed-loop time constant, seconds (default: the identified dead time). */
+  closedLoopS?: number;
+  /** The run's time limit, seconds. */
+  maxDurationS?: number;
+}
+
+/**
+ * The last autotune request stored for a loop (absent: never): the loop acts on each once, by
+ * generation, like a fault reset.
+ */
+export interface AutotuneRequest {
+  action: 'start' | 'cancel';
+  /** When it was received, clock ms. */
+  atMs: number;
+  generation: number;
+  options: AutotuneOptions;
+  /** The stored options could not be parsed (a damaged row): `options` is empty. */
+  optionsUnreadable?: true;
+}
+
+/** A `tunings` row as stored. */
+export interface TuningRecord {
+  loop: string;
+  version: number;
+  created_at_ms: number;
+  source: string;
+  kp: number;
+  ti_s: number;
+  td_s: number;
+  model_gain: number | null;
+  model_time_constant_s: number | null;
+  model_dead_time_s: number | null;
+  model_ambient: number | null;
+  se_gain: number | null;
+  se_time_constant_s: number | null;
+  se_dead_time_s: number | null;
+  rms_residual: number | null;
+  details_json: string | null;
+}
+
+/** Refused a tuning or request before anything was written (callers map it to a refusal). */
+export class TuningError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TuningError';
+  }
+}
+
+/** `applyTuning` was asked for a version the loop does not have. */
+export class UnknownTuningError extends TuningError {
+  constructor(
+    readonly loop: string,
+    readonly version: number,
+  ) {
+    super(`loop "${loop}" has no tuning version ${version}`);
+    this.name = 'UnknownTuningError';
+  }
+}
+
+function assertFinite(loop: string, what: string, value: number, min?: number): void {
+  if (!Number.isFinite(value) || (min !== undefined && value < min))
+    throw new TuningError(
+      `loop "${loop}": tuning ${what} must be a finite number${min === undefined ? '' : ` ≥ ${min}`}, got ${value}`,
+    );
+}
+
+/** Checks a tuning before it is stored; returns its details serialized (null: none). */
+export function checkedTuning(loop: string, tuning: NewTuning): string | null {
+  const { gains, model, details } = tuning;
+  assertFinite(loop, 'kp', gains.kp);
+  if (gains.kp <= 0) throw new TuningError(`loop "${loop}": tuning kp must be > 0, got ${gains.kp}`);
+  assertFinite(loop, 'tiS', gains.tiS, 0);
+  assertFinite(loop, 'tdS', gains.tdS, 0);
+  if (model) {
+    for (const key of ['gain', 'timeConstantS', 'deadTimeS', 'ambient', 'rmsResidual'] as const)
+      assertFinite(loop, `model ${key}`, model[key]);
+    // NaN is allowed (unknown, stored as NULL); an infinity is a bug.
+    for (const [key, value] of Object.entries(model.standardError))
+      if (value === Number.POSITIVE_INFINITY || value === Number.NEGATIVE_INFINITY)
+        throw new TuningError(`loop "${loop}": tuning model standard error ${key} is infinite`);
+  }
+  if (details === undefined) return null;
+  const json = JSON.stringify(details);
+  if (json === undefined) throw new TuningError(`loop "${loop}": tuning details are not JSON`);
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes > MAX_TUNING_DETAILS_BYTES)
+    throw new TuningError(
+      `loop "${loop}": tuning details take ${bytes} bytes, more than ${MAX_TUNING_DETAILS_BYTES}`,
+    );
+  return json;
+}
+
+/** The row storing `tuning` as `version`. */
+export function toTuningRecord(
+  loop: string,
+  version: number,
+  createdAtMs: number,
+  source: TuningSource,
+  tuning: NewTuning,
+  detailsJson: string | null,
+): TuningRecord {
+  const { gains, model } = tuning;
+  // SQLite stores NaN as NULL anyway; written explicitly so the reader knows what NULL means.
+  const orNull = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? null : value);
+  return {
+    loop,
+    version,
+    created_at_ms: createdAtMs,
+    source,
+    kp: gains.kp,
+    ti_s: gains.tiS,
+    td_s: gains.tdS,
+    model_gain: orNull(model?.gain),
+    model_time_constant_s: orNull(model?.timeConstantS),
+    model_dead_time_s: orNull(model?.deadTimeS),
+    model_ambient: orNull(model?.ambient),
+    se_gain: orNull(model?.standardError.gain),
+    se_time_constant_s: orNull(model?.standardError.timeConstantS),
+    se_dead_time_s: orNull(model?.standardError.deadTimeS),
+    rms_residual: orNull(model?.rmsResidual),
+    details_json: detailsJson,
+  };
+}
+
+/** A stored row as the store returns it; damaged details are left out and flagged. */
+export function toStoredTuning(row: TuningRecord): StoredTuning {
+  const tuning: StoredTuning = {
+    loop: row.loop,
+    version: row.version,
+    createdAtMs: row.created_at_ms,
+    source: row.source as TuningSource,
+    gains: { kp: row.kp, tiS: row.ti_s, tdS: row.td_s },
+  };
+  if (
+    row.model_gain !== null &&
+    row.model_time_constant_s !== null &&
+    row.model_dead_time_s !== null &&
+    row.model_ambient !== null
+  ) {
+    tuning.model = {
+      gain: row.model_gain,
+      timeConstantS: row.model_time_constant_s,
+      deadTimeS: row.model_dead_time_s,
+      ambient: row.model_ambient,
+      standardError: {
+        gain: row.se_gain ?? Number.NaN,
+        timeConstantS: row.se_time_constant_s ?? Number.NaN,
+        deadTimeS: row.se_dead_time_s ?? Number.NaN,
+      },
+      rmsResidual: row.rms_residual ?? Number.NaN,
+    };
+  }
+  if (row.details_json !== null) {
+    try {
+      tuning.details = JSON.parse(row.details_json);
+    } catch {
+      // A damaged summary must not keep the gains from being used, nor the store from opening.
+      tuning.detailsUnreadable = true;
+    }
+  }
+  return tuning;
+}
+
+/** Whether two tunings store the same gains from the same moment (the same tuning, maybe renumbered). */
+export function sameTuning(a: StoredTuning, b: StoredTuning): boolean {
+  return (
+    a.createdAtMs === b.createdAtMs &&
+    a.source === b.source &&
+    a.gains.kp === b.gains.kp &&
+    a.gains.tiS === b.gains.tiS &&
+    a.gains.tdS === b.gains.tdS
+  );
+}
+
+/** Checks an autotune request's options; returns them serialized. */
+export function checkedAutotuneOptions(loop: string, options: AutotuneOptions): string {
+  const { side, closedLoopS, maxDurationS } = options;
+  if (side !== undefined && side !== 'heat' && side !== 'cool')
+    throw new TuningError(`loop "${loop}": autotune side must be "heat" or "cool", got ${String(side)}`);
+  for (const [key, value] of [
+    ['closedLoopS', closedLoopS],
+    ['maxDurationS', maxDurationS],
+  ] as const) {
+    if (value !== undefined && (!Number.isFinite(value) || value <= 0))
+      throw new TuningError(`loop "${loop}": autotune ${key} must be a finite number > 0, got ${value}`);
+  }
+  // Only the known keys: the column stays small whatever a caller passes.
+  return JSON.stringify({
+    ...(side === undefined ? {} : { side }),
+    ...(closedLoopS === undefined ? {} : { closedLoopS }),
+    ...(maxDurationS === undefined ? {} : { maxDurationS }),
+  });
+}
+
+/** Stored options as a request carries them; damaged ones are empty and flagged. */
+export function parseAutotuneOptions(
+  json: string | null,
+): Pick<AutotuneRequest, 'options' | 'optionsUnreadable'> {
+  if (json === null) return { options: {} };
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return { options: parsed as AutotuneOptions };
+  } catch {
+    // Below: the request stays (its action and generation are intact), with the defaults.
+  }
+  return { options: {}, optionsUnreadable: true };
+}
+
+/** The file's gains as stored in loop_desired.file_gains_json (fixed key order: compared as text). */
+export function fileGainsJson(gains: TuningGains): string {
+  return JSON.stringify({ kp: gains.kp, tiS: gains.tiS, tdS: gains.tdS });
+}
