@@ -1,7 +1,9 @@
+import type { DisturbanceSpec } from '../core/feedforward.js';
 import type { ActuatorSpec, LoopSpec } from '../core/loop-spec.js';
 import type { Quantity } from '../core/types.js';
 import { LOOP_POLICY } from '../kinds/loop-policy.js';
 import { actuatorKindOf } from '../kinds/registry.js';
+import { QUANTITY_DEFAULTS } from './schema/common.js';
 import type { ActuatorConfig, Config, LoopConfig } from './schema.js';
 
 /** The level an actuator is driven to on faults, stale readings, removal and shutdown. */
@@ -15,7 +17,7 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
   return {
     id: loopId,
     quantity: loop.quantity,
-    controller: controllerSpec(loop),
+    controller: controllerSpec(config, loop),
     ...(loop.raise ? { raise: actuatorSpec(loop.raise, config.actuators[loop.raise]!, loop) } : {}),
     ...(loop.lower ? { lower: actuatorSpec(loop.lower, config.actuators[loop.lower]!, loop) } : {}),
     staleAfterMs: loop.staleAfterS * 1000,
@@ -74,7 +76,7 @@ function safetySpec(loop: LoopConfig): Pick<LoopSpec, 'cutoff' | 'stuckWatch' | 
   };
 }
 
-function controllerSpec(loop: LoopConfig): LoopSpec['controller'] {
+function controllerSpec(config: Config, loop: LoopConfig): LoopSpec['controller'] {
   const controller = loop.controller;
   if (controller.type === 'hysteresis') {
     return {
@@ -92,6 +94,25 @@ function controllerSpec(loop: LoopConfig): LoopSpec['controller'] {
       setpointWeight: controller.setpointWeight,
     },
     ...(controller.model ? { model: controller.model } : {}),
+    ...(controller.model && controller.feedforward
+      ? { disturbance: disturbanceSpec(config, loop, controller.feedforward) }
+      : {}),
+  };
+}
+
+/** The disturbance sensor of a PID's feedforward; stale after the sensor's own staleAfterS. */
+function disturbanceSpec(
+  config: Config,
+  loop: LoopConfig,
+  feedforward: NonNullable<Extract<LoopConfig['controller'], { type: 'pid' }>['feedforward']>,
+): DisturbanceSpec {
+  const plausible = feedforward.plausible ?? QUANTITY_DEFAULTS[loop.quantity].plausible;
+  return {
+    sensorId: feedforward.sensor,
+    coupling: feedforward.coupling,
+    staleAfterMs: (config.sensors[feedforward.sensor]?.staleAfterS ?? 30) * 1000,
+    plausibleMin: plausible.min,
+    plausibleMax: plausible.max,
   };
 }
 

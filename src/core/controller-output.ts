@@ -1,9 +1,17 @@
-import { setpointFeedforward } from './feedforward.js';
+import { absorbedFeedforward, type Feedforward, feedforward } from './feedforward.js';
 import { type HysteresisParams, hysteresisStep } from './hysteresis.js';
 import { directionsForMode, type LoopSpec } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 import { clamp } from './numbers.js';
-import { type PidMemory, type PidParams, pidInitialMemory, pidStep, restOffset } from './pid.js';
+import {
+  DEFAULT_MAX_GAP_S,
+  type PidMemory,
+  type PidParams,
+  pidInitialMemory,
+  pidStep,
+  restOffset,
+} from './pid.js';
+import { msToS } from './time.js';
 import type { Direction, Mode } from './types.js';
 
 /** What the controller decided this cycle: its signed output and the memory it leaves. */
@@ -45,19 +53,74 @@ export function controllerOutput(
     outputMax: directions.raise ? 1 : 0,
     errorDeadband: spec.deadband,
   };
-  // Resuming from off or a fault: start from what the actuators really do now (bumpless).
-  const start = memory.regulating ? memory.pid : resumedPidMemory(spec, desired, observed, params);
   const reading = observed.reading!;
-  const feedforward = controller.model ? setpointFeedforward(controller.model, desired.setpoint) : 0;
+  if (memory.regulating && memory.pid.lastAtMs === reading.atMs) {
+    // No news: pidStep repeats its last output, and the feedforward's lead stays where it was.
+    const output = clamp(memory.pid.lastOutput, params.outputMin, params.outputMax);
+    return { output, pid: memory.pid, hysteresisOn: memory.hysteresisOn };
+  }
+  const ff = controllerFeedforward(spec, desired, observed, memory);
+  // Resuming from off or a fault: start from what the actuators really do now (bumpless).
+  const start = memory.regulating
+    ? absorbFeedforwardChange(spec, memory.pid, ff)
+    : resumedPidMemory(spec, desired, observed, params, ff);
   const result = pidStep(params, start, {
     setpoint: desired.setpoint,
     measured,
     atMs: reading.atMs,
-    feedforward,
+    feedforward: ff.value,
   });
+  const pid =
+    ff.disturbance === undefined
+      ? withoutDisturbance(result.memory)
+      : { ...result.memory, lastDisturbance: ff.disturbance };
   // A mode that narrows the range (heat_cool → heat) takes effect even without a new reading.
   const output = clamp(result.output, params.outputMin, params.outputMax);
-  return { output, pid: result.memory, hysteresisOn: memory.hysteresisOn };
+  return { output, pid, hysteresisOn: memory.hysteresisOn };
+}
+
+const NO_FEEDFORWARD: Feedforward = { value: 0, disturbance: undefined };
+
+/** The PID's feedforward this step: from the model, with the disturbance reading when usable. */
+function controllerFeedforward(
+  spec: LoopSpec,
+  desired: LoopDesired,
+  observed: LoopObserved,
+  memory: Pick<LoopMemory, 'regulating' | 'pid'>,
+): Feedforward {
+  const controller = spec.controller;
+  if (controller.type !== 'pid' || !controller.model) return NO_FEEDFORWARD;
+  const atMs = observed.reading!.atMs;
+  const { lastAtMs } = memory.pid;
+  // The lead continues across regular readings only (the PID's own gap rule: maxGapS).
+  const gapS = lastAtMs === undefined ? undefined : msToS(atMs - lastAtMs);
+  const maxGapS = controller.pid.maxGapS ?? DEFAULT_MAX_GAP_S;
+  const continues = memory.regulating && gapS !== undefined && gapS > 0 && gapS <= maxGapS;
+  return feedforward(controller.model, controller.disturbance, desired.setpoint, {
+    reading: observed.disturbance,
+    atMs,
+    before: memory.regulating ? memory.pid.lastDisturbance : undefined,
+    dtS: continues ? gapS : undefined,
+  });
+}
+
+/**
+ * The memory with the integrator moved by the feedforward's change that must not reach the
+ * output (feedforward.ts: everything but a change of the measured disturbance).
+ */
+function absorbFeedforwardChange(spec: LoopSpec, pid: PidMemory, ff: Feedforward): PidMemory {
+  const controller = spec.controller;
+  const before = { value: pid.lastFeedforward, disturbance: pid.lastDisturbance };
+  const absorbed =
+    controller.type === 'pid' && controller.model
+      ? absorbedFeedforward(controller.model, controller.disturbance?.coupling ?? 1, before, ff)
+      : ff.value - pid.lastFeedforward;
+  return absorbed === 0 ? pid : { ...pid, integral: pid.integral - absorbed };
+}
+
+function withoutDisturbance(pid: PidMemory): PidMemory {
+  const { lastDisturbance: _unused, ...rest } = pid;
+  return rest;
 }
 
 /** Hysteresis per direction; the raise side wins, so the two are never both on. */
@@ -82,18 +145,25 @@ function hysteresisDirections(
 
 /**
  * PID memory for a controller that starts regulating: its integrator at the actuators' real
- * output. With a setpoint weight b < 1 the proportional term carries Kp·(b − 1)·r at rest,
- * which the integrator cancels (see pidStep): it starts there too, or the output starts that
- * far low.
+ * output, less the feedforward, which the output then adds back: no bump (a feedforward head
+ * start winds the integrator past on a dead-time-dominated plant, see feedforward.ts). With a
+ * setpoint weight b < 1 the proportional term carries Kp·(b − 1)·r at rest, which the
+ * integrator cancels (see pidStep): it starts there too, or the output starts that far low.
  */
 function resumedPidMemory(
   spec: LoopSpec,
   desired: LoopDesired,
   observed: LoopObserved,
   params: PidParams,
+  ff: Feedforward,
 ): PidMemory {
   const actual = clamp(actualSignedOutput(spec, observed), params.outputMin, params.outputMax);
-  return { ...pidInitialMemory(actual), integral: actual - restOffset(params, desired.setpoint) };
+  return {
+    ...pidInitialMemory(actual),
+    integral: actual - restOffset(params, desired.setpoint) - ff.value,
+    lastFeedforward: ff.value,
+    ...(ff.disturbance === undefined ? {} : { lastDisturbance: ff.disturbance }),
+  };
 }
 
 /** Directions the mode allows and the loop has an actuator for. */

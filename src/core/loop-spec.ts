@@ -1,6 +1,6 @@
 import type { DutyBandParams } from './duty-band.js';
 import type { EffectWatchSpec } from './effect-watch.js';
-import type { PlantModel } from './feedforward.js';
+import type { DisturbanceSpec, PlantModel } from './feedforward.js';
 import type { HysteresisParams } from './hysteresis.js';
 import type { InterlockSpec } from './interlock.js';
 import type { PidParams } from './pid.js';
@@ -42,8 +42,10 @@ export type ControllerSpec =
       type: 'pid';
       /** Tuning; the output range follows from the mode (heater 0..1, cooler −1..0, both −1..1). */
       pid: Omit<PidParams, 'outputMin' | 'outputMax' | 'errorDeadband'>;
-      /** Optional static plant model for setpoint feedforward. */
+      /** Optional static plant model for feedforward (feedforward.ts). */
       model?: PlantModel;
+      /** Optional disturbance sensor whose reading feeds forward through `model` (needs it). */
+      disturbance?: DisturbanceSpec;
     }
   | { type: 'hysteresis'; hysteresis: HysteresisParams };
 

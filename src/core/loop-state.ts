@@ -19,6 +19,11 @@ export interface LoopObserved {
   actuators: Record<string, ActuatorLevel>;
   /** Latest reading of each interlock sensor (see LoopSpec.interlocks). */
   interlocks?: Record<string, Reading | undefined>;
+  /**
+   * Latest reading of the loop's measured-disturbance sensor (outdoor or ambient temperature),
+   * when its controller names one (feedforward.ts); undefined: none configured, or none yet.
+   */
+  disturbance?: Reading;
 }
 
 /** What a loop remembers between cycles (persisted, so a restart resumes where it was). */

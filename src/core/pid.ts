@@ -1,3 +1,4 @@
+import type { DisturbanceMemory } from './feedforward.js';
 import { clamp } from './numbers.js';
 import { isAheadOfNow, msToS } from './time.js';
 
@@ -79,6 +80,12 @@ export interface PidMemory {
   lastAtMs?: number;
   lastSetpoint?: number;
   lastFeedforward: number;
+  /**
+   * The measured disturbance the last feedforward used and its lead's state (feedforward.ts),
+   * absent when it used none. Kept by the loop's controller step, not by pidStep: it tells a
+   * change of the disturbance (which moves the output) from a switch on or off (which must not).
+   */
+  lastDisturbance?: DisturbanceMemory;
   /** Last output u (after clamping). */
   lastOutput: number;
   /** The gains the memory was built with; a change triggers a bumpless re-base. */
@@ -111,7 +118,8 @@ export function pidInitialMemory(output = 0): PidMemory {
   return { integral: output, derivativePerS: 0, lastFeedforward: 0, lastOutput: output };
 }
 
-const DEFAULT_MAX_GAP_S = 600;
+/** Default `maxGapS`: a longer gap between readings resumes instead of integrating across it. */
+export const DEFAULT_MAX_GAP_S = 600;
 
 /** Shrinks |error| by half the band; continuous, so entering the band causes no jump. */
 function deadbanded(error: number, band: number): number {

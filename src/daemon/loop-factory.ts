@@ -89,6 +89,11 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
           sampler.latest(interlock.sensor),
         ]),
       ),
+    disturbanceReading: () => {
+      const controller = config().loops[id]?.controller;
+      const sensor = controller?.type === 'pid' ? controller.feedforward?.sensor : undefined;
+      return sensor === undefined ? undefined : sampler.latest(sensor);
+    },
     latestReading: () => {
       const sensor = config().loops[id]?.sensor;
       return sensor === undefined ? undefined : sampler.latestForLoop(sensor);

@@ -43,6 +43,11 @@ export interface LoopReconcilerOptions {
   latestReading: () => Reading | undefined;
   /** Latest readings of the loop's interlock sensors, by sensor id. */
   interlockReadings?: () => Record<string, Reading | undefined>;
+  /**
+   * Latest reading of the loop's disturbance sensor (its PID's feedforward), if it names one.
+   * Judged by the core (feedforward.ts): missing, stale or implausible falls back to the model.
+   */
+  disturbanceReading?: () => Reading | undefined;
   actuators: Map<string, ActuatorDriver>;
   clock: Clock;
   logger: Logger;
@@ -192,12 +197,18 @@ export class LoopReconciler {
     const { faultResetGeneration } = this.memory;
     const reading = this.opts.latestReading();
     const interlocks = this.opts.interlockReadings?.();
+    const disturbance = this.opts.disturbanceReading?.();
     let result: ReconcileResult;
     try {
       result = reconcile(
         spec,
         desired,
-        { reading, actuators, ...(interlocks ? { interlocks } : {}) },
+        {
+          reading,
+          actuators,
+          ...(interlocks ? { interlocks } : {}),
+          ...(disturbance ? { disturbance } : {}),
+        },
         this.memory,
         nowMs,
       );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defaultDerivativeFilterS } from '../../core/pid.js';
+import { rangeSchema } from './common.js';
 
 const pidSchema = z
   .strictObject({
@@ -30,10 +31,40 @@ const pidSchema = z
       .strictObject({
         gain: z.number().describe('Plant steady-state change at full output (loop unit).'),
         ambient: z.number().describe('Plant value with every output off (loop unit).'),
+        deadTimeS: z
+          .number()
+          .min(0)
+          .optional()
+          .describe(
+            "Plant dead time, seconds: how long the output's effect takes to show. Gives the feedforward's disturbance a lead, making up the heat lost meanwhile. Default 0 (no lead).",
+          ),
       })
       .optional()
       .describe(
-        'Plant model enabling setpoint feedforward: output ≈ (setpoint − ambient) / gain. Default none.',
+        'Plant model: output ≈ (setpoint − ambient) / gain holds the setpoint. Added as feedforward, its change with the setpoint is handed to the integral (steps respond as without it, no overshoot); with tiS 0 it removes the proportional offset; controller.feedforward acts through it. Default none.',
+      ),
+    feedforward: z
+      .strictObject({
+        sensor: z
+          .string()
+          .describe(
+            "Sensor measuring the disturbance (outdoor or ambient temperature), in the loop's unit; not the loop's own sensor. Required.",
+          ),
+        coupling: z
+          .number()
+          .gt(0)
+          .max(1)
+          .default(1)
+          .describe(
+            "Share of the sensor's change that reaches the plant's ambient, 0..1: 1 when the plant settles at the sensor's value with every output off. Default 1.",
+          ),
+        plausible: rangeSchema('plausible disturbance reading')
+          .optional()
+          .describe("Readings outside it are ignored. Default: the quantity's plausible range."),
+      })
+      .optional()
+      .describe(
+        "Measured-disturbance feedforward through the model (needs model): output ≈ (setpoint − ambient′) / gain with ambient′ = ambient + coupling × (reading − ambient). A missing, stale (sensor's staleAfterS) or implausible reading falls back to the model's ambient, bumplessly. Default none.",
       ),
   })
   .describe(

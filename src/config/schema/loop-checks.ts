@@ -22,6 +22,7 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
   }
   checkPlausible(loop, ctx);
   checkLoopMonitors(loop, ctx);
+  checkFeedforward(loop, ctx);
   if (loop.raise === undefined && loop.lower === undefined) {
     ctx.addIssue({ code: 'custom', path: [], message: 'needs a raise or a lower actuator (or both)' });
   } else if (loop.mode !== undefined) {
@@ -33,6 +34,34 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
         message: `mode "${loop.mode}" is not allowed for this loop (allowed: ${allowed.join(', ')})`,
       });
     }
+  }
+}
+
+/** A measured-disturbance feedforward acts through the plant model: it needs one, with a gain. */
+function checkFeedforward(loop: RawLoop, ctx: z.RefinementCtx): void {
+  const controller = loop.controller;
+  if (controller.type !== 'pid' || !controller.feedforward) return;
+  const path = ['controller', 'feedforward'];
+  if (!controller.model) {
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: 'needs controller.model (gain and ambient): the disturbance acts through it',
+    });
+  } else if (controller.model.gain === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['controller', 'model', 'gain'],
+      message: 'must not be 0 with a feedforward',
+    });
+  }
+  const plausible = controller.feedforward.plausible;
+  if (plausible && !(plausible.min < plausible.max)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...path, 'plausible', 'min'],
+      message: 'must be less than plausible.max',
+    });
   }
 }
 

@@ -141,6 +141,15 @@ function loopsUseKnownSensors(config: RawConfig, issue: Issue): void {
         issue(['loops', loopId, 'interlocks', index, 'sensor'], `unknown sensor "${interlock.sensor}"`);
       }
     });
+    const disturbance = loop.controller.type === 'pid' ? loop.controller.feedforward?.sensor : undefined;
+    if (disturbance !== undefined && !Object.hasOwn(config.sensors, disturbance)) {
+      issue(['loops', loopId, 'controller', 'feedforward', 'sensor'], `unknown sensor "${disturbance}"`);
+    } else if (disturbance !== undefined && disturbance === loop.sensor) {
+      issue(
+        ['loops', loopId, 'controller', 'feedforward', 'sensor'],
+        `"${disturbance}" is the loop's own sensor: the disturbance needs a sensor of its own`,
+      );
+    }
   }
 }
 
