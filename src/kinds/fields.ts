@@ -4,6 +4,7 @@
  * them so the same field reads the same (and is described the same) in every kind.
  */
 import { z } from 'zod';
+import { MAX_HALF_BAND } from '../core/duty-band.js';
 import { FIELD_PATH_PATTERN, plainTopicProblem } from '../drivers/mqtt/payload.js';
 import { BAND_RENAMED } from './renamed-keys.js';
 
@@ -119,7 +120,27 @@ export const stateStaleAfterS = z
   );
 
 /** Half width of a relay's modulation band, in the loop's unit, when the file gives none. */
-const DEFAULT_BAND = 0.25;
+export const DEFAULT_BAND = 0.25;
+
+/** Time-proportioning window, s, when the file gives none. */
+export const DEFAULT_WINDOW_S = 600;
+
+/**
+ * How a relay under a PID is driven when the file says nothing (neither modulation nor
+ * windowS): the duty band. `npm run bench:control` ("homeostat defaults" rows): with the band
+ * a PI relay beats Home Assistant's ±0.3 °C hysteresis on both relay plants, where 600 s
+ * windows without minimum times regulated twice as badly (issue 12: defaults must never be
+ * worse than the thermostat people replace).
+ */
+export const DEFAULT_MODULATION: 'window' | 'band' = 'band';
+
+/**
+ * Largest half band in duty units a defaulted band is narrowed to (the core's MAX_HALF_BAND):
+ * a band that is only a default must never make a valid file invalid, so with kp·band ≥ 0.5
+ * the band is narrowed to kp·band = 0.49 (on above output 0.99, off below 0.01: a thermostat
+ * whose hysteresis is 0.49/kp either side) instead of failing the check an explicit band gets.
+ */
+export const DEFAULT_MAX_HALF_BAND = MAX_HALF_BAND;
 
 /** How a relay is driven: shared by every relay kind (simulated, MQTT, GPIO). */
 export const relayFields = {
@@ -129,21 +150,28 @@ export const relayFields = {
     .default(0)
     .describe('Shortest on time, seconds (protects compressors). Default 0.'),
   minOffS: z.number().min(0).default(0).describe('Shortest off time, seconds. Default 0.'),
+  // Optional here, defaulted by resolveRelayBand: whether the file gives a window decides the
+  // default modulation. The JSON schema still shows the default (meta).
   windowS: z
     .number()
     .gt(0)
-    .default(600)
+    .optional()
+    .meta({ default: DEFAULT_WINDOW_S })
     .describe(
-      'Time-proportioning window, seconds (modulation window): a PID output of 0.3 is on 30 % of each window. Default 600.',
+      'Time-proportioning window, seconds (modulation window): a PID output of 0.3 is on 30 % of each ' +
+        'window. Giving it without modulation chooses modulation window. ' +
+        `Default ${DEFAULT_WINDOW_S}.`,
     ),
   modulation: z
     .enum(['window', 'band'])
-    .default('window')
+    .optional()
+    .meta({ default: DEFAULT_MODULATION })
     .describe(
-      'How a PID output (0..1) drives the relay. window: time-proportioning over windowS, a predictable ' +
-        'switching rate (relay wear, compressors). band: on above output 0.5 + kp·band, off below ' +
-        '0.5 − kp·band; regulates closer at a similar rate, best with PI (tdS 0). Needs a pid controller. ' +
-        'Minimum on/off times hold with both. Default window.',
+      'How a PID output (0..1) drives the relay. band: on above output 0.5 + kp·band, off below ' +
+        '0.5 − kp·band; regulates closer than a hysteresis thermostat at a similar switching rate, best ' +
+        'with PI (tdS 0). window: time-proportioning over windowS, a predictable switching rate (relay ' +
+        'wear, compressors). Minimum on/off times hold with both; a hysteresis controller ignores it. ' +
+        'Default band, or window when the relay gives windowS.',
     ),
   // Optional here, defaulted by resolveRelayBand: a default would hide whether `band` was written
   // beside its deprecated name. The JSON schema still shows the default (meta).
@@ -154,8 +182,9 @@ export const relayFields = {
     .meta({ default: DEFAULT_BAND })
     .describe(
       "With modulation band: half width of the band in the loop's unit (°C, %RH, or a generic loop's " +
-        'own); on the PID output it is kp·band, which must stay below 0.5. Wider: fewer switches, ' +
-        `more ripple. Default ${DEFAULT_BAND}.`,
+        'own); on the PID output it is kp·band, which must stay below 0.5 when modulation band is ' +
+        'written (when band is only the default modulation, a wider kp·band is narrowed to 0.49). ' +
+        `Wider: fewer switches, more ripple. Default ${DEFAULT_BAND}.`,
     ),
   bandC: z
     .number()
@@ -183,8 +212,15 @@ export const relayFields = {
 const relayObject = z.object(relayFields);
 /** A relay's fields as parsed: `band` or its deprecated name `bandC`, either may be absent. */
 export type RawRelayFields = z.output<typeof relayObject>;
-/** A relay section with its band resolved: `band` always set, `bandC` gone. */
-export type WithBand<Section extends RawRelayFields> = Omit<Section, 'band' | 'bandC'> & { band: number };
+/** A relay section resolved: `band` always set, `bandC` gone, `windowS` and `modulation` set. */
+export type WithBand<Section extends RawRelayFields> = Omit<
+  Section,
+  'band' | 'bandC' | 'windowS' | 'modulation'
+> & {
+  band: number;
+  windowS: number;
+  modulation: 'window' | 'band';
+};
 /** A relay's fields once resolved (what the relay spec builder reads). */
 export type RelayFields = WithBand<RawRelayFields>;
 
@@ -197,8 +233,22 @@ export function relayBandOf(raw: Pick<RawRelayFields, 'band' | 'bandC'>): {
   return { key: 'band', band: raw.band ?? DEFAULT_BAND };
 }
 
-/** A relay kind's resolution: `band` filled in (from `bandC` when the file still uses it). */
+/**
+ * The modulation a relay section asks for: the written one; else window when it gives a window
+ * (a file written for windows keeps them); else the default, the band.
+ */
+export function relayModulationOf(raw: Pick<RawRelayFields, 'modulation' | 'windowS'>): 'window' | 'band' {
+  if (raw.modulation !== undefined) return raw.modulation;
+  return raw.windowS !== undefined ? 'window' : DEFAULT_MODULATION;
+}
+
+/** A relay kind's resolution: `band` filled in (from `bandC` when the file still uses it), the window and modulation. */
 export function resolveRelayBand<Section extends RawRelayFields>(raw: Section): WithBand<Section> {
-  const { band: _band, bandC: _bandC, ...rest } = raw;
-  return { ...rest, band: relayBandOf(raw).band };
+  const { band: _band, bandC: _bandC, windowS, modulation: _modulation, ...rest } = raw;
+  return {
+    ...rest,
+    band: relayBandOf(raw).band,
+    windowS: windowS ?? DEFAULT_WINDOW_S,
+    modulation: relayModulationOf(raw),
+  };
 }

@@ -4,12 +4,27 @@
  * the time-optimal bound, on simulated FOPDT plants through four scenarios. Prints figures;
  * it is not a test and always exits 0 (unless it crashes).
  */
-import { TIME_OPTIMAL_BOUND } from './control/bound.js';
-import type { ControllerSpec } from './control/controller.js';
+import {
+  DEFAULT_BAND,
+  DEFAULT_MAX_HALF_BAND,
+  DEFAULT_MODULATION,
+  DEFAULT_WINDOW_S,
+} from '../../src/kinds/fields.js';
+import { boundSwitch, TIME_OPTIMAL_BOUND } from './control/bound.js';
+import type { BenchController, ControllerSpec } from './control/controller.js';
 import { BAND_C, HOMEOSTAT, homeostatRelayWindow, TIME_PROPORTIONING } from './control/homeostat.js';
 import { PEERS, peerVersions } from './control/peers.js';
-import { PLANTS, RELAY_PLANTS, simcTuning } from './control/plants.js';
+import { holdingOutput, PLANTS, RELAY_PLANTS, simcTuning } from './control/plants.js';
 import {
+  ACT_STEP_PLANTS,
+  HOMEOSTAT_DEFAULTS,
+  HOMEOSTAT_RECONCILE,
+  homeostatReconcile,
+  type WriteCount,
+} from './control/reconcile-path.js';
+import {
+  type ActStepRow,
+  formatActStep,
   formatTable,
   formatTargets,
   formatWindowSweep,
@@ -17,11 +32,74 @@ import {
   type WindowSweepRow,
   withRatios,
 } from './control/report.js';
-import { IRREGULAR_MAX_S, IRREGULAR_MIN_S, REGULAR_PERIOD_S, SCENARIOS } from './control/scenarios.js';
-import { STEP_S, simulate } from './control/simulate.js';
+import {
+  BENCH_SCENARIOS,
+  IRREGULAR_MAX_S,
+  IRREGULAR_MIN_S,
+  REGULAR_PERIOD_S,
+  SCENARIOS,
+  type ScenarioSpec,
+} from './control/scenarios.js';
+import { type BenchPlant, STEP_S, simulate } from './control/simulate.js';
 import { checkTargets } from './control/targets.js';
 
-const CONTROLLERS: readonly ControllerSpec[] = [TIME_OPTIMAL_BOUND, ...HOMEOSTAT, ...PEERS];
+const CONTROLLERS: readonly ControllerSpec[] = [
+  TIME_OPTIMAL_BOUND,
+  ...HOMEOSTAT,
+  HOMEOSTAT_RECONCILE,
+  HOMEOSTAT_DEFAULTS,
+  ...PEERS,
+];
+
+/**
+ * The bound of scenario E: bound.ts's policy for the first step (as in A), then at the small
+ * step full output until θ before the value reaches the new setpoint, from the old holding level.
+ */
+function smallStepBound(scenario: ScenarioSpec): ControllerSpec {
+  return {
+    ...TIME_OPTIMAL_BOUND,
+    create: (context) => {
+      const first = TIME_OPTIMAL_BOUND.create(context);
+      const eventMs = context.startMs + context.plant.horizonS * 1000;
+      const oldHold = holdingOutput(context.plant, context.setpoint);
+      const step = boundSwitch(
+        context.plant,
+        context.setpoint + scenario.setpointStepC,
+        eventMs,
+        context.setpoint,
+        oldHold,
+        0,
+      );
+      const segments = [
+        { fromMs: eventMs, level: 1 },
+        { fromMs: step.switchMs, level: step.holdLevel },
+      ];
+      const controller: BenchController = {
+        onReading: () => {},
+        levelAt: (atMs) => {
+          if (atMs < eventMs) return first.levelAt(atMs);
+          let level = 0;
+          for (const segment of segments) if (segment.fromMs <= atMs) level = segment.level;
+          return level;
+        },
+        changeBetween: (afterMs, beforeMs) =>
+          beforeMs <= eventMs
+            ? first.changeBetween?.(afterMs, beforeMs)
+            : segments.find((s) => s.fromMs > afterMs && s.fromMs < beforeMs)?.fromMs,
+      };
+      return controller;
+    },
+  };
+}
+
+function boundOf(scenario: ScenarioSpec): ControllerSpec {
+  return scenario.setpointStepC !== 0 ? smallStepBound(scenario) : TIME_OPTIMAL_BOUND;
+}
+
+/** Feedforward rows compute their feedforward once from the first setpoint (homeostat.ts): not in E. */
+function runsIn(controller: ControllerSpec, scenario: ScenarioSpec): boolean {
+  return scenario.setpointStepC === 0 || !controller.id.includes('+ff');
+}
 
 const jsonOnly = process.argv.includes('--json');
 const startedMs = performance.now();
@@ -29,15 +107,48 @@ const startedMs = performance.now();
 const results: RunResult[] = [];
 for (const plant of PLANTS) {
   const controllers = CONTROLLERS.filter((c) => c.actuators.includes(plant.actuator));
-  for (const scenario of SCENARIOS) {
-    const bound = simulate(plant, scenario, TIME_OPTIMAL_BOUND);
-    for (const controller of controllers) {
+  for (const scenario of BENCH_SCENARIOS) {
+    const bound = simulate(plant, scenario, boundOf(scenario));
+    for (const controller of controllers.filter((c) => runsIn(c, scenario))) {
       const metrics = controller === TIME_OPTIMAL_BOUND ? bound : simulate(plant, scenario, controller);
       results.push(withRatios(plant.id, scenario.id, controller.id, metrics, bound));
     }
   }
 }
 const targets = checkTargets(results);
+
+/**
+ * The act step's cost: the reconcile path beside its bare PI on every plant (the issue's two
+ * extra ones too) and scenario, with the writes it sent, at the act step's send resolution and
+ * at coarser ones (0.005 was the old level tolerance) to show where a cost would come from.
+ */
+const SEND_RESOLUTIONS = [undefined, 0.005] as const;
+const bare = HOMEOSTAT.find((c) => c.id === 'homeostat PI');
+if (bare === undefined) throw new Error('bench: no homeostat PI');
+const actStep: ActStepRow[] = [];
+for (const plant of [...PLANTS, ...ACT_STEP_PLANTS] as BenchPlant[]) {
+  for (const scenario of BENCH_SCENARIOS) {
+    const bareMetrics = simulate(plant, scenario, bare);
+    for (const sendResolution of SEND_RESOLUTIONS) {
+      const count: WriteCount = { writes: 0 };
+      const path = homeostatReconcile('reconcile', '', {
+        count,
+        ...(sendResolution === undefined ? {} : { sendResolution }),
+      });
+      const metrics = simulate(plant, scenario, path);
+      const hours = (2 * plant.horizonS) / 3600;
+      actStep.push({
+        plant: plant.id,
+        scenario: scenario.id,
+        sendResolution: sendResolution ?? null,
+        bareIae: bareMetrics.iae,
+        iae: metrics.iae,
+        writesPerHour:
+          count.writes / (scenario.setpointStepC !== 0 || scenario.disturbanceC !== 0 ? hours : hours / 2),
+      });
+    }
+  }
+}
 
 /** Target 5 hinges on the window: how IAE and switching trade off on the relay plants. */
 const SWEEP_WINDOWS_S = [120, 180, 300, 450, 600, 900, 1200];
@@ -71,6 +182,12 @@ const settings = {
   irregularPeriodS: [IRREGULAR_MIN_S, IRREGULAR_MAX_S],
   timeProportioning: TIME_PROPORTIONING,
   bandC: BAND_C,
+  relayDefaults: {
+    modulation: DEFAULT_MODULATION,
+    band: DEFAULT_BAND,
+    maxHalfBand: DEFAULT_MAX_HALF_BAND,
+    windowS: DEFAULT_WINDOW_S,
+  },
   metricsOn: 'true plant value, one horizon from the scenario event',
 };
 
@@ -78,7 +195,7 @@ if (jsonOnly) {
   const plants = PLANTS.map((p) => ({ ...p, tuning: simcTuning(p) }));
   const controllers = CONTROLLERS.map(({ id, note, actuators }) => ({ id, note, actuators }));
   process.stdout.write(
-    `${JSON.stringify({ versions, settings, plants, scenarios: SCENARIOS, controllers, results, targets, windowSweep }, null, 2)}\n`,
+    `${JSON.stringify({ versions, settings, plants, scenarios: BENCH_SCENARIOS, controllers, results, targets, windowSweep, actStep }, null, 2)}\n`,
   );
 } else {
   const out: string[] = [];
@@ -92,7 +209,11 @@ if (jsonOnly) {
     `relay plants: homeostat drives the relay by time-proportioning (window ${TIME_PROPORTIONING.windowMs / 1000} s, ` +
       `min on/off ${TIME_PROPORTIONING.minOnMs / 1000}/${TIME_PROPORTIONING.minOffMs / 1000} s); ` +
       `the "band" rows by the duty band (half band kp · ${BAND_C} °C, same min on/off)`,
-    `scenarios: ${SCENARIOS.map((s) => `${s.id} ${s.label}`).join('; ')}`,
+    `"homeostat defaults": the relay's config keys all left out, i.e. modulation ${DEFAULT_MODULATION}, ` +
+      `band ${DEFAULT_BAND} (half band kp · ${DEFAULT_BAND}, at most ${DEFAULT_MAX_HALF_BAND}), no minimum on/off times ` +
+      `(window ${DEFAULT_WINDOW_S} s only when windowS or modulation window is written)`,
+    `scenarios: ${BENCH_SCENARIOS.map((s) => `${s.id} ${s.label}`).join('; ')} (no +ff rows in E: their ` +
+      'feedforward is computed once, for the first setpoint)',
     'metrics on the true plant value over one horizon from the event (step at 0, disturbance one horizon later);',
     'IAE ∫|e|dt; overshoot max(value − setpoint, 0); settle: time after which |e| stays within the band',
     '("—": not settled); TV Σ|Δu|; sw/h relay switches per hour; ×bound: ratio to the bound ("—": bound is 0)',
@@ -106,10 +227,22 @@ if (jsonOnly) {
   out.push('', '# targets (room plant; relay plants for 5)', formatTargets(targets));
   out.push(
     '',
+    '# act step: homeostat reconcile (whole cycle, config → toLoopSpec) vs homeostat PI (pidStep alone)',
+    'relay plants: both by 600 s windows with min on/off 30 s; writes per hour of the run (both horizons);',
+    `send resolution "act step": command.ts as it is; 0.005: commands only on moves of 0.005 (the old level tolerance)`,
+    formatActStep(actStep),
+  );
+  out.push(
+    '',
     '# relay time-proportioning window vs HA hysteresis (homeostat PI, min on/off unchanged; info for target 5)',
     formatWindowSweep(windowSweep),
   );
-  out.push('', `${results.length + windowSweep.length} runs in ${elapsedS.toFixed(1)} s`, '', '# JSON');
-  out.push(JSON.stringify({ versions, settings, results, targets, windowSweep }));
+  out.push(
+    '',
+    `${results.length + windowSweep.length + actStep.length} runs in ${elapsedS.toFixed(1)} s`,
+    '',
+    '# JSON',
+  );
+  out.push(JSON.stringify({ versions, settings, results, targets, windowSweep, actStep }));
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -90,7 +90,7 @@ describe('GPIO sensor and actuator defaults', () => {
       minOnS: 0,
       minOffS: 0,
       windowS: 600,
-      modulation: 'window',
+      modulation: 'band',
       band: 0.25,
       safeState: 'off',
     });

@@ -65,7 +65,7 @@ describe('mqtt_switch presets', () => {
       minOnS: 0,
       minOffS: 0,
       windowS: 600,
-      modulation: 'window',
+      modulation: 'band',
       band: 0.25,
       safeState: 'off',
       deadManS: 600,

@@ -371,13 +371,17 @@ loops:
   room: { sensor: probe, raise: heater, setpoint: 12, limits: { min: 5, max: 30 }, controller: { type: pid, kp: 0.5 } }
   contact: { sensor: window, quantity: generic, raise: pump, setpoint: 0.5, limits: { min: 0, max: 1 }, controller: { type: hysteresis } }
 `;
+  // A relay that writes neither modulation nor windowS resolved to modulation window before
+  // issue 12 and to band since (the default changed), so the loops whose relays leave both out
+  // (contact's pump; room's heater in `defaulted`) got one new hash, and one new generation on
+  // that upgrade; the others kept theirs (room here, which writes modulation band).
   const STORED = {
     room: '25aef9899d31353bc2b42541c4ad118e72a4ff517ce751a4f7c71efd3e2016e4',
-    contact: '58343849bae2fa54555f60757f27105bc1597b32e625e20a9c2d138da55dcc92',
+    contact: '77717d1f057b76e55d577415d1f8bd2daa48ab19e7e667b09c545bf57918a25d',
   };
   const STORED_DEFAULTS = {
-    room: '245b200b093599686fb8786e3a52f4af7e52c803a138f880e87872681f7ec486',
-    contact: '1081ad4d78a3208ff678541fa8a3ed00aeb500442feaecea664379ef221e2768',
+    room: 'e958dfbb30f44fb4fe08a4f20d4568c8cf4c673f167d205f79c0e050ab8254ef',
+    contact: 'c95649d03fe15dee37c55a011153f96ab819c29ce76dc55a4bc941759acaaf8b',
   };
   const renamed = edits(PI, ['debounceMs: 50', 'debounceS: 0.05'], ['bandC: 0.4', 'band: 0.4']);
   const defaulted = edits(PI, [', debounceMs: 50', ''], [', modulation: band, bandC: 0.4', '']);

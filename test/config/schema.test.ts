@@ -75,7 +75,7 @@ describe('defaults', () => {
         plant: 'p',
         gain: 20,
         windowS: 600,
-        modulation: 'window',
+        modulation: 'band',
         band: 0.25,
         minOnS: 0,
         minOffS: 0,
@@ -203,7 +203,7 @@ describe('relay modulation', () => {
     });
   }
 
-  test('band keeps the configured bandC; window is the default', () => {
+  test('band keeps the configured bandC; band is the default', () => {
     assert.deepEqual(
       [
         valid(relayWith('modulation: band, bandC: 0.4')).actuators.heater,
@@ -213,7 +213,7 @@ describe('relay modulation', () => {
       [
         ['band', 0.4, false],
         ['band', 0.4, false],
-        ['window', 0.25, false],
+        ['band', 0.25, false],
       ],
     );
   });

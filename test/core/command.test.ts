@@ -4,8 +4,12 @@ import {
   type CommandDecision,
   type CommandMemory,
   decideCommand,
+  LEVEL_STEP,
+  levelOnGrid,
   levelsEqual,
   retryDelayMs,
+  SEND_RESOLUTION,
+  sameCommand,
 } from '../../src/core/command.js';
 import type { ActuatorLevel } from '../../src/core/types.js';
 import { at, s } from './fixtures.js';
@@ -36,22 +40,72 @@ describe('decideCommand: one decision', () => {
       observed: ActuatorLevel,
       last: CommandMemory | undefined,
       reason: string | undefined,
+      confirmed: boolean,
     ]
   > = [
-    ['observed = wanted, never asked', 1, 1, undefined, undefined],
-    ['observed = wanted, asked and unconfirmed', 1, 1, sent(1, 0, 1, false), undefined],
-    ['observed within 0.005 of wanted', 0.5, 0.503, undefined, undefined],
-    ['observed differs, never asked', 1, 0, undefined, 'regulate'],
-    ['observed 0.01 off a continuous level', 0.5, 0.51, undefined, 'regulate'],
-    ['observed unknown, never asked', 0, undefined, undefined, 'regulate'],
-    ['observed unknown after a confirmed command', 1, undefined, sent(1, 0, 0, true), 'drift'],
-    ['wanted changed since the last command', 1, 0, sent(0, 0, 0, true), 'regulate'],
-    ['asked 5 s ago, unconfirmed', 1, 0, sent(1, 55, 1, false), undefined],
-    ['asked 10 s ago, unconfirmed', 1, 0, sent(1, 50, 1, false), 'retry'],
-    ['confirmed, then changed by hand', 1, 0, sent(1, 0, 0, true), 'drift'],
+    ['observed = wanted, never asked', 1, 1, undefined, undefined, true],
+    ['observed = wanted, asked and unconfirmed', 1, 1, sent(1, 0, 1, false), undefined, true],
+    [
+      'never asked, a rounding driver within 0.005: one write makes sure',
+      0.5,
+      0.503,
+      undefined,
+      'regulate',
+      false,
+    ],
+    [
+      'asked 0.5312, a rounding driver reports 0.53',
+      0.5312,
+      0.53,
+      sent(0.5312, 50, 1, false),
+      undefined,
+      true,
+    ],
+    ['observed differs, never asked', 1, 0, undefined, 'regulate', false],
+    ['observed 0.01 off a continuous level', 0.5, 0.51, undefined, 'regulate', false],
+    ['observed unknown, never asked', 0, undefined, undefined, 'regulate', false],
+    ['observed unknown after a confirmed command', 1, undefined, sent(1, 0, 0, true), 'drift', false],
+    ['wanted changed, the actuator was at the last command', 1, 0, sent(0, 0, 0, true), 'regulate', true],
+    ['wanted changed, the last command unconfirmed', 1, 0, sent(0.5, 55, 1, false), 'regulate', false],
+    [
+      'wanted moved 0.002 from the last command (old tolerance hid it)',
+      0.502,
+      0.5,
+      sent(0.5, 0, 0, true),
+      'regulate',
+      true,
+    ],
+    [
+      'wanted moved one grid step (0.0001) from the last command',
+      0.5001,
+      0.5,
+      sent(0.5, 0, 0, true),
+      'regulate',
+      true,
+    ],
+    [
+      'wanted moved 0.00002 (float noise, under half a step): the same command',
+      0.50002,
+      0.5,
+      sent(0.5, 0, 0, true),
+      undefined,
+      true,
+    ],
+    ['asked 5 s ago, unconfirmed', 1, 0, sent(1, 55, 1, false), undefined, false],
+    ['asked 10 s ago, unconfirmed', 1, 0, sent(1, 50, 1, false), 'retry', false],
+    ['confirmed, then changed by hand', 1, 0, sent(1, 0, 0, true), 'drift', false],
+    [
+      'confirmed 0.5, then moved by hand by 0.004 (within tolerance)',
+      0.5,
+      0.504,
+      sent(0.5, 0, 0, true),
+      undefined,
+      true,
+    ],
+    ['confirmed 0.5, then moved by hand by 0.01', 0.5, 0.51, sent(0.5, 0, 0, true), 'drift', false],
   ];
-  for (const [given, wanted, observed, last, reason] of table) {
-    test(`${given} → ${reason ?? 'no command'}`, () => {
+  for (const [given, wanted, observed, last, reason, confirmed] of table) {
+    test(`${given} → ${reason ?? 'no command'}, ${confirmed ? 'confirmed' : 'unconfirmed'}`, () => {
       const decision = decide(wanted, observed, last, 60);
       assert.equal(decision.command?.reason, reason);
       if (decision.command) {
@@ -62,8 +116,9 @@ describe('decideCommand: one decision', () => {
           detail: regulate.detail,
         });
         assert.equal(decision.memory.atMs, at(s(60)), 'the send time is remembered');
+        assert.equal(decision.memory.level, wanted, 'the level sent is remembered');
       }
-      assert.equal(decision.confirmed, levelsEqual(observed, wanted));
+      assert.equal(decision.confirmed, confirmed);
       assert.ok(decision.nextWakeMs > at(s(60)), 'the next wake-up is in the future');
     });
   }
@@ -182,4 +237,151 @@ describe('retryDelayMs and levelsEqual', () => {
     ];
     for (const [a, b, equal] of table) assert.equal(levelsEqual(a, b), equal, `${a} vs ${b}`);
   });
+});
+
+describe('decideCommand: a continuous output that moves', () => {
+  /**
+   * Drives decideCommand every 10 s with `wantedAt` on the level grid (as actuation.ts gives
+   * it), the actuator holding what it is sent and reporting it through `report` (a driver that
+   * may round); returns the sends and the cycles that were unconfirmed.
+   */
+  function follow(
+    untilS: number,
+    wantedAt: (atS: number) => number,
+    report: (held: number) => number = (held) => held,
+  ): { sends: number[]; levels: number[]; unconfirmedAtS: number[]; held: number } {
+    let memory: CommandMemory | undefined;
+    let held = 0;
+    const sends: number[] = [];
+    const levels: number[] = [];
+    const unconfirmedAtS: number[] = [];
+    for (let t = 0; t <= untilS; t += 10) {
+      const decision = decide(levelOnGrid(wantedAt(t)), report(held), memory, t);
+      if (decision.command) {
+        sends.push(t);
+        levels.push(decision.command.level);
+        held = decision.command.level;
+      }
+      if (!decision.confirmed) unconfirmedAtS.push(t);
+      memory = decision.memory;
+    }
+    return { sends, levels, unconfirmedAtS, held };
+  }
+
+  /** Σ|Δwanted| over the same 10 s cycles, from the first wanted level (on the grid). */
+  function totalVariation(untilS: number, wantedAt: (atS: number) => number): number {
+    let sum = 0;
+    for (let t = 10; t <= untilS; t += 10) {
+      sum += Math.abs(levelOnGrid(wantedAt(t)) - levelOnGrid(wantedAt(t - 10)));
+    }
+    return sum;
+  }
+
+  const shapes: Array<[shape: string, untilS: number, wantedAt: (atS: number) => number]> = [
+    [
+      'a slow ramp 0.5 → 0.52 over 20 min (0.00017 per cycle)',
+      1_200,
+      (t) => 0.5 + (0.02 * Math.min(t, 1_200)) / 1_200,
+    ],
+    ['a fast ramp 0 → 1 over 100 s', 200, (t) => Math.min(1, t / 100)],
+    ['a decaying oscillation around 0.4', 3_000, (t) => 0.4 + 0.05 * Math.exp(-t / 600) * Math.sin(t / 60)],
+    ['a creep of 0.0004 per cycle for 1 h', 3_600, (t) => 0.3 + 0.00004 * t],
+  ];
+  for (const [shape, untilS, wantedAt] of shapes) {
+    test(`${shape}: writes ≤ 1 + total variation / ${LEVEL_STEP}, and the actuator ends within half a step`, () => {
+      const { sends, held } = follow(untilS, wantedAt);
+      const bound = 1 + totalVariation(untilS, wantedAt) / LEVEL_STEP;
+      assert.ok(sends.length <= bound + 1e-9, `${sends.length} writes > ${bound.toFixed(1)}`);
+      assert.ok(
+        Math.abs(held - wantedAt(untilS)) <= LEVEL_STEP / 2 + 1e-12,
+        `held ${held}, wanted ${wantedAt(untilS)}`,
+      );
+    });
+  }
+
+  test('a creep of 0.00004 per cycle is followed one grid step at a time (the 0.005 tolerance held it for 125 cycles)', () => {
+    const { sends, levels } = follow(3_000, (t) => 0.3 + 0.000004 * t);
+    // 0.3 first, then 0.0001 every 2–3 cycles: 0.012 in 120 steps.
+    assert.ok(sends.length >= 119 && sends.length <= 121, `${sends.length} writes`);
+    for (let i = 1; i < levels.length; i++) {
+      assert.ok(Math.abs(levels[i]! - levels[i - 1]! - LEVEL_STEP) < 1e-9, `step ${i}: one grid step`);
+    }
+  });
+
+  test('given an output that moves every cycle, ActuatorConfirmed does not flicker: confirmed after the first cycle', () => {
+    const { sends, unconfirmedAtS } = follow(600, (t) => 0.2 + 0.001 * t);
+    assert.equal(sends.length, 61, 'a write each cycle (moves of 0.01)');
+    assert.deepEqual(unconfirmedAtS, [0], 'only before the first command was ever seen');
+  });
+
+  test('given a driver that rounds to whole percent, a steady level confirms and is not re-sent', () => {
+    const { sends, levels, unconfirmedAtS } = follow(
+      1_200,
+      () => 0.5312,
+      (held) => Math.round(held * 100) / 100,
+    );
+    assert.deepEqual(sends, [0, 600, 1_200], 'written once, then only the keep-alives');
+    assert.deepEqual(levels, [0.5312, 0.5312, 0.5312]);
+    assert.deepEqual(unconfirmedAtS, [0]);
+  });
+
+  test('given a steady wanted level, it is never re-sent before the keep-alive (no dither)', () => {
+    const { sends } = follow(590, () => 0.4321);
+    assert.deepEqual(sends, [0]);
+  });
+
+  test('given an actuator that stops following, the next cycle is unconfirmed, and stays so', () => {
+    let memory: CommandMemory | undefined;
+    const decisions: CommandDecision[] = [];
+    // It follows until 30 s (held = last command), then sticks at 0.31.
+    const heldAt = (t: number, last: number) => (t <= 30 ? last : 0.31);
+    let last = 0;
+    for (let t = 0; t <= 100; t += 10) {
+      const d = decide(0.3 + t / 1_000, t === 0 ? 0 : heldAt(t, last), memory, t);
+      if (d.command) last = d.command.level;
+      decisions.push(d);
+      memory = d.memory;
+    }
+    const confirmedAt = decisions.map((d, i) => [i * 10, d.confirmed]);
+    assert.deepEqual(confirmedAt, [
+      [0, false],
+      [10, true],
+      [20, true],
+      [30, true],
+      [40, false],
+      [50, false],
+      [60, false],
+      [70, false],
+      [80, false],
+      [90, false],
+      [100, false],
+    ]);
+  });
+});
+
+describe(`sameCommand (closer than ${SEND_RESOLUTION}) and levelOnGrid (steps of ${LEVEL_STEP})`, () => {
+  const table: Array<[a: number, b: number, same: boolean]> = [
+    [0.5, 0.5, true],
+    [0.5, 0.50004, true],
+    [0.5, 0.5001, false],
+    [0.5, 0.504, false],
+    [0, 1, false],
+    // Neighbours on the grid are always different commands, whatever float rounding does.
+    ...Array.from({ length: 9 }, (_, i): [number, number, boolean] => [
+      levelOnGrid(0.1 * i + 0.0003),
+      levelOnGrid(0.1 * i + 0.0004),
+      false,
+    ]),
+  ];
+  for (const [a, b, same] of table) {
+    test(`${a} and ${b}: ${same ? 'the same command' : 'a new level'}`, () => {
+      assert.equal(sameCommand(a, b), same);
+    });
+  }
+});
+
+test('levelOnGrid: every neighbouring pair of grid levels 0..1 is a new command (no float blind spot)', () => {
+  for (let i = 0; i < 1 / LEVEL_STEP; i++) {
+    assert.equal(sameCommand(levelOnGrid(i * LEVEL_STEP), levelOnGrid((i + 1) * LEVEL_STEP)), false, `${i}`);
+  }
 });

@@ -1,5 +1,5 @@
 import type { ActuatorSpec } from '../../core/loop-spec.js';
-import { type RelayFields, resolveRelayBand } from '../fields.js';
+import { DEFAULT_MAX_HALF_BAND, type RelayFields, resolveRelayBand } from '../fields.js';
 import type { LoopUse } from '../types.js';
 
 /**
@@ -27,11 +27,13 @@ export const relayOutput = {
 
 /**
  * Band modulation in the core's unit: the band is one of the PID output, so band (loop unit)
- * times kp. Validation guarantees a pid controller and kp·band < 0.5.
+ * times kp. A written `modulation: band` is validated (a pid controller, kp·band < 0.5); the
+ * default one is not, so it is narrowed to DEFAULT_MAX_HALF_BAND, and without a PID (a
+ * hysteresis controller switches the relay itself) there is no band.
  */
 function relayBand(relay: RelayFields, loop: LoopUse): Pick<ActuatorSpec, 'band'> {
   if (relay.modulation !== 'band' || loop.pidKp === undefined) return {};
-  return { band: { halfBand: loop.pidKp * relay.band } };
+  return { band: { halfBand: Math.min(loop.pidKp * relay.band, DEFAULT_MAX_HALF_BAND) } };
 }
 
 interface ContinuousFields {

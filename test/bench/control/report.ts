@@ -128,3 +128,31 @@ export function formatWindowSweep(rows: readonly WindowSweepRow[]): string {
   }
   return lines.join('\n');
 }
+
+// --- act step: reconcile path vs bare PI --------------------------------------------------
+
+/** The reconcile path and its bare PI on the same run, with the writes the path sent. */
+export interface ActStepRow {
+  plant: string;
+  scenario: ScenarioId;
+  /** The act step's send resolution in this run; null: command.ts's own. */
+  sendResolution: number | null;
+  bareIae: number;
+  iae: number;
+  writesPerHour: number;
+}
+
+export function formatActStep(rows: readonly ActStepRow[]): string {
+  const lines = [
+    `${'plant'.padEnd(13)} scen ${'send res.'.padStart(9)} ${'bare IAE'.padStart(9)} ${'path IAE'.padStart(9)} ` +
+      `${'path/bare'.padStart(9)} ${'writes/h'.padStart(8)}`,
+  ];
+  for (const r of rows) {
+    lines.push(
+      `${r.plant.padEnd(13)} ${r.scenario.padEnd(4)} ${(r.sendResolution === null ? 'act step' : String(r.sendResolution)).padStart(9)} ` +
+        `${r.bareIae.toFixed(1).padStart(9)} ${r.iae.toFixed(1).padStart(9)} ` +
+        `${(r.iae / r.bareIae).toFixed(3).padStart(9)} ${r.writesPerHour.toFixed(1).padStart(8)}`,
+    );
+  }
+  return lines.join('\n');
+}

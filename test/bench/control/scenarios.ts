@@ -1,5 +1,5 @@
 /**
- * The four benchmark scenarios. Each starts with the plant at ambient and the setpoint stepped
+ * The five benchmark scenarios. Each starts with the plant at ambient and the setpoint stepped
  * to the plant's setpoint at t = 0; they differ in what is measured and how the sensor behaves.
  *
  *   A  setpoint step (saturates any reasonable controller), regular 10 s readings
@@ -7,10 +7,14 @@
  *      offset on the forcing (a door opened); metrics from that moment on
  *   C  as A, readings at irregular 5–55 s intervals (seeded, the same for every controller)
  *   D  as A, sensor quantized to 0.0625 °C (a DS18B20 at 12 bits)
+ *   E  small setpoint step: once the loop has held the setpoint for a whole horizon, the setpoint
+ *      goes up by 0.5 °C (20 → 20.5 on the room); metrics from that moment on, against the new
+ *      setpoint. A step this small never saturates: it shows what the act step does with small
+ *      moves of a continuous output (issue 12).
  */
 import { Random, seedFromString } from '../../../src/drivers/sim/random.js';
 
-export type ScenarioId = 'A' | 'B' | 'C' | 'D';
+export type ScenarioId = 'A' | 'B' | 'C' | 'D' | 'E';
 
 export interface ScenarioSpec {
   id: ScenarioId;
@@ -21,6 +25,8 @@ export interface ScenarioSpec {
   quantumC: number;
   /** Step offset on the forcing, °C, applied one horizon after the start. */
   disturbanceC: number;
+  /** Step of the setpoint, °C, one horizon after the start (0 = none). */
+  setpointStepC: number;
 }
 
 /** Regular sampling period, s. */
@@ -30,11 +36,53 @@ export const IRREGULAR_MIN_S = 5;
 export const IRREGULAR_MAX_S = 55;
 
 export const SCENARIOS: readonly ScenarioSpec[] = [
-  { id: 'A', label: 'setpoint step', sampling: 'regular', quantumC: 0, disturbanceC: 0 },
-  { id: 'B', label: 'load disturbance −5 °C', sampling: 'regular', quantumC: 0, disturbanceC: -5 },
-  { id: 'C', label: 'irregular readings 5–55 s', sampling: 'irregular', quantumC: 0, disturbanceC: 0 },
-  { id: 'D', label: 'sensor quantized 0.0625 °C', sampling: 'regular', quantumC: 0.0625, disturbanceC: 0 },
+  { id: 'A', label: 'setpoint step', sampling: 'regular', quantumC: 0, disturbanceC: 0, setpointStepC: 0 },
+  {
+    id: 'B',
+    label: 'load disturbance −5 °C',
+    sampling: 'regular',
+    quantumC: 0,
+    disturbanceC: -5,
+    setpointStepC: 0,
+  },
+  {
+    id: 'C',
+    label: 'irregular readings 5–55 s',
+    sampling: 'irregular',
+    quantumC: 0,
+    disturbanceC: 0,
+    setpointStepC: 0,
+  },
+  {
+    id: 'D',
+    label: 'sensor quantized 0.0625 °C',
+    sampling: 'regular',
+    quantumC: 0.0625,
+    disturbanceC: 0,
+    setpointStepC: 0,
+  },
 ];
+
+/**
+ * Scenario E, apart from A–D because other scripts (relay-explore.ts) run `SCENARIOS` with a
+ * simulation of their own that knows no setpoint step.
+ */
+export const SMALL_STEP: ScenarioSpec = {
+  id: 'E',
+  label: 'small setpoint step +0.5 °C from steady state',
+  sampling: 'regular',
+  quantumC: 0,
+  disturbanceC: 0,
+  setpointStepC: 0.5,
+};
+
+/** Every scenario `bench:control` runs. */
+export const BENCH_SCENARIOS: readonly ScenarioSpec[] = [...SCENARIOS, SMALL_STEP];
+
+/** The scenario's event (disturbance or setpoint step) waits one horizon; else it is the start. */
+export function eventAfterHorizon(scenario: ScenarioSpec): boolean {
+  return scenario.disturbanceC !== 0 || scenario.setpointStepC !== 0;
+}
 
 /**
  * Sampling instants in whole seconds from 0 up to `endS` (inclusive), as a set for lookup.

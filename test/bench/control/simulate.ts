@@ -3,13 +3,14 @@
  * Readings are taken at the scenario's sampling instants; the controller's level is held
  * between its changes (zero-order hold) and clamped to 0..1, the actuator's range.
  * Metrics are computed on the plant's true value over one horizon from the scenario's event
- * (the setpoint step at t = 0, or the disturbance one horizon later).
+ * (the setpoint step at t = 0, or the disturbance or small setpoint step one horizon later),
+ * against the setpoint in force after the event.
  */
 import { FopdtPlant } from '../../../src/drivers/sim/plant.js';
 import type { ControllerContext, ControllerSpec } from './controller.js';
 import { type RunMetrics, runMetrics } from './metrics.js';
-import { type PlantSpec, simcTuning } from './plants.js';
-import { type ScenarioSpec, samplingInstantsS, sensorReading } from './scenarios.js';
+import { type PlantSpec, simcTuning, type Tuning } from './plants.js';
+import { eventAfterHorizon, type ScenarioSpec, samplingInstantsS, sensorReading } from './scenarios.js';
 
 /** Plant step, s. */
 export const STEP_S = 1;
@@ -17,16 +18,52 @@ export const STEP_S = 1;
 const START_MS = Date.UTC(2025, 0, 1);
 const INPUT = 'heater';
 
+/**
+ * A plant beyond plants.ts's FOPDTs: a second lag after the FOPDT (a second-order plant), and
+ * controllers tuned for another model than the plant's own (a plant off its tuning).
+ */
+export interface BenchPlant extends PlantSpec {
+  /** Second lag after the FOPDT, s (integrated in 0.5 s steps). */
+  secondLagS?: number;
+  /** The model the controllers are tuned for (SIMC); default the plant itself. */
+  tunedFor?: Pick<PlantSpec, 'gain' | 'timeConstantS' | 'deadTimeS'>;
+}
+
+/** The tuning every controller gets on `plant`. */
+export function benchTuning(plant: BenchPlant): Tuning {
+  return simcTuning(plant.tunedFor ?? plant);
+}
+
 function clampLevel(level: number): number {
   return Number.isFinite(level) ? Math.min(1, Math.max(0, level)) : 0;
 }
 
-export function simulate(plant: PlantSpec, scenario: ScenarioSpec, controller: ControllerSpec): RunMetrics {
+/** The plant's true value at a time: the FOPDT's, or a second lag on it. */
+function plantValue(sim: FopdtPlant, plant: BenchPlant): (atMs: number) => number {
+  const lagS = plant.secondLagS;
+  if (lagS === undefined) return (atMs) => sim.valueAt(atMs);
+  let y = plant.ambientC;
+  let lastMs = START_MS;
+  return (atMs) => {
+    while (lastMs < atMs) {
+      const toMs = Math.min(atMs, lastMs + 500);
+      const u = (sim.valueAt(lastMs) + sim.valueAt(toMs)) / 2;
+      y = u + (y - u) * Math.exp(-(toMs - lastMs) / 1000 / lagS);
+      lastMs = toMs;
+    }
+    return y;
+  };
+}
+
+export function simulate(plant: BenchPlant, scenario: ScenarioSpec, controller: ControllerSpec): RunMetrics {
   const horizonS = plant.horizonS;
   const disturbed = scenario.disturbanceC !== 0;
-  // The disturbance waits one horizon, so every loop meets it from its own steady state.
-  const eventS = disturbed ? horizonS : 0;
+  // A disturbance or a small setpoint step waits one horizon, so every loop meets it from its
+  // own steady state.
+  const eventS = eventAfterHorizon(scenario) ? horizonS : 0;
   const endS = eventS + horizonS;
+  const setpointAfter = plant.setpointC + scenario.setpointStepC;
+  const setpointAt = (s: number) => (s >= eventS ? setpointAfter : plant.setpointC);
 
   const sim = new FopdtPlant(
     {
@@ -38,10 +75,11 @@ export function simulate(plant: PlantSpec, scenario: ScenarioSpec, controller: C
     START_MS,
   );
   sim.addInput(INPUT, plant.gain);
+  const valueAt = plantValue(sim, plant);
 
   const context: ControllerContext = {
     plant,
-    tuning: simcTuning(plant),
+    tuning: benchTuning(plant),
     setpoint: plant.setpointC,
     startMs: START_MS,
     ...(disturbed ? { disturbance: { atMs: START_MS + eventS * 1000, offsetC: scenario.disturbanceC } } : {}),
@@ -60,8 +98,8 @@ export function simulate(plant: PlantSpec, scenario: ScenarioSpec, controller: C
 
   for (let s = 0; s <= endS; s += STEP_S) {
     const atMs = START_MS + s * 1000;
-    const value = sim.valueAt(atMs);
-    if (instants.has(s)) loop.onReading(sensorReading(scenario, value), plant.setpointC, atMs);
+    const value = valueAt(atMs);
+    if (instants.has(s)) loop.onReading(sensorReading(scenario, value), setpointAt(s), atMs);
     if (s === eventS) levelBefore = level;
     apply(clampLevel(loop.levelAt(atMs)), atMs);
     if (s >= eventS) {
@@ -73,5 +111,5 @@ export function simulate(plant: PlantSpec, scenario: ScenarioSpec, controller: C
   }
 
   const relay = plant.actuator === 'relay' && controller.oracle !== true;
-  return runMetrics(values, levels, levelBefore, plant.setpointC, plant.settlingBandC, STEP_S, relay);
+  return runMetrics(values, levels, levelBefore, setpointAfter, plant.settlingBandC, STEP_S, relay);
 }

@@ -14,6 +14,9 @@ const RELAY_MODULATIONS: { controller: string; label: string }[] = [
   { controller: 'homeostat PID', label: 'homeostat PID+TP' },
   { controller: 'homeostat PI band', label: 'homeostat PI+band' },
   { controller: 'homeostat PID band', label: 'homeostat PID+band' },
+  // The relay with nothing configured but the PID (issue 12: defaults never worse than the
+  // thermostat people replace), through the whole reconcile path.
+  { controller: 'homeostat defaults', label: 'homeostat defaults' },
 ];
 const WITH_MODEL = ['homeostat PI+ff', 'homeostat PID+ff'];
 const HA = 'HA hysteresis';
