@@ -116,6 +116,73 @@ export function loopSectionHash(config: Config, loopId: string): string {
 export { canonicalJson };
 
 // ---------------------------------------------------------------------------------------
+// Tunings
+
+/** What plan needs of a loop's stored desired state (DesiredStore.allDesired's rows). */
+export interface PlanTuningRow {
+  loop: string;
+  tuning?: { version: number; gains: PlanGains };
+  lastTuningVersion?: number;
+}
+
+interface PlanGains {
+  kp: number;
+  tiS: number;
+  tdS: number;
+}
+
+/**
+ * The gains each PID loop of `next` will regulate with once applied, one line per loop:
+ * the file's (`config`) or a stored tuning's (`version N`), and a newer stored version not
+ * applied (a proposal). A tuning in force gives way when the file changes the loop's kp, tiS
+ * or tdS since `current` (the store's rule, desired-store.ts): said so, with both gains.
+ * Not changes of the file: informational lines for `homeostat plan` after its diff.
+ */
+export function planTunings(
+  current: Config | undefined,
+  next: Config,
+  rows: readonly PlanTuningRow[],
+): string[] {
+  const stored = new Map(rows.map((row) => [row.loop, row]));
+  const lines: string[] = [];
+  for (const id of Object.keys(next.loops).sort()) {
+    const fileGains = pidGains(next, id);
+    if (fileGains === undefined) continue;
+    const row = stored.get(id);
+    const tuning = row?.tuning;
+    const before = current === undefined ? undefined : pidGains(current, id);
+    const setAside = tuning !== undefined && before !== undefined && !sameGains(before, fileGains);
+    let line: string;
+    if (tuning === undefined) line = `tuning ${id}: config (${formatGains(fileGains)})`;
+    else if (setAside)
+      line =
+        `tuning ${id}: config (${formatGains(fileGains)}): the file changes the gains, so version ` +
+        `${tuning.version} (${formatGains(tuning.gains)}) is set aside`;
+    else line = `tuning ${id}: version ${tuning.version} (${formatGains(tuning.gains)}), not the file's`;
+    const latest = row?.lastTuningVersion;
+    if (latest !== undefined && latest !== tuning?.version)
+      line += `; version ${latest} proposed, not applied (homeostat tuning ${id} latest)`;
+    lines.push(line);
+  }
+  return lines;
+}
+
+function pidGains(config: Config, id: string): PlanGains | undefined {
+  const controller = own(config.loops, id)?.controller;
+  if (controller?.type !== 'pid') return undefined;
+  return { kp: controller.kp, tiS: controller.tiS, tdS: controller.tdS };
+}
+
+function sameGains(a: PlanGains, b: PlanGains): boolean {
+  return a.kp === b.kp && a.tiS === b.tiS && a.tdS === b.tdS;
+}
+
+function formatGains({ kp, tiS, tdS }: PlanGains): string {
+  const round = (value: number) => Math.round(value * 1000) / 1000;
+  return `kp ${round(kp)}, tiS ${round(tiS)} s, tdS ${round(tdS)} s`;
+}
+
+// ---------------------------------------------------------------------------------------
 // Diff
 
 function diff(path: string[], before: unknown, after: unknown, out: PlanChange[]): void {

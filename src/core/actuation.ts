@@ -26,13 +26,17 @@ export interface RegulatedLevels {
 /**
  * From the signed controller output to each actuator's level: split range (with the changeover
  * delay), then each actuator's modulation (relays: duty band, time-proportioning or minimum
- * times; continuous: the duty itself).
+ * times; continuous: the duty itself). `switching` 'direct' (the autotune's relay) switches a
+ * relay on any duty above 0 at once, minimum times still holding, as under a hysteresis
+ * controller.
  */
 export function regulatedLevels(
   spec: LoopSpec,
   memory: { output: number; relays: RelayMemories; lastActiveMs: Partial<Record<Direction, number>> },
   nowMs: number,
+  switching: 'modulated' | 'direct' = 'modulated',
 ): RegulatedLevels {
+  const controllerType = switching === 'direct' ? 'hysteresis' : spec.controller.type;
   const split = splitRange(spec, memory.output, memory.lastActiveMs, nowMs);
   const wakeTimes = split.wakeAtMs === undefined ? [] : [split.wakeAtMs];
   const relays = { ...memory.relays };
@@ -44,7 +48,7 @@ export function regulatedLevels(
     const opposite = direction === 'raise' ? spec.lower : spec.raise;
     const oppositeOn = opposite !== undefined && isOn(computed[opposite.id]);
     const duty = oppositeOn ? 0 : split.duties[direction];
-    const result = actuatorLevel(actuator, duty, relays[actuator.id], nowMs, spec.controller.type);
+    const result = actuatorLevel(actuator, duty, relays[actuator.id], nowMs, controllerType);
     computed[actuator.id] = result.level;
     if (result.relay) relays[actuator.id] = result.relay;
     if (result.wakeAtMs !== undefined) wakeTimes.push(result.wakeAtMs);

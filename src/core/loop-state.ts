@@ -3,6 +3,7 @@ import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
 import { idleSafetyMemory, type SafetyMemory } from './safety-monitors.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
+import { type AutotuneMemory, abortAutotune, isActive } from './tuning/autotune.js';
 import type { ActuatorLevel, Condition, Direction, Mode, Reading } from './types.js';
 
 /** Desired state of a loop: what people asked for, with the generation that asked it. */
@@ -47,6 +48,11 @@ export interface LoopMemory {
   latchedFault?: LatchedFault;
   /** The safety monitors' windows and counts (safety-monitors.ts). */
   safety?: SafetyMemory;
+  /**
+   * A relay autotune running, or the last one's result or abort reason (tuning/autotune.ts),
+   * kept until the runtime stores it or a new run starts.
+   */
+  autotune?: AutotuneMemory;
   conditions: Condition[];
 }
 
@@ -77,6 +83,8 @@ export function initialLoopMemory(): LoopMemory {
  *   without effect") at the first cycle. The runaway watch re-arms once the loop converges;
  * - an on-time (maximum on-time) is kept only for an actuator not seen off: one that stayed on
  *   through the restart has really been on all along. Starts in the last hour stay counted.
+ * - an autotune that was running is aborted ("restarted"): its record has a hole where the
+ *   daemon was down and the relay's state then is unknown; the loop regulates normally.
  * Everything else (integral, filters, time-proportioning windows, a latched fault) resumes as
  * stored.
  */
@@ -103,9 +111,17 @@ export function resumeLoopMemory(
     const level = observed[id];
     if (level === undefined || Math.abs(level - command.level) > LEVEL_TOLERANCE) delete commands[id];
   }
-  const { effectWatch: _restarted, safety, ...rest } = memory;
+  const { effectWatch: _restarted, safety, autotune, ...rest } = memory;
   const resumedSafety = resumeSafetyMemory(safety, observed);
-  return { ...rest, relays, commands, ...(resumedSafety ? { safety: resumedSafety } : {}) };
+  return {
+    ...rest,
+    relays,
+    commands,
+    ...(resumedSafety ? { safety: resumedSafety } : {}),
+    ...(autotune
+      ? { autotune: isActive(autotune) ? abortAutotune(autotune, 'restarted', nowMs) : autotune }
+      : {}),
+  };
 }
 
 function resumeSafetyMemory(

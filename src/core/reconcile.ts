@@ -10,9 +10,12 @@ import { formatPercent, isOn } from './numbers.js';
 import { idleSafetyMemory, safetyMonitors } from './safety-monitors.js';
 import { judgeReading, type ReadingVerdict } from './sensor-health.js';
 import { type LoopStatus, loopStatus } from './status.js';
+import { isActive } from './tuning/autotune.js';
+import { type AutotuneCycle, settleAutotune, stepLoopAutotune } from './tuning/loop-autotune.js';
 
 export type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 export { initialLoopMemory } from './loop-state.js';
+export { cancelLoopAutotune, startLoopAutotune } from './tuning/loop-autotune.js';
 
 /**
  * reconcile(spec, desired, observed, memory, now) → wanted levels, commands, new memory,
@@ -24,12 +27,18 @@ export { initialLoopMemory } from './loop-state.js';
  *              2. mode off                                        → every actuator safe, at once
  *              3. reading missing/stale/NaN/absurd                → every actuator safe, at once
  *              4. an interlock tripped                            → every actuator safe, at once
+ *   autotune → while a relay autotune runs (tuning/autotune.ts) its relay gives the output
+ *              instead of the controller; a mode or setpoint change, its time limit or a
+ *              setpoint it cannot reach ends it, every actuator safe this cycle
  *   regulate → controller output (−1..1, sign = direction), then the effect watch on it
  *   levels   → split range with a changeover delay → time-proportioning / duty band for relays
- *              (minimum on/off times) → levels; or every actuator at its safe level
+ *              (minimum on/off times; the autotune's relay switches at once) → levels; or every
+ *              actuator at its safe level
  *   monitor  → the safety monitors check the levels chosen: a start beyond a relay's cap is held
  *              back, and a cut-off, a stuck or runaway value or an on-time limit latches a fault
  *              that takes every actuator safe in this same cycle
+ *   settle   → a running autotune in a cycle held safe (any gate reason, a fault just latched)
+ *              ends with that reason; else the level applied goes into its record
  *   commands → each actuator is commanded only if its observed level differs (idempotent act)
  *   status   → the loop's status and conditions, and the next wake-up
  */
@@ -54,17 +63,21 @@ export function reconcile(
 ): ReconcileResult {
   const before = clampMemoryToNow(memory, nowMs);
   const gate = gateCycle(spec, desired, observed, before.latchedFault, nowMs);
-  const regulated = gate.regulate
-    ? regulate(spec, desired, observed, before, gate.measured, nowMs)
-    : { memory: before, wakeTimes: [] };
-  const chosen = chooseLevels(spec, gate, regulated, nowMs);
+  const tuning = gate.regulate ? tuneStep(desired, observed, before, nowMs) : undefined;
+  const tuned = tuning ? withTuning(before, tuning) : before;
+  const regulated =
+    gate.regulate && tuning?.ended !== 'aborted'
+      ? regulate(spec, desired, observed, tuned, gate.measured, tuning?.output, nowMs)
+      : { memory: tuned, wakeTimes: [] };
+  const chosen = chooseLevels(spec, gate, tuning, regulated, nowMs);
   // The safety monitors check whatever levels were chosen, except in a cycle whose latched fault
   // is new: latched by the effect watch (already safe), or re-stamped to now by clampMemoryToNow
   // (stamped ahead of now: the loop is held safe, the monitors run again next cycle).
-  const checked =
+  const monitored =
     chosen.memory.latchedFault === memory.latchedFault
       ? monitorLevels(spec, desired, observed, gate.verdict, before, chosen, nowMs)
       : chosen;
+  const checked = settleTuning(spec, monitored, nowMs);
   const acted = commandLevels(spec, observed, before, checked, nowMs);
   const next: LoopMemory = {
     ...checked.memory,
@@ -115,6 +128,28 @@ function latchedDetail(fault: LatchedFault): string {
   return `latched fault ${fault.reason}`;
 }
 
+/**
+ * Step 1b: a running autotune's step on the gate's good reading. Whatever the gate holds safe
+ * (a fault, mode off, a bad reading, an interlock) ends the run in settleTuning instead.
+ */
+function tuneStep(
+  desired: LoopDesired,
+  observed: LoopObserved,
+  before: LoopMemory,
+  nowMs: number,
+): AutotuneCycle | undefined {
+  return isActive(before.autotune) ? stepLoopAutotune(before.autotune, desired, observed, nowMs) : undefined;
+}
+
+/**
+ * The memory with the autotune's step. A run that just ended hands back to the controller:
+ * `regulating` false makes it start from the actuators' real level (bumpless, as after mode
+ * off) — at once when the run is done, next cycle after an abort (this cycle is held safe).
+ */
+function withTuning(before: LoopMemory, tuning: AutotuneCycle): LoopMemory {
+  return { ...before, autotune: tuning.autotune, ...(tuning.ended ? { regulating: false } : {}) };
+}
+
 /** The memory a step leaves, and the times at which something it decided changes by itself. */
 interface Stepped {
   memory: LoopMemory;
@@ -122,8 +157,9 @@ interface Stepped {
 }
 
 /**
- * Step 2: the controller's output for a fresh reading, and the effect watch on it (which may
- * latch a fault). Regulation resuming restarts the relays' windows.
+ * Step 2: the controller's output for a fresh reading (or the autotune's, `tunedOutput`), and the
+ * effect watch on it (which may latch a fault). Regulation resuming restarts the relays' windows.
+ * During an autotune the PID's memory is left as it was: it is re-based when the run ends.
  */
 function regulate(
   spec: LoopSpec,
@@ -131,9 +167,13 @@ function regulate(
   observed: LoopObserved,
   before: LoopMemory,
   measured: number,
+  tunedOutput: number | undefined,
   nowMs: number,
 ): Stepped {
-  const control = controllerOutput(spec, desired, observed, measured, before);
+  const control =
+    tunedOutput === undefined
+      ? controllerOutput(spec, desired, observed, measured, before)
+      : { output: tunedOutput, pid: before.pid, hysteresisOn: before.hysteresisOn };
   const watched = spec.effectWatch
     ? watchEffect(
         spec.effectWatch,
@@ -167,14 +207,32 @@ interface Cycle extends Stepped {
   why: Record<string, WantedWhy>;
 }
 
-/** Step 3: levels from the output, or every actuator safe (held by the gate, or just latched). */
-function chooseLevels(spec: LoopSpec, gate: Gate, regulated: Stepped, nowMs: number): Cycle {
+/**
+ * Step 3: levels from the output, or every actuator safe (held by the gate, an autotune that
+ * just aborted, or a fault just latched).
+ */
+function chooseLevels(
+  spec: LoopSpec,
+  gate: Gate,
+  tuning: AutotuneCycle | undefined,
+  regulated: Stepped,
+  nowMs: number,
+): Cycle {
   if (!gate.regulate) return holdSafe(spec, regulated, gate.detail, nowMs);
+  if (tuning?.ended === 'aborted') {
+    // Safe for this cycle, so an abort is always seen at the actuators; from the next cycle the
+    // loop regulates again unless the cause holds it safe by itself (the gate decides that).
+    return holdSafe(spec, regulated, `autotune aborted: ${tuning.autotune.abortReason}`, nowMs);
+  }
   const { latchedFault, output } = regulated.memory;
   // Latched this cycle: safe at once, not at the next one.
   if (latchedFault) return holdSafe(spec, regulated, latchedDetail(latchedFault), nowMs);
-  const chosen = regulatedLevels(spec, regulated.memory, nowMs);
-  const why: WantedWhy = { reason: 'regulate', detail: `output ${formatPercent(output)}` };
+  const relay = tuning?.output !== undefined;
+  const chosen = regulatedLevels(spec, regulated.memory, nowMs, relay ? 'direct' : 'modulated');
+  const why: WantedWhy = {
+    reason: 'regulate',
+    detail: relay ? `autotune relay, output ${formatPercent(output)}` : `output ${formatPercent(output)}`,
+  };
   return {
     levels: chosen.levels,
     why: Object.fromEntries(Object.keys(chosen.levels).map((id) => [id, why])),
@@ -244,6 +302,28 @@ function monitorLevels(
   // Latched this cycle: safe at once, not at the next one.
   const latched = { ...checked, memory: { ...memory, latchedFault: monitored.fault } };
   return holdSafe(spec, latched, latchedDetail(monitored.fault), nowMs);
+}
+
+/**
+ * Step 4b: a running autotune ends in a cycle that held the loop safe (with the reason the
+ * actuators were given); else the tuned actuator's level, after minimum times and start caps,
+ * goes into its record.
+ */
+function settleTuning(spec: LoopSpec, cycle: Cycle, nowMs: number): Cycle {
+  const autotune = cycle.memory.autotune;
+  if (!isActive(autotune)) return cycle;
+  const safe = Object.values(cycle.why).find((why) => why.reason === 'safe-state');
+  const settled = settleAutotune(
+    spec,
+    autotune,
+    {
+      regulating: cycle.memory.regulating,
+      levels: cycle.levels,
+      ...(safe ? { safeDetail: safe.detail } : {}),
+    },
+    nowMs,
+  );
+  return { ...cycle, memory: { ...cycle.memory, autotune: settled } };
 }
 
 /**

@@ -3,6 +3,7 @@ import { type LoopSpec, loopActuators } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 import { roundHundredths } from './numbers.js';
 import type { ReadingVerdict } from './sensor-health.js';
+import { type AutotuneMemory, type AutotuneProgress, autotuneProgress } from './tuning/autotune.js';
 import type { Action, Condition, ConditionType, Direction, Mode, Quantity } from './types.js';
 
 /** A loop's observable status: published retained over MQTT and shown by `homeostat status`. */
@@ -24,6 +25,30 @@ export interface LoopStatus {
   actuators: Record<string, { wanted: number; observed: number | null }>;
   conditions: Condition[];
   updatedAtMs: number;
+  /** The running autotune's progress, or the last one's result or abort reason. */
+  autotune?: AutotuneStatus;
+}
+
+/** An autotune as the status shows it (see tuning/autotune.ts). */
+export interface AutotuneStatus extends AutotuneProgress {
+  /** Why it ended early, for a person. */
+  abortReason?: string;
+  /** The identified model with its standard errors, and the tuning from it. */
+  result?: {
+    gain: number;
+    timeConstantS: number;
+    deadTimeS: number;
+    ambient: number;
+    standardError: { gain: number; timeConstantS: number; deadTimeS: number };
+    rmsResidual: number;
+    kp: number;
+    tiS: number;
+    tdS: number;
+    closedLoopS: number;
+    /** Suggested relay modulation: duty band (loop unit) or time-proportioning window, s. */
+    band: number;
+    windowS: number;
+  };
 }
 
 export interface ConditionInputs {
@@ -40,6 +65,8 @@ export interface ConditionInputs {
   interlock?: string | null;
   /** A latched fault: Faulted stays True until it is reset. */
   latched?: { reason: string; message: string };
+  /** Loops that ran an autotune: its state now. */
+  autotune?: AutotuneStatus;
 }
 
 type ConditionValue = Pick<Condition, 'status' | 'reason' | 'message'>;
@@ -87,7 +114,66 @@ export function statusConditions(inputs: ConditionInputs): Condition[] {
         : { status: 'True', reason: 'Tripped', message: `paused, actuators safe: ${inputs.interlock}` },
     ]);
   }
+  if (inputs.autotune) values.push(['Autotuning', autotuningValue(inputs.autotune)]);
   return values.map(([type, value]) => withTransition(inputs, type, value));
+}
+
+function autotuningValue(a: AutotuneStatus): ConditionValue {
+  const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
+  switch (a.phase) {
+    case 'noise':
+      return {
+        status: 'True',
+        reason: 'Noise',
+        message: `measuring the sensor noise, output held (${a.side} side)`,
+      };
+    case 'relay': {
+      const left = a.remainingIsLimit
+        ? `at most ${minutes(a.remainingMs)} left`
+        : `about ${minutes(a.remainingMs)} left`;
+      return {
+        status: 'True',
+        reason: 'Relay',
+        message: `relay cycle ${a.cycles} of ${a.cyclesNeeded} around the setpoint (±${roundHundredths(a.hysteresis ?? 0)}), ${left}`,
+      };
+    }
+    case 'done': {
+      const r = a.result!;
+      return {
+        status: 'False',
+        reason: 'Done',
+        message: `model K ${roundHundredths(r.gain)}, τ ${Math.round(r.timeConstantS)} s, θ ${Math.round(r.deadTimeS)} s; SIMC kp ${roundHundredths(r.kp)}, ti ${Math.round(r.tiS)} s`,
+      };
+    }
+    case 'aborted':
+      return {
+        status: 'False',
+        reason: 'Aborted',
+        message: `autotune aborted: ${a.abortReason ?? 'unknown reason'}`,
+      };
+  }
+}
+
+/** The autotune part of the status. */
+export function autotuneStatus(memory: AutotuneMemory, nowMs: number): AutotuneStatus {
+  const r = memory.result;
+  return {
+    ...autotuneProgress(memory, nowMs),
+    ...(memory.abortReason === undefined ? {} : { abortReason: memory.abortReason }),
+    ...(r
+      ? {
+          result: {
+            ...r.identification.model,
+            standardError: r.identification.standardError,
+            rmsResidual: r.identification.rmsResidual,
+            ...r.gains,
+            closedLoopS: r.closedLoopS,
+            band: r.modulation.band,
+            windowS: r.modulation.windowS,
+          },
+        }
+      : {}),
+  };
 }
 
 function convergedValue(
@@ -114,7 +200,7 @@ export interface CycleOutcome {
   verdict: ReadingVerdict;
   interlock: { message: string } | undefined;
   /** The loop's memory after the cycle (conditions still the previous ones). */
-  memory: Pick<LoopMemory, 'conditions' | 'output' | 'latchedFault' | 'lastActiveMs'>;
+  memory: Pick<LoopMemory, 'conditions' | 'output' | 'latchedFault' | 'lastActiveMs' | 'autotune'>;
   levels: Record<string, number>;
   allConfirmed: boolean;
 }
@@ -129,6 +215,7 @@ export function loopStatus(
 ): LoopStatus {
   const { verdict, interlock, memory, levels } = outcome;
   const measured = verdict.ok ? verdict.value : undefined;
+  const autotune = memory.autotune ? autotuneStatus(memory.autotune, nowMs) : undefined;
   const raiseOn = spec.raise !== undefined && (levels[spec.raise.id] ?? 0) >= IDLE_BELOW;
   const lowerOn = spec.lower !== undefined && (levels[spec.lower.id] ?? 0) >= IDLE_BELOW;
   return {
@@ -168,8 +255,10 @@ export function loopStatus(
       nowMs,
       ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),
       ...(memory.latchedFault ? { latched: memory.latchedFault } : {}),
+      ...(autotune ? { autotune } : {}),
     }),
     updatedAtMs: nowMs,
+    ...(autotune ? { autotune } : {}),
   };
 }
 

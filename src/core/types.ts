@@ -59,6 +59,11 @@ export type ConditionType =
   | 'Reconciled'
   /** Loops with interlocks: True while one pauses the loop (window open, float switch). */
   | 'Interlocked'
+  /**
+   * Loops that ran an autotune: True (Noise, Relay) while it runs, False once it ended (Done,
+   * or Aborted with the reason in the message).
+   */
+  | 'Autotuning'
   /** Set by the runtime, not reconcile: False while the config file on disk is invalid. */
   | 'ConfigValid'
   /**

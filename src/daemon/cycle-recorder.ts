@@ -3,7 +3,8 @@ import type { DaemonStore } from './store.js';
 
 /**
  * Persists what a cycle did: latest memory and status, a history sample per new reading, and
- * an event per actuator command (other than keep-alives) and per fault raised or cleared.
+ * an event per actuator command (other than keep-alives), per fault raised or cleared and per
+ * autotune started, refused, done or aborted.
  * All buffered: written at the next flush.
  */
 export class CycleRecorder {
@@ -29,6 +30,20 @@ export class CycleRecorder {
     }
     this.recordCommands(cycle);
     this.recordFaultChange(cycle);
+    this.recordAutotune(cycle);
+  }
+
+  /** An autotune started, refused, done or aborted (with its reason): one event each. */
+  private recordAutotune({ loop, nowMs, events }: CompletedCycle): void {
+    for (const event of events ?? []) {
+      this.store.state.addEvent({
+        atMs: nowMs,
+        loop,
+        kind: event.kind,
+        message: event.message,
+        ...(event.data === undefined ? {} : { data: event.data }),
+      });
+    }
   }
 
   private recordCommands({ loop, nowMs, commands }: CompletedCycle): void {

@@ -6,7 +6,9 @@ import type { ActuatorDriver } from '../drivers/types.js';
 import type { Clock } from '../runtime/clock.js';
 import { type CycleDesired, LoopReconciler } from '../runtime/loop-reconciler.js';
 import { LoopRunner } from '../runtime/loop-runner.js';
+import { tuningRunStartedAtMs } from '../runtime/loop-tuning.js';
 import type { Sampler } from '../runtime/sampler.js';
+import type { NewTuning } from '../store/desired-store.js';
 import type { LoopLiveness } from '../systemd/watchdog.js';
 import type { CycleRecorder } from './cycle-recorder.js';
 import { type DaemonStore, storedLoopState } from './store.js';
@@ -79,9 +81,13 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
         loopLogger.error({ err: error }, 'could not record the cycle');
       }
       // A fault latched in this cycle is rare, critical state: written at once, not batched
-      // (a crash must not lose it). A reset needs no such write: it is desired state.
-      if (completed.memory.latchedFault?.atMs === completed.nowMs) deps.flush();
+      // (a crash must not lose it). A reset needs no such write: it is desired state. So is
+      // an autotune request acted on, a run ended or its result stored: a restart from an
+      // older memory would start a run again, or store its result twice.
+      if (completed.memory.latchedFault?.atMs === completed.nowMs || completed.writeNow) deps.flush();
     },
+    autotuneDefaults: () => config().loops[id]?.autotune,
+    recordTuning: (tuning, apply) => recordAutotuneResult(store, id, tuning, apply),
     interlockReadings: () =>
       Object.fromEntries(
         (config().loops[id]?.interlocks ?? []).map((interlock) => [
@@ -113,9 +119,37 @@ function desiredFromStore(store: DaemonStore, id: string): () => CycleDesired {
   return () => {
     const row = store.desired.desired(id);
     if (!row) throw new Error(`loop ${id}: no desired state in the store`);
-    const { generation, setpoint, mode, faultReset } = row;
-    return { generation, setpoint, mode, ...(faultReset === undefined ? {} : { faultReset }) };
+    const { generation, setpoint, mode, faultReset, tuning, lastTuningVersion, autotuneRequest } = row;
+    return {
+      generation,
+      setpoint,
+      mode,
+      ...(faultReset === undefined ? {} : { faultReset }),
+      ...(tuning === undefined ? {} : { tuning }),
+      ...(lastTuningVersion === undefined ? {} : { lastTuningVersion }),
+      ...(autotuneRequest === undefined ? {} : { autotuneRequest }),
+    };
   };
+}
+
+/**
+ * Stores an autotune's result as the loop's next tuning, unless the newest stored tuning is
+ * that run's already (stored just before a crash that lost the memory saying so): each run
+ * gives one version. Reads the tunings from the file: rare (once per finished run), and a
+ * failure is the loop's to retry.
+ */
+function recordAutotuneResult(
+  store: DaemonStore,
+  loop: string,
+  tuning: NewTuning,
+  apply: boolean,
+): { version: number } {
+  const run = tuningRunStartedAtMs(tuning);
+  const newest = store.desired.tunings(loop)[0];
+  if (run !== undefined && newest !== undefined && tuningRunStartedAtMs(newest) === run) {
+    return { version: newest.version };
+  }
+  return store.desired.recordTuning(loop, tuning, { apply, source: 'autotune' });
 }
 
 /**

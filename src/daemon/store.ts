@@ -40,13 +40,22 @@ export interface DaemonStore {
 
 /**
  * Applies the config as desired state: the same text keeps its generation, a changed one gets
- * the next; runtime changes stay in force unless the file changed that field.
+ * the next; runtime changes (setpoint, mode, a tuning in force) stay in force unless the file
+ * changed that field (for a tuning: the PID's kp, tiS or tdS).
  */
 export function applyConfig(store: DaemonStore, config: Config, text: string) {
   const loops = Object.fromEntries(
     Object.entries(config.loops).map(([id, loop]) => [
       id,
-      { setpoint: loop.setpoint, mode: loop.mode, sectionHash: loopSectionHash(config, id) },
+      {
+        setpoint: loop.setpoint,
+        mode: loop.mode,
+        sectionHash: loopSectionHash(config, id),
+        // A file that changes a PID's gains sets an applied tuning aside (newer intent wins).
+        ...(loop.controller.type === 'pid'
+          ? { gains: { kp: loop.controller.kp, tiS: loop.controller.tiS, tdS: loop.controller.tdS } }
+          : {}),
+      },
     ]),
   );
   // Kept redacted: a password in mqtt.url must not end up in the database (nor in its backups).

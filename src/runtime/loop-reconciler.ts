@@ -21,16 +21,35 @@ import {
 import { type LoopStatus, markCycleFailed } from '../core/status.js';
 import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
+import type { AutotuneRequest, NewTuning } from '../store/desired-store.js';
 import type { Clock } from './clock.js';
 import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
 import { observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
+import { autotuneMarkOf, LoopTunings } from './loop-reconciler-tuning.js';
 import type { CycleResult } from './loop-runner.js';
+import type {
+  ActiveTuning,
+  AutotuneDefaults,
+  AutotuneEvent,
+  AutotuneMark,
+  TuningStatus,
+} from './loop-tuning.js';
 
 /**
  * Desired state as a cycle reads it: reconcile's, plus the last fault reset stored for the loop
- * (see core/fault-reset.ts). Absent: never reset.
+ * (see core/fault-reset.ts; absent: never reset), the tuning in force (absent: the config's
+ * gains), the highest tuning version stored, and the last autotune request (applied once).
  */
-export type CycleDesired = LoopDesired & { faultReset?: StoredFaultReset };
+export type CycleDesired = LoopDesired & {
+  faultReset?: StoredFaultReset;
+  tuning?: ActiveTuning;
+  lastTuningVersion?: number;
+  /** `source`: who asked, when the store keeps it (a cancel's reason names it). */
+  autotuneRequest?: AutotuneRequest & { source?: string };
+};
+
+/** A loop's status as the runtime publishes it: reconcile's, with the tunings part. */
+export type PublishedLoopStatus = LoopStatus & { tuning?: TuningStatus };
 
 export interface LoopReconcilerOptions {
   spec: LoopSpec;
@@ -59,6 +78,14 @@ export interface LoopReconcilerOptions {
   memory?: LoopMemory;
   /** Stored status: shown until the first cycle, and its observedGeneration carried over. */
   status?: LoopStatus;
+  /** The loop's config `autotune` section, read at every request (absent: the defaults). */
+  autotuneDefaults?: () => AutotuneDefaults | undefined;
+  /**
+   * Stores a finished autotune's result as the loop's next tuning (DesiredStore.recordTuning),
+   * applied when `apply`; returns its version. Throws when it cannot: retried next cycle.
+   * Absent: results stay in memory and status only.
+   */
+  recordTuning?: (tuning: NewTuning, apply: boolean) => { version: number };
 }
 
 /** What one successful cycle saw and did. */
@@ -69,6 +96,13 @@ export interface CompletedCycle {
   memory: LoopMemory;
   status: LoopStatus;
   commands: ActuatorCommand[];
+  /** What the autotune did this cycle (started, refused, done, aborted), for the event log. */
+  events: AutotuneEvent[];
+  /**
+   * Rare state this cycle changed that a crash must not lose (an autotune request acted on, a
+   * run ended, a result stored): the memory should be written now, not with the next batch.
+   */
+  writeNow: boolean;
 }
 
 /** What a cycle observed before reconciling. */
@@ -82,6 +116,10 @@ interface CycleOutcome {
   reading: Reading | undefined;
   /** The stored fault reset the cycle's memory applied (core/fault-reset.ts). */
   faultResetGeneration: number | undefined;
+  /** What the cycle's memory remembers of autotune requests and results (loop-tuning.ts). */
+  autotuneMark: AutotuneMark;
+  /** The autotune request's event (a refusal), if the cycle applied one. */
+  requestEvent: AutotuneEvent | undefined;
   writeFailures: string[];
   nowMs: number;
 }
@@ -102,8 +140,11 @@ export interface NodeHealth {
  * The runner decides when it runs; this decides nothing about time except reading the clock.
  */
 export class LoopReconciler {
-  /** With the generation of the last stored fault reset it applied (core/fault-reset.ts). */
-  private memory: LoopMemory & FaultResetMark;
+  /**
+   * With the generation of the last stored fault reset it applied (core/fault-reset.ts) and
+   * what it did with autotune requests and results (loop-tuning.ts).
+   */
+  private memory: LoopMemory & FaultResetMark & AutotuneMark;
   private spec: LoopSpec;
   private configValidity: Condition | undefined;
   /**
@@ -114,7 +155,7 @@ export class LoopReconciler {
   /** The desired state of the last cycle: used when reading it fails (see run). */
   private lastDesired: CycleDesired | undefined;
   private resumed = false;
-  private lastStatus: LoopStatus | undefined;
+  private lastStatus: PublishedLoopStatus | undefined;
   private observedGeneration = 0;
   /** Wall-clock steps not yet applied to memory, ms (see shiftTimes). */
   private pendingShiftMs = 0;
@@ -123,16 +164,18 @@ export class LoopReconciler {
   /** The newest reset this process committed, with the shift total at that moment. */
   private committedReset: { generation: number; shiftTotalMs: number } | undefined;
   private readonly writeFailures: WriteFailureStreak;
+  private readonly tunings: LoopTunings;
 
   constructor(private readonly opts: LoopReconcilerOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
+    this.tunings = new LoopTunings(opts, opts.memory);
     this.spec = opts.spec;
     this.lastStatus = opts.status;
     this.observedGeneration = opts.status?.observedGeneration ?? 0;
     this.writeFailures = new WriteFailureStreak(opts.logger);
   }
 
-  get status(): LoopStatus | undefined {
+  get status(): PublishedLoopStatus | undefined {
     return this.lastStatus;
   }
 
@@ -198,27 +241,36 @@ export class LoopReconciler {
     const reading = this.opts.latestReading();
     const interlocks = this.opts.interlockReadings?.();
     const disturbance = this.opts.disturbanceReading?.();
+    const observed = {
+      reading,
+      actuators,
+      ...(interlocks ? { interlocks } : {}),
+      ...(disturbance ? { disturbance } : {}),
+    };
     let result: ReconcileResult;
+    let requestEvent: AutotuneEvent | undefined;
     try {
-      result = reconcile(
-        spec,
-        desired,
-        {
-          reading,
-          actuators,
-          ...(interlocks ? { interlocks } : {}),
-          ...(disturbance ? { disturbance } : {}),
-        },
-        this.memory,
-        nowMs,
-      );
+      const tuned = this.tunings.spec(spec, desired);
+      // A stored start or cancel acts once (by generation), on this cycle's observations.
+      const requested = this.tunings.applyRequest(tuned, desired, observed, this.memory, nowMs);
+      this.memory = requested.memory;
+      requestEvent = requested.event;
+      result = reconcile(tuned, desired, observed, this.memory, nowMs);
     } catch (error) {
       // A defect in the pure core must not freeze the actuators where they are.
       await this.driveSafe(`reconcile failed: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }
+    const autotuneMark = autotuneMarkOf(this.memory);
     const writeFailures = await writeCommands(this.spec, result.commands, this.opts);
-    this.commit(spec, desired, result, { reading, faultResetGeneration, writeFailures, nowMs });
+    this.commit(spec, desired, result, {
+      reading,
+      faultResetGeneration,
+      autotuneMark,
+      requestEvent,
+      writeFailures,
+      nowMs,
+    });
     return { nextWakeMs: result.nextWakeMs };
   }
 
@@ -229,16 +281,24 @@ export class LoopReconciler {
    * fails the loop nor delays its other actuators (a GPIO heater's pulse end, a safe state).
    */
   private commit(spec: LoopSpec, desired: CycleDesired, result: ReconcileResult, cycle: CycleOutcome): void {
-    const { reading, faultResetGeneration, writeFailures, nowMs } = cycle;
+    const { reading, faultResetGeneration, autotuneMark, requestEvent, writeFailures, nowMs } = cycle;
     // The reset this memory applied is named in it whatever reconcile keeps: stored with it,
-    // so a restart from this memory does not apply that reset again to a newer latch.
-    this.memory =
-      faultResetGeneration === undefined ? result.memory : { ...result.memory, faultResetGeneration };
+    // so a restart from this memory does not apply that reset again to a newer latch. The
+    // same for the autotune request acted on and the result stored.
+    const marked = {
+      ...result.memory,
+      ...(faultResetGeneration === undefined ? {} : { faultResetGeneration }),
+      ...autotuneMark,
+    };
+    const tuned = this.tunings.commit(spec, desired, marked, requestEvent);
+    this.memory = tuned.memory;
+    const { events, writeNow } = tuned;
+    const status: PublishedLoopStatus = { ...result.status, tuning: tuned.status };
     this.writeFailures.report(writeFailures);
     if (writeFailures.length > 0) {
       this.publish(
         markCycleFailed(
-          result.status,
+          status,
           this.observedGeneration,
           `actuator write failed: ${writeFailures.join('; ')}`,
           nowMs,
@@ -246,15 +306,17 @@ export class LoopReconciler {
       );
     } else {
       this.observedGeneration = desired.generation;
-      this.publish(result.status);
+      this.publish(status);
     }
     this.opts.onCycle?.({
       loop: spec.id,
       nowMs,
       reading,
       memory: this.memory,
-      status: result.status,
+      status,
       commands: result.commands,
+      events,
+      writeNow,
     });
   }
 
@@ -403,7 +465,7 @@ export class LoopReconciler {
     if (this.lastStatus) this.publish(this.lastStatus);
   }
 
-  private publish(status: LoopStatus): void {
+  private publish(status: PublishedLoopStatus): void {
     // Conditions the runtime sets, not reconcile: appended in a fixed order after reconcile's.
     const nodeConditions = NODE_CONDITION_ORDER.map((type) => this.nodeConditions.get(type));
     for (const extra of [this.configValidity, ...nodeConditions]) {

@@ -23,6 +23,7 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
   checkPlausible(loop, ctx);
   checkLoopMonitors(loop, ctx);
   checkFeedforward(loop, ctx);
+  checkAutotune(loop, ctx);
   if (loop.raise === undefined && loop.lower === undefined) {
     ctx.addIssue({ code: 'custom', path: [], message: 'needs a raise or a lower actuator (or both)' });
   } else if (loop.mode !== undefined) {
@@ -35,6 +36,16 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
       });
     }
   }
+}
+
+/** An autotune computes PID gains: a hysteresis controller has none to give them to. */
+function checkAutotune(loop: RawLoop, ctx: z.RefinementCtx): void {
+  if (loop.autotune === undefined || loop.controller.type === 'pid') return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['autotune'],
+    message: 'needs controller type pid (an autotune computes PID gains; hysteresis has none)',
+  });
 }
 
 /** A measured-disturbance feedforward acts through the plant model: it needs one, with a gain. */

@@ -208,6 +208,40 @@ export const loopSchema = z
           'pauseWhen value, or has no fresh reading (a broken switch pauses too). Default none.',
       ),
     controller: controllerSchema.describe('How the output is computed: pid or hysteresis. Required.'),
+    autotune: z
+      .strictObject({
+        autoApply: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Put a finished autotune's gains in force at once. false: they are stored as a proposal to " +
+              'accept (homeostat tuning LOOP latest, MQTT <loop>/tuning/set latest, the dashboard). Default false.',
+          ),
+        closedLoopS: z
+          .number()
+          .gt(0)
+          .optional()
+          .describe(
+            'Closed-loop time constant the gains are computed for (SIMC τc), seconds: longer is gentler ' +
+              '(spares a compressor, ignores noise), shorter is tighter. A request may give its own. ' +
+              'Default: the identified dead time.',
+          ),
+        maxDurationS: z
+          .number()
+          .gt(0)
+          .optional()
+          .describe(
+            'Longest an autotune may run, seconds; then it ends, the loop regulates on its gains as ' +
+              'before. A request may give its own. Default 172800 (48 h).',
+          ),
+      })
+      .optional()
+      .describe(
+        'Relay autotune of a pid loop (started by a request: homeostat autotune LOOP, MQTT <loop>/autotune/set, ' +
+          'the dashboard): the loop switches its actuator around the setpoint, identifies the plant and ' +
+          'computes PI gains, stored as a new tuning version. Only for controller type pid. Default: ' +
+          'requests use these defaults (autoApply false).',
+      ),
   })
   .describe('A regulation loop: one sensor, one or two actuators, one setpoint.')
   .superRefine(checkLoop);

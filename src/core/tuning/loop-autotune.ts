@@ -1,0 +1,128 @@
+import type { LoopSpec } from '../loop-spec.js';
+import type { LoopDesired, LoopMemory, LoopObserved } from '../loop-state.js';
+import { judgeReading } from '../sensor-health.js';
+import type { Direction } from '../types.js';
+import {
+  type AutotuneMemory,
+  type AutotuneOptions,
+  abortAutotune,
+  isActive,
+  noteAppliedLevel,
+  startAutotune,
+  stepAutotune,
+} from './autotune.js';
+
+/**
+ * The autotune on a loop: start and cancel for the runtime (like resetLatchedFault), and the two
+ * hooks reconcile calls each cycle while a run is active. Pure.
+ *
+ * Safety stays with reconcile: a run starts only on a loop that may regulate, and whatever
+ * holds the loop safe during a run (a latched fault, mode off, a bad reading, an interlock, a
+ * monitor's fault) ends the run in that same cycle (settleAutotune).
+ */
+
+export type LoopAutotuneStart = { ok: true; memory: LoopMemory } | { ok: false; reason: string };
+
+export function startLoopAutotune(
+  spec: LoopSpec,
+  desired: LoopDesired,
+  observed: LoopObserved,
+  memory: LoopMemory,
+  options: AutotuneOptions,
+  nowMs: number,
+): LoopAutotuneStart {
+  if (isActive(memory.autotune)) return { ok: false, reason: 'an autotune is already running' };
+  if (memory.latchedFault) {
+    return {
+      ok: false,
+      reason: `a latched fault holds the loop safe (${memory.latchedFault.reason}): reset it first`,
+    };
+  }
+  const verdict = judgeReading(observed.reading, nowMs, spec);
+  if (!verdict.ok) return { ok: false, reason: `the sensor cannot be used: ${verdict.message}` };
+  const side = options.side;
+  const current = (direction: Direction) =>
+    Math.max(0, direction === 'raise' ? memory.output : -memory.output);
+  const started = startAutotune(
+    {
+      mode: desired.mode,
+      setpoint: desired.setpoint,
+      controller: spec.controller.type,
+      actuators: {
+        ...(spec.raise ? { raise: spec.raise.kind } : {}),
+        ...(spec.lower ? { lower: spec.lower.kind } : {}),
+      },
+      // The PID's output on the tuned side is the actuator's mean level (a relay's duty).
+      currentLevel: current(side ?? (memory.output < 0 ? 'lower' : 'raise')),
+      // A loop that was regulating is not at rest: a relay ripples, a duty still moves.
+      atRest: !memory.regulating,
+    },
+    options,
+    nowMs,
+  );
+  if (!started.ok) return started;
+  // With the side decided, the level is that side's (heat_cool: the other side's output is 0).
+  const autotune = { ...started.memory, initialLevel: current(started.memory.side) };
+  return { ok: true, memory: { ...memory, autotune } };
+}
+
+/** Ends a running autotune (a person's cancel, a restart): the loop regulates normally after. */
+export function cancelLoopAutotune(memory: LoopMemory, reason: string, nowMs: number): LoopMemory {
+  if (!isActive(memory.autotune)) return memory;
+  return { ...memory, autotune: abortAutotune(memory.autotune, reason, nowMs) };
+}
+
+/** What a cycle's autotune step decided. */
+export interface AutotuneCycle {
+  autotune: AutotuneMemory;
+  /** Signed output for this cycle while the run goes on (−level for the lower side). */
+  output?: number;
+  /** The run ended this cycle: aborted (the loop goes safe) or done (the PID takes over). */
+  ended?: 'aborted' | 'done';
+}
+
+/**
+ * One step of the running autotune on a reading the gate found usable. A mode or setpoint
+ * change, the time limit, a setpoint it cannot reach, a clock that went back: aborted.
+ */
+export function stepLoopAutotune(
+  autotune: AutotuneMemory,
+  desired: LoopDesired,
+  observed: LoopObserved,
+  nowMs: number,
+): AutotuneCycle {
+  // shiftLoopMemory does not move the record's times: a clock step back shows as times ahead.
+  const clockBack = autotune.startedAtMs > nowMs || (autotune.lastReadingAtMs ?? 0) > nowMs;
+  const step = stepAutotune(
+    autotune,
+    {
+      reading: observed.reading,
+      mode: desired.mode,
+      setpoint: desired.setpoint,
+      ...(clockBack ? { interrupted: 'the clock went back' } : {}),
+    },
+    nowMs,
+  );
+  if (step.level === undefined) {
+    return { autotune: step.memory, ended: step.memory.phase === 'done' ? 'done' : 'aborted' };
+  }
+  return { autotune: step.memory, output: step.memory.side === 'raise' ? step.level : -step.level };
+}
+
+/**
+ * After the levels are chosen and checked: a run still active in a cycle that held the loop
+ * safe ends with that reason; else the level really applied (minimum times, start caps) goes
+ * into the record.
+ */
+export function settleAutotune(
+  spec: LoopSpec,
+  autotune: AutotuneMemory,
+  cycle: { regulating: boolean; levels: Record<string, number>; safeDetail?: string },
+  nowMs: number,
+): AutotuneMemory {
+  if (!isActive(autotune)) return autotune;
+  if (!cycle.regulating) return abortAutotune(autotune, cycle.safeDetail ?? 'the loop was held safe', nowMs);
+  const actuator = autotune.side === 'raise' ? spec.raise : spec.lower;
+  const level = actuator === undefined ? 0 : (cycle.levels[actuator.id] ?? 0);
+  return noteAppliedLevel(autotune, level, nowMs);
+}

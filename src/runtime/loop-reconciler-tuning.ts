@@ -1,0 +1,158 @@
+import type { Logger } from 'pino';
+import { MAX_HALF_BAND } from '../core/duty-band.js';
+import type { LoopSpec } from '../core/loop-spec.js';
+import type { LoopMemory, LoopObserved } from '../core/loop-state.js';
+import type { AutotuneMemory } from '../core/tuning/autotune.js';
+import type { NewTuning } from '../store/desired-store.js';
+import {
+  type ActiveTuning,
+  type AutotuneDefaults,
+  type AutotuneEvent,
+  type AutotuneMark,
+  applyStoredAutotuneRequest,
+  autotuneTransition,
+  type TuningStatus,
+  tunedLoopSpec,
+  tuningStatus,
+  unrecordedTuning,
+} from './loop-tuning.js';
+
+/** What a loop's tunings need from the reconciler's options (see LoopReconcilerOptions). */
+export interface LoopTuningPort {
+  logger: Logger;
+  autotuneDefaults?: () => AutotuneDefaults | undefined;
+  recordTuning?: (tuning: NewTuning, apply: boolean) => { version: number };
+}
+
+/** The desired state a loop's tunings read (CycleDesired's part). */
+export interface TuningDesired {
+  tuning?: ActiveTuning;
+  lastTuningVersion?: number;
+}
+
+/** A memory with its autotune marks. */
+type MarkedMemory = LoopMemory & AutotuneMark;
+
+/**
+ * One loop's tunings in the cycle (LoopReconciler): the gains in force, the stored autotune
+ * request acted on once, a finished run's result stored once, the events and the status part.
+ * The decisions are pure (loop-tuning.ts); this keeps what one cycle hands to the next.
+ */
+export class LoopTunings {
+  /** The autotune as the last cycle left it (at start: as stored, before a restart aborted it). */
+  private seen: AutotuneMemory | undefined;
+  /** Why the last finished run's result could not be stored (retried every cycle). */
+  private unrecorded: string | undefined;
+  /** The tuning version whose gains the last cycle used ('config': the file's). */
+  private gainsInForce: number | 'config' = 'config';
+  /** The marks the last cycle committed (what changed since, for writeNow). */
+  private committed: AutotuneMark = {};
+
+  constructor(
+    private readonly port: LoopTuningPort,
+    stored: LoopMemory | undefined,
+  ) {
+    this.seen = stored?.autotune;
+  }
+
+  /**
+   * The spec this cycle regulates with: the stored tuning's gains in place of the file's (a
+   * switch is bumpless: the PID re-bases its integral on a new kp or tdS, and a new tiS only
+   * changes how fast it integrates from here).
+   */
+  spec(spec: LoopSpec, desired: TuningDesired): LoopSpec {
+    const inForce = spec.controller.type === 'pid' && desired.tuning ? desired.tuning.version : 'config';
+    if (inForce !== this.gainsInForce) {
+      this.port.logger.info(
+        { tuning: inForce },
+        inForce === 'config' ? 'regulating with the config file gains' : `regulating with tuning ${inForce}`,
+      );
+      this.gainsInForce = inForce;
+    }
+    return inForce === 'config' ? spec : tunedLoopSpec(spec, desired.tuning, MAX_HALF_BAND);
+  }
+
+  /** The stored request acted on, once (see applyStoredAutotuneRequest). */
+  applyRequest<M extends MarkedMemory>(
+    spec: LoopSpec,
+    desired: Parameters<typeof applyStoredAutotuneRequest>[0]['desired'] & {
+      autotuneRequest?: Parameters<typeof applyStoredAutotuneRequest>[0]['request'];
+    },
+    observed: LoopObserved,
+    memory: M,
+    nowMs: number,
+  ): { memory: M; event?: AutotuneEvent } {
+    const defaults = this.port.autotuneDefaults?.();
+    return applyStoredAutotuneRequest(
+      { spec, desired, observed, defaults, request: desired.autotuneRequest },
+      memory,
+      nowMs,
+    );
+  }
+
+  /**
+   * After reconcile: the result stored if a run finished, the cycle's events (the request's,
+   * the run's change, a failed store), whether the memory must be written now, and the status
+   * part. `spec`: the loop's (file) spec.
+   */
+  commit<M extends MarkedMemory>(
+    spec: LoopSpec,
+    desired: TuningDesired,
+    marked: M,
+    requestEvent: AutotuneEvent | undefined,
+  ): { memory: M; events: AutotuneEvent[]; writeNow: boolean; status: TuningStatus } {
+    const recorded = this.recordResult(marked);
+    const memory = recorded.memory;
+    const events = [requestEvent, autotuneTransition(this.seen, memory.autotune), recorded.event].filter(
+      (event): event is AutotuneEvent => event !== undefined,
+    );
+    const writeNow =
+      events.length > 0 ||
+      memory.autotuneRequestGeneration !== this.committed.autotuneRequestGeneration ||
+      memory.tuningRecorded !== this.committed.tuningRecorded;
+    this.seen = memory.autotune;
+    this.committed = autotuneMarkOf(memory);
+    return { memory, events, writeNow, status: tuningStatus(spec, desired, memory, this.unrecorded) };
+  }
+
+  /**
+   * A finished run's result not stored yet is stored now (once: the memory then names the run;
+   * the daemon's recordTuning also finds a result stored before a crash lost that mark). A
+   * failure leaves the result in memory and status, and is retried next cycle.
+   */
+  private recordResult<M extends MarkedMemory>(memory: M): { memory: M; event?: AutotuneEvent } {
+    const tuning = unrecordedTuning(memory);
+    const record = this.port.recordTuning;
+    if (tuning === undefined || record === undefined || memory.autotune === undefined) {
+      this.unrecorded = undefined;
+      return { memory };
+    }
+    const apply = this.port.autotuneDefaults?.()?.autoApply ?? false;
+    try {
+      const { version } = record(tuning, apply);
+      this.unrecorded = undefined;
+      return { memory: { ...memory, tuningRecorded: { startedAtMs: memory.autotune.startedAtMs, version } } };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const first = this.unrecorded === undefined;
+      this.unrecorded = message;
+      if (!first) return { memory };
+      this.port.logger.error({ err: error }, 'autotune result could not be stored: retrying every cycle');
+      const event: AutotuneEvent = {
+        kind: 'autotune-unrecorded',
+        message: `autotune result not stored yet (retrying): ${message}`,
+      };
+      return { memory, event };
+    }
+  }
+}
+
+/** The autotune marks of a memory (loop-tuning.ts), to carry them past reconcile. */
+export function autotuneMarkOf(memory: AutotuneMark): AutotuneMark {
+  const { autotuneRequestGeneration, autotuneRefused, tuningRecorded } = memory;
+  return {
+    ...(autotuneRequestGeneration === undefined ? {} : { autotuneRequestGeneration }),
+    ...(autotuneRefused === undefined ? {} : { autotuneRefused }),
+    ...(tuningRecorded === undefined ? {} : { tuningRecorded }),
+  };
+}

@@ -1,0 +1,252 @@
+import type { LoopSpec } from '../core/loop-spec.js';
+import type { LoopDesired, LoopMemory, LoopObserved } from '../core/loop-state.js';
+import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
+import type { AutotuneMemory, AutotuneOptions } from '../core/tuning/autotune.js';
+import { isActive } from '../core/tuning/autotune.js';
+import type { AutotuneRequest, NewTuning, StoredTuning } from '../store/desired-store.js';
+
+/**
+ * The runtime's part of tunings and autotune (issue 12), pure: the stored tuning's gains in the
+ * loop's spec, the stored autotune request applied once by generation (like a fault reset,
+ * core/fault-reset.ts), and a finished run's result as the tuning to store.
+ */
+
+/** The tuning in force as a cycle reads it from desired state. */
+export type ActiveTuning = Pick<StoredTuning, 'version' | 'gains' | 'model'>;
+
+/** The loop's autotune settings from its config section (`autotune`). */
+export interface AutotuneDefaults {
+  autoApply: boolean;
+  closedLoopS?: number;
+  maxDurationS?: number;
+}
+
+/** What a loop's memory remembers of autotune requests and results (kept in its blob). */
+export interface AutotuneMark {
+  /** Generation of the last stored autotune request this memory has acted on. */
+  autotuneRequestGeneration?: number;
+  /** The last start request refused, and why (a person asked and nothing happened: say why). */
+  autotuneRefused?: { generation: number; reason: string; atMs: number };
+  /** The run whose result was stored (by its start time) and the version it got. */
+  tuningRecorded?: { startedAtMs: number; version: number };
+}
+
+/** An event a cycle's autotune produced, for the event log. */
+export interface AutotuneEvent {
+  kind:
+    | 'autotune-started'
+    | 'autotune-refused'
+    | 'autotune-done'
+    | 'autotune-aborted'
+    | 'autotune-unrecorded';
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * `spec` with the tuning's gains in place of the config's, and its model for the feedforward
+ * when the config gives none (the file's model, measured or written by a person, wins). Only a
+ * PID has gains: any other controller is returned as it is. A relay's duty band is band·kp:
+ * scaled with kp so the band stays the same in the loop's unit (capped as the config's is).
+ */
+export function tunedLoopSpec(
+  spec: LoopSpec,
+  tuning: ActiveTuning | undefined,
+  maxHalfBand = 0.49,
+): LoopSpec {
+  const controller = spec.controller;
+  if (tuning === undefined || controller.type !== 'pid') return spec;
+  const { kp, tiS, tdS } = tuning.gains;
+  const model =
+    controller.model ??
+    (tuning.model
+      ? { gain: tuning.model.gain, ambient: tuning.model.ambient, deadTimeS: tuning.model.deadTimeS }
+      : undefined);
+  const scale = controller.pid.kp > 0 ? kp / controller.pid.kp : 1;
+  const band = (actuator: LoopSpec['raise']): LoopSpec['raise'] =>
+    actuator?.band === undefined
+      ? actuator
+      : { ...actuator, band: { halfBand: Math.min(actuator.band.halfBand * scale, maxHalfBand) } };
+  return {
+    ...spec,
+    controller: { ...controller, pid: { ...controller.pid, kp, tiS, tdS }, ...(model ? { model } : {}) },
+    ...(spec.raise ? { raise: band(spec.raise) } : {}),
+    ...(spec.lower ? { lower: band(spec.lower) } : {}),
+  };
+}
+
+/** The core's options for a request: the loop's config defaults, the request's own winning. */
+export function autotuneOptions(
+  defaults: AutotuneDefaults | undefined,
+  request: AutotuneRequest,
+): AutotuneOptions {
+  const merged = {
+    ...(defaults?.closedLoopS === undefined ? {} : { closedLoopS: defaults.closedLoopS }),
+    ...(defaults?.maxDurationS === undefined ? {} : { maxDurationS: defaults.maxDurationS }),
+    ...withoutUndefined(request.options),
+  };
+  return {
+    ...(merged.side === undefined ? {} : { side: merged.side }),
+    ...(merged.closedLoopS === undefined ? {} : { closedLoopS: merged.closedLoopS }),
+    ...(merged.maxDurationS === undefined ? {} : { maxDurationMs: merged.maxDurationS * 1000 }),
+  };
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * A start request older than this when a loop first reads it is not acted on. A loop reads a
+ * request within seconds (the daemon triggers a cycle when it stores one; a failing cycle
+ * retries within a minute), so an older one is a request the memory that acted on it has lost
+ * (a memory that could not be read, a loop re-added): a relay experiment nobody asked for now
+ * must not start by surprise.
+ */
+export const START_REQUEST_MAX_AGE_MS = 15 * 60_000;
+
+/** The stored request a memory applies this cycle: the newest, and only once (by generation). */
+export function applyStoredAutotuneRequest<M extends LoopMemory & AutotuneMark>(
+  input: {
+    spec: LoopSpec;
+    desired: LoopDesired;
+    observed: LoopObserved;
+    defaults: AutotuneDefaults | undefined;
+    request: (AutotuneRequest & { source?: string }) | undefined;
+  },
+  memory: M,
+  nowMs: number,
+): { memory: M; event?: AutotuneEvent } {
+  const { spec, desired, observed, defaults, request } = input;
+  if (request === undefined || memory.autotuneRequestGeneration === request.generation) return { memory };
+  // A newer request answers the refusal of the one before.
+  const { autotuneRefused: _answered, ...rest } = memory;
+  const marked = { ...rest, autotuneRequestGeneration: request.generation } as M;
+  if (request.action === 'cancel') {
+    if (!isActive(memory.autotune)) return { memory: marked };
+    const reason = request.source ? `cancelled by ${request.source}` : 'cancelled';
+    return { memory: cancelLoopAutotune(marked, reason, nowMs) as M };
+  }
+  const options = autotuneOptions(defaults, request);
+  const ageMs = nowMs - request.atMs;
+  const started =
+    ageMs > START_REQUEST_MAX_AGE_MS
+      ? { ok: false as const, reason: `the request is ${Math.round(ageMs / 60_000)} min old: ask again` }
+      : startLoopAutotune(spec, desired, observed, marked, options, nowMs);
+  if (!started.ok) {
+    const autotuneRefused = { generation: request.generation, reason: started.reason, atMs: nowMs };
+    return {
+      memory: { ...marked, autotuneRefused },
+      event: {
+        kind: 'autotune-refused',
+        message: `autotune not started: ${started.reason}`,
+        data: { options },
+      },
+    };
+  }
+  return { memory: started.memory as M };
+}
+
+/** The finished run's result as the tuning to store; undefined when there is none to store. */
+export function unrecordedTuning(memory: LoopMemory & AutotuneMark): NewTuning | undefined {
+  const autotune = memory.autotune;
+  if (autotune?.phase !== 'done' || autotune.result === undefined) return undefined;
+  if (memory.tuningRecorded?.startedAtMs === autotune.startedAtMs) return undefined;
+  const r = autotune.result;
+  const { model, standardError, rmsResidual } = r.identification;
+  return {
+    gains: { kp: r.gains.kp, tiS: r.gains.tiS, tdS: r.gains.tdS },
+    model: { ...model, standardError, rmsResidual },
+    details: {
+      // Identifies the run: a result stored before a crash is not stored twice (see the reconciler).
+      runStartedAtMs: autotune.startedAtMs,
+      side: autotune.side,
+      setpoint: autotune.setpoint,
+      durationS: Math.round(r.durationMs / 1000),
+      cycles: r.cycles,
+      periodS: r.periodS,
+      peakToPeak: r.peakToPeak,
+      closedLoopS: r.closedLoopS,
+      ...(autotune.noise ? { noiseSigma: autotune.noise.sigma, noiseQuantum: autotune.noise.quantum } : {}),
+      ...(autotune.hysteresis === undefined ? {} : { hysteresis: autotune.hysteresis }),
+      modulation: r.modulation,
+    },
+  };
+}
+
+/** The run a stored tuning came from (its `details.runStartedAtMs`); undefined when unknown. */
+export function tuningRunStartedAtMs(tuning: Pick<StoredTuning, 'details'> | undefined): number | undefined {
+  const details = tuning?.details as { runStartedAtMs?: unknown } | undefined;
+  return typeof details?.runStartedAtMs === 'number' ? details.runStartedAtMs : undefined;
+}
+
+/**
+ * The event of a run's change between two cycles: started, done or aborted. `before`: the run
+ * as the cycle found it (before a restart aborted it); `after`: as the cycle left it.
+ */
+export function autotuneTransition(
+  before: AutotuneMemory | undefined,
+  after: AutotuneMemory | undefined,
+): AutotuneEvent | undefined {
+  if (after === undefined) return undefined;
+  const sameRun = before?.startedAtMs === after.startedAtMs;
+  if (sameRun && before?.phase === after.phase) return undefined;
+  if (after.phase === 'noise' || after.phase === 'relay') {
+    if (sameRun) return undefined;
+    const data = { side: after.side, setpoint: after.setpoint, maxDurationS: after.maxDurationMs / 1000 };
+    return { kind: 'autotune-started', message: `autotune started (${after.side} side)`, data };
+  }
+  // A run that ended before this process saw it active (read from memory at start) is no news.
+  if (!sameRun) return undefined;
+  if (after.phase === 'done' && after.result) {
+    const r = after.result;
+    const { gain, timeConstantS, deadTimeS } = r.identification.model;
+    return {
+      kind: 'autotune-done',
+      message:
+        `autotune done: K ${round(gain)}, τ ${Math.round(timeConstantS)} s, θ ${Math.round(deadTimeS)} s; ` +
+        `kp ${round(r.gains.kp)}, tiS ${Math.round(r.gains.tiS)} s`,
+      data: { gains: r.gains, model: r.identification.model, durationMs: r.durationMs, cycles: r.cycles },
+    };
+  }
+  const reason = after.abortReason ?? 'unknown reason';
+  return { kind: 'autotune-aborted', message: `autotune aborted: ${reason}`, data: { reason } };
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/**
+ * The `tuning` part of a loop's status: the tuning in force (its version, or 'config' for the
+ * file's gains), the newest stored version (newer than the active one: a proposal not yet
+ * applied; as the HTTP API's loop view shows it), and what a person's last request came to when
+ * it came to nothing.
+ */
+export interface TuningStatus {
+  active: number | 'config';
+  latest?: number;
+  /** The last start request was refused: why. */
+  refused?: { reason: string; atMs: number; generation: number };
+  /** A finished run's result could not be stored yet (retried every cycle): why. */
+  unrecorded?: string;
+}
+
+export function tuningStatus(
+  spec: LoopSpec,
+  desired: { tuning?: ActiveTuning; lastTuningVersion?: number },
+  mark: AutotuneMark,
+  unrecorded: string | undefined,
+): TuningStatus {
+  const active = spec.controller.type === 'pid' && desired.tuning ? desired.tuning.version : 'config';
+  const latest = desired.lastTuningVersion;
+  const refused = mark.autotuneRefused;
+  return {
+    active,
+    ...(latest === undefined ? {} : { latest }),
+    ...(refused
+      ? { refused: { reason: refused.reason, atMs: refused.atMs, generation: refused.generation } }
+      : {}),
+    ...(unrecorded === undefined ? {} : { unrecorded }),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The runtime's pure tuning helpers (runtime/loop-tuning.ts): a stored tuning's gains in the
+ * spec, a request's options merged over the config's, and the autotune's events.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { AutotuneMemory } from '../../src/core/tuning/autotune.js';
+import { autotuneOptions, autotuneTransition, tunedLoopSpec } from '../../src/runtime/loop-tuning.js';
+import { heaterRelayLoop, hysteresisHeaterLoop, relay } from '../core/fixtures.js';
+
+const TUNING = {
+  version: 3,
+  gains: { kp: 1, tiS: 600, tdS: 0 },
+  model: {
+    gain: 18,
+    timeConstantS: 620,
+    deadTimeS: 55,
+    ambient: 11,
+    standardError: { gain: 0.5, timeConstantS: 20, deadTimeS: 3 },
+    rmsResidual: 0.04,
+  },
+};
+
+describe('tunedLoopSpec', () => {
+  test("the tuning's gains replace the config's; the other PID settings stay", () => {
+    const spec = heaterRelayLoop({
+      controller: { type: 'pid', pid: { kp: 0.5, tiS: 1_200, tdS: 10, derivativeFilterS: 5 } },
+    });
+    const tuned = tunedLoopSpec(spec, TUNING);
+    assert.deepEqual(tuned.controller.type === 'pid' && tuned.controller.pid, {
+      kp: 1,
+      tiS: 600,
+      tdS: 0,
+      derivativeFilterS: 5,
+    });
+  });
+
+  test('without a model in the config, the tuning model gives the feedforward its gain, ambient and dead time', () => {
+    const tuned = tunedLoopSpec(heaterRelayLoop(), TUNING);
+    assert.deepEqual(tuned.controller.type === 'pid' && tuned.controller.model, {
+      gain: 18,
+      ambient: 11,
+      deadTimeS: 55,
+    });
+  });
+
+  test("the config's own model wins over the tuning's", () => {
+    const model = { gain: 20, ambient: 10 };
+    const tuned = tunedLoopSpec(
+      heaterRelayLoop({ controller: { type: 'pid', pid: { kp: 0.5, tiS: 1_200, tdS: 0 }, model } }),
+      TUNING,
+    );
+    assert.deepEqual(tuned.controller.type === 'pid' && tuned.controller.model, model);
+  });
+
+  test('a duty band keeps its width in the loop unit: scaled with kp, capped', () => {
+    const banded = (halfBand: number) =>
+      heaterRelayLoop({ raise: { ...relay('heater'), band: { halfBand } } });
+    assert.equal(tunedLoopSpec(banded(0.1), TUNING).raise?.band?.halfBand, 0.2, 'kp 0.5 → 1: twice the duty');
+    assert.equal(tunedLoopSpec(banded(0.3), TUNING).raise?.band?.halfBand, 0.49, 'capped');
+  });
+
+  test('no tuning, or a hysteresis controller: the spec as it is', () => {
+    const spec = heaterRelayLoop();
+    assert.equal(tunedLoopSpec(spec, undefined), spec);
+    const hysteresis = hysteresisHeaterLoop();
+    assert.equal(tunedLoopSpec(hysteresis, TUNING), hysteresis);
+  });
+});
+
+describe('autotuneOptions', () => {
+  const request = (options: object) => ({ action: 'start' as const, atMs: 0, generation: 1, options });
+  for (const [label, defaults, options, expected] of [
+    ['nothing given', undefined, {}, {}],
+    [
+      'config only',
+      { autoApply: false, closedLoopS: 120, maxDurationS: 3600 },
+      {},
+      { closedLoopS: 120, maxDurationMs: 3_600_000 },
+    ],
+    [
+      'the request wins',
+      { autoApply: false, closedLoopS: 120, maxDurationS: 3600 },
+      { side: 'lower', closedLoopS: 60 },
+      { side: 'lower', closedLoopS: 60, maxDurationMs: 3_600_000 },
+    ],
+  ] as const) {
+    test(label, () => {
+      assert.deepEqual(autotuneOptions(defaults, request(options)), expected);
+    });
+  }
+});
+
+describe('autotuneTransition', () => {
+  const run = (phase: AutotuneMemory['phase'], extra: Partial<AutotuneMemory> = {}) =>
+    ({
+      phase,
+      side: 'raise',
+      setpoint: 20,
+      startedAtMs: 1_000,
+      maxDurationMs: 60_000,
+      ...extra,
+    }) as AutotuneMemory;
+  for (const [label, before, after, kind] of [
+    ['a new run', undefined, run('noise'), 'autotune-started'],
+    ['noise → relay', run('noise'), run('relay'), undefined],
+    ['aborted', run('relay'), run('aborted', { abortReason: 'restarted' }), 'autotune-aborted'],
+    ['an old run read at start', undefined, run('aborted'), undefined],
+    ['unchanged end', run('aborted'), run('aborted'), undefined],
+  ] as const) {
+    test(`${label}: ${kind ?? 'no event'}`, () => {
+      assert.equal(autotuneTransition(before, after)?.kind, kind);
+    });
+  }
+});
