@@ -46,7 +46,15 @@ export function rejectionLogLine(source: string, message: string): string {
 
 /** How a command is named in rejection events and trigger reasons ("mqtt setpoint"). */
 export function kindName(kind: CommandKind): string {
-  return { setpoint: 'setpoint', mode: 'mode', json: 'set', faultReset: 'fault reset' }[kind];
+  const names: Record<CommandKind, string> = {
+    setpoint: 'setpoint',
+    mode: 'mode',
+    json: 'set',
+    faultReset: 'fault reset',
+    autotune: 'autotune',
+    tuning: 'tuning',
+  };
+  return names[kind];
 }
 
 export function errorMessage(error: unknown): string {

@@ -37,6 +37,11 @@ export interface CommandAnswer {
   generation?: number;
   /** Why it was refused (absent when accepted). */
   refusal?: CommandRefusal;
+  /**
+   * Tuning commands: whether the tuning in force changed (false: it was already the one asked
+   * for). Absent for the other commands.
+   */
+  changed?: boolean;
 }
 
 export type AnswerListener = (request: CommandRequest, answer: CommandAnswer) => void;

@@ -9,7 +9,6 @@ import {
 } from '../mqtt/commands.js';
 import type { RejectedCommandLog } from '../mqtt/rejection-log.js';
 import { StorageGuard } from '../mqtt/storage-guard.js';
-import type { DesiredStore } from '../store/desired-store.js';
 import { errorMessage, kindName, pickRequestId, rejectedCommandLog } from './command-rejections.js';
 import type {
   AnswerListener,
@@ -19,6 +18,7 @@ import type {
   DesiredCommandsDeps,
   DesiredCommandsOptions,
 } from './command-types.js';
+import { applyTuning, type CommandSteps, requestAutotune } from './tuning-commands.js';
 
 export type {
   AnswerListener,
@@ -32,7 +32,6 @@ export type {
 
 type Accepted = Extract<CommandOutcome, { accepted: true }>;
 type Refused = Extract<CommandOutcome, { accepted: false }>;
-type DesiredRow = ReturnType<DesiredStore['desired']>;
 
 /**
  * The command path, whatever the transport (MQTT, HTTP): one command validated (parseCommand:
@@ -48,6 +47,8 @@ export class DesiredCommands {
   private readonly ownsRejections: boolean;
   private readonly changes: ChangeLimiter;
   private readonly listeners = new Set<AnswerListener>();
+  /** What the autotune and tuning commands (tuning-commands.ts) use of this command path. */
+  private readonly steps: CommandSteps;
 
   constructor(
     private readonly opts: DesiredCommandsOptions,
@@ -57,13 +58,24 @@ export class DesiredCommands {
     this.ownsRejections = deps.rejections === undefined;
     this.rejections = deps.rejections ?? rejectedCommandLog(opts, this.storage);
     this.changes = new ChangeLimiter(opts.changeLimit ?? DEFAULT_CHANGE_LIMIT);
+    this.steps = {
+      desired: opts.desired,
+      storage: this.storage,
+      refused: (request, outcome) => this.refused(request, true, outcome, 'invalid'),
+      notStored: (outcome, error, generation) => this.notStored(outcome, error, generation),
+      beyondChangeLimit: (request, outcome, exempt) => this.beyondChangeLimit(request, outcome, exempt),
+      logAccepted: (request, what, changed, generation) =>
+        this.logAccepted(request, what, changed, generation),
+      trigger: (request) => this.trigger(request),
+    };
   }
 
   /**
    * One command. Refused: unknown loops, invalid payloads, changes beyond the loop's rate
-   * (ChangeLimiter; stopping a loop is never limited), writes the store does not take, and
-   * fault resets with nothing latched. Asking for the current desired state is accepted and
-   * changes nothing (same generation, no event).
+   * (ChangeLimiter; stopping a loop or cancelling an autotune is never limited), writes the
+   * store does not take, fault resets with nothing latched, autotunes the loop cannot run and
+   * tunings it does not have. Asking for the current desired state is accepted and changes
+   * nothing (same generation, no event).
    */
   submit(request: CommandRequest): CommandAnswer {
     let answer: CommandAnswer;
@@ -128,7 +140,10 @@ export class DesiredCommands {
       step: loopConfig.step,
     });
     if (!outcome.accepted) return this.refused(request, true, outcome, 'invalid');
-    if (outcome.change.faultReset) return this.resetFault(request, outcome);
+    const { faultReset, autotune, tuning } = outcome.change;
+    if (faultReset) return this.resetFault(request, outcome);
+    if (autotune) return requestAutotune(this.steps, request, outcome, loopConfig, autotune);
+    if (tuning !== undefined) return applyTuning(this.steps, request, outcome, loopConfig, tuning);
     return this.applyChange(request, outcome);
   }
 
@@ -186,7 +201,10 @@ export class DesiredCommands {
       this.logAccepted(request, describeChange(row, change), false, row.generation);
       return { known: true, outcome, generation: row.generation };
     }
-    const limited = this.beyondChangeLimit(request, outcome, row);
+    // Stopping a loop (mode off and nothing else new) is never rate-limited: a person must not
+    // wait behind a burst. A setpoint sent with it still counts.
+    const onlyStopping = mode === 'off' && (setpoint === undefined || setpoint === row?.setpoint);
+    const limited = this.beyondChangeLimit(request, outcome, onlyStopping);
     if (limited) return limited;
     const stored = this.storage.attempt('write', 'store a command', () =>
       this.opts.desired.setDesired(loop, change, source, outcome.requestId),
@@ -206,17 +224,26 @@ export class DesiredCommands {
     return { known: true, outcome, generation: stored.value.generation };
   }
 
-  /** Takes one change from the loop's budget; the refusal when it is spent. */
+  /** A write (or the read before it) the store did not take: refused, not noted (no event either). */
+  private notStored(outcome: Accepted, error: Error, generation: number | undefined): CommandAnswer {
+    return {
+      known: true,
+      outcome: { accepted: false, reason: `not stored: ${error.message}`, ...pickRequestId(outcome) },
+      ...(generation === undefined ? {} : { generation }),
+      refusal: 'not-stored',
+    };
+  }
+
+  /**
+   * Takes one change from the loop's budget; the refusal when it is spent. `exempt`: a command
+   * that only makes the loop safer (stopping it, cancelling an autotune) is never limited.
+   */
   private beyondChangeLimit(
     request: CommandRequest,
     outcome: Accepted,
-    row: DesiredRow,
+    exempt: boolean,
   ): CommandAnswer | undefined {
-    const { setpoint, mode } = outcome.change;
-    // Stopping a loop (mode off and nothing else new) is never rate-limited: a person must not
-    // wait behind a burst. A setpoint sent with it still counts.
-    const onlyStopping = mode === 'off' && (setpoint === undefined || setpoint === row?.setpoint);
-    if (onlyStopping || this.changes.take(request.loop, this.opts.clock.nowMs())) return undefined;
+    if (exempt || this.changes.take(request.loop, this.opts.clock.nowMs())) return undefined;
     const { burst, perMinute } = this.opts.changeLimit ?? DEFAULT_CHANGE_LIMIT;
     const reason = `too many changes: loop ${request.loop} accepts ${burst} at once and ${perMinute} per minute; not applied, send it again later`;
     return this.refused(

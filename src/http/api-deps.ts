@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
-import type { LoopDesiredRow, StoredEvent } from '../store/desired-store.js';
+import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
 import type { FleetResponse } from './fleet.js';
 import type { HealthView, HistoryPoint } from './schemas.js';
 
@@ -30,7 +30,7 @@ export interface ApiHistory {
 /** A write as the shared command path takes it (src/control/desired-commands.ts). */
 export interface ApiCommand {
   loop: string;
-  kind: 'json' | 'faultReset';
+  kind: 'json' | 'faultReset' | 'autotune' | 'tuning';
   payload: Uint8Array;
   source: 'http';
   receivedAtMs: number;
@@ -42,6 +42,8 @@ export interface ApiCommandAnswer {
   outcome: { accepted: boolean; reason?: string; requestId?: string };
   generation?: number;
   refusal?: string;
+  /** Tuning writes: whether the tuning in force changed. */
+  changed?: boolean;
 }
 
 /**
@@ -66,6 +68,11 @@ export interface ApiDeps {
    * HttpError (503 busy or database unreadable, 400 range).
    */
   history(query: ApiHistoryQuery): Promise<ApiHistory>;
+  /**
+   * A loop's stored tunings, newest first, each with whether it is in force (one short SQLite
+   * read; HttpError 503 when the database cannot answer).
+   */
+  tunings(loop: string): Array<StoredTuning & { active: boolean }>;
   /** Validates, stores and applies a write: the rules of MQTT commands. */
   submit(command: ApiCommand): ApiCommandAnswer;
   health(): HealthView;

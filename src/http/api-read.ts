@@ -2,8 +2,8 @@ import { MAX_HISTORY_SPAN_MS } from '../store/history-reader.js';
 import type { ApiDeps } from './api-deps.js';
 import { queryCount, queryText, queryTimeMs } from './query.js';
 import { HttpError } from './respond.js';
-import type { HistoryResponse, LoopView, NodeResponse } from './schemas.js';
-import { isoTime, toEventView, toLoopView } from './views.js';
+import type { HistoryResponse, LoopView, NodeResponse, TuningsResponse } from './schemas.js';
+import { isoTime, toEventView, toLoopView, toTuningView } from './views.js';
 
 /** History points a request may ask for, at most (a phone draws 500 well). */
 export const MAX_HISTORY_POINTS = 5_000;
@@ -76,6 +76,21 @@ export async function loopHistory(
           [HISTORY_SOURCE_HEADER]: 'memory; stored samples unreadable now, only those not yet flushed',
         },
       };
+}
+
+/**
+ * GET /api/loops/{loop}/tunings: the loop's stored tunings, newest first, and the one in force
+ * (`config`: the config file's gains). HttpError 404 for a loop the config does not have (a
+ * removed loop's history stays in the database, for `homeostat tunings` on the file).
+ */
+export function loopTunings(deps: ApiDeps, id: string): TuningsResponse {
+  knownLoop(deps, id);
+  const tunings = deps.tunings(id);
+  return {
+    loop: id,
+    active: tunings.find((tuning) => tuning.active)?.version ?? 'config',
+    tunings: tunings.map(toTuningView),
+  };
 }
 
 export function eventList(deps: ApiDeps, url: URL) {

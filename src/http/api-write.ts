@@ -36,7 +36,38 @@ export function resetFault(
   );
 }
 
-function answer(loop: string, { known, outcome, generation, refusal }: ApiCommandAnswer) {
+/**
+ * POST /api/loops/{loop}/autotune: `{}` (start with the loop's defaults), `{"action": "start",
+ * "side"?, "closedLoopS"?, "maxDurationS"?}` or `{"action": "cancel"}`, handed as bytes to the
+ * parser of MQTT `autotune/set`: the same rules, stored before the answer, source `http`.
+ */
+export function requestAutotune(
+  deps: ApiDeps,
+  loop: string,
+  body: Buffer,
+): { status: number; body: CommandResult } {
+  return answer(
+    loop,
+    deps.submit({ loop, kind: 'autotune', payload: body, source: 'http', receivedAtMs: deps.nowMs() }),
+  );
+}
+
+/**
+ * POST /api/loops/{loop}/tuning: `{"version": 3 | "latest" | "config"}`, handed as bytes to the
+ * parser of MQTT `tuning/set`; the answer says whether the tuning in force `changed`.
+ */
+export function applyTuning(
+  deps: ApiDeps,
+  loop: string,
+  body: Buffer,
+): { status: number; body: CommandResult } {
+  return answer(
+    loop,
+    deps.submit({ loop, kind: 'tuning', payload: body, source: 'http', receivedAtMs: deps.nowMs() }),
+  );
+}
+
+function answer(loop: string, { known, outcome, generation, refusal, changed }: ApiCommandAnswer) {
   // A refusal says why; an unknown loop without one is still a 404 (a store failure is not).
   const status = outcome.accepted ? 200 : (REFUSAL_STATUS[refusal ?? ''] ?? (known ? 422 : 404));
   const body: CommandResult = {
@@ -45,6 +76,7 @@ function answer(loop: string, { known, outcome, generation, refusal }: ApiComman
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     ...(generation === undefined ? {} : { generation }),
     ...(outcome.requestId === undefined ? {} : { requestId: outcome.requestId }),
+    ...(changed === undefined ? {} : { changed }),
   };
   return { status, body };
 }

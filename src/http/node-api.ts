@@ -63,6 +63,7 @@ export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
     },
     events: (filter) => recentEvents(store, filter),
     history: (query) => readHistory(reader, query),
+    tunings: (loop) => storeRead(() => store.desired.tunings(loop)),
     submit: (command) => parts.submit(command),
     health: (): HealthView => {
       const storage = store.health();

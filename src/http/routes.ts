@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import type { ApiDeps } from './api-deps.js';
-import { allLoops, eventList, loopHistory, nodeInfo, oneLoop } from './api-read.js';
-import { resetFault, setLoop } from './api-write.js';
+import { allLoops, eventList, loopHistory, loopTunings, nodeInfo, oneLoop } from './api-read.js';
+import { applyTuning, requestAutotune, resetFault, setLoop } from './api-write.js';
 import { fleetResponse } from './fleet.js';
 import { openApiDocument } from './openapi.js';
 import { HttpError } from './respond.js';
 import type { RouteContext } from './router.js';
 import {
+  autotuneRequest,
   commandResult,
   eventsResponse,
   healthView,
@@ -16,6 +17,8 @@ import {
   nodeResponse,
   sessionRequest,
   setRequest,
+  tuningRequest,
+  tuningsResponse,
 } from './schemas.js';
 import { type Sessions, tokenMatches } from './security.js';
 import type { EventStream } from './sse.js';
@@ -173,6 +176,40 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
       write: true,
       doc: { summary: 'Reset a latched fault (empty body or {})', response: commandResult },
       handle: ({ params, body }) => resetFault(api, params.loop!, body),
+    },
+    {
+      method: 'POST',
+      path: '/api/loops/:loop/autotune',
+      write: true,
+      doc: {
+        summary:
+          'Start ({} or {"action":"start",…}) or cancel ({"action":"cancel"}) the relay autotune (the rules of MQTT autotune/set; stored before the answer)',
+        request: autotuneRequest,
+        response: commandResult,
+      },
+      handle: ({ params, body }) => requestAutotune(api, params.loop!, body),
+    },
+    {
+      method: 'POST',
+      path: '/api/loops/:loop/tuning',
+      write: true,
+      doc: {
+        summary:
+          'Put a stored tuning in force: a version, "latest" (accept the newest) or "config" (the file’s gains); the answer says whether it changed',
+        request: tuningRequest,
+        response: commandResult,
+      },
+      handle: ({ params, body }) => applyTuning(api, params.loop!, body),
+    },
+    {
+      method: 'GET',
+      path: '/api/loops/:loop/tunings',
+      write: false,
+      doc: {
+        summary: "A loop's stored tunings, newest first, and the one in force",
+        response: tuningsResponse,
+      },
+      handle: ({ params }) => ({ body: loopTunings(api, params.loop!) }),
     },
     {
       method: 'GET',

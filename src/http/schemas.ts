@@ -34,6 +34,45 @@ export const actuatorView = z
   })
   .register(apiSchemas, { id: 'Actuator' });
 
+/** A loop's autotune as its status shows it (LoopStatus.autotune, src/core/status.ts). */
+export const autotuneView = z
+  .object({
+    phase: z.enum(['noise', 'relay', 'done', 'aborted']).describe('noise and relay: running'),
+    side: z.enum(['raise', 'lower']).describe('The side being tuned'),
+    cycles: z.number().int().describe('Relay cycles completed'),
+    cyclesNeeded: z.number().int(),
+    elapsedMs: z.number(),
+    remainingMs: z.number().describe('Expected time left; 0 once ended'),
+    remainingIsLimit: z
+      .boolean()
+      .describe('remainingMs is the time limit, not an estimate (no period measured yet)'),
+    noiseSigma: z.number().optional().describe('Sensor noise measured first, loop unit'),
+    hysteresis: z.number().optional().describe("The relay's band half-width, loop unit"),
+    abortReason: z.string().optional(),
+    result: z
+      .object({
+        gain: z.number(),
+        timeConstantS: z.number(),
+        deadTimeS: z.number(),
+        ambient: z.number(),
+        standardError: z.object({
+          gain: z.number().nullable(),
+          timeConstantS: z.number().nullable(),
+          deadTimeS: z.number().nullable(),
+        }),
+        rmsResidual: z.number().nullable(),
+        kp: z.number(),
+        tiS: z.number(),
+        tdS: z.number(),
+        closedLoopS: z.number(),
+        band: z.number().describe('Suggested relay duty band, loop unit'),
+        windowS: z.number().describe('Or a time-proportioning window, s'),
+      })
+      .optional()
+      .describe('Once done: the identified model (null: an unknown standard error) and the gains from it'),
+  })
+  .register(apiSchemas, { id: 'Autotune' });
+
 export const loopView = z
   .object({
     loop: z.string(),
@@ -60,6 +99,22 @@ export const loopView = z
         modeSource: z.string(),
       })
       .describe('Where the desired setpoint and mode came from (file, mqtt, http, cli, homeassistant)'),
+    controller: z.enum(['pid', 'hysteresis']).describe('pid loops can be autotuned and take tunings'),
+    tuning: z
+      .object({
+        active: z
+          .union([z.number().int(), z.literal('config')])
+          .describe('The stored tuning in force, or "config": the config file’s gains'),
+        latest: z
+          .number()
+          .int()
+          .optional()
+          .describe('The newest tuning version the loop was given; above active: a proposal to accept'),
+      })
+      .describe('The gains in force (GET /api/loops/{loop}/tunings lists them)'),
+    autotune: autotuneView
+      .optional()
+      .describe('The running autotune, or the last one’s result or abort reason; absent: none since start'),
     actuators: z.record(z.string(), actuatorView),
     conditions: z.array(conditionView),
     updatedAt: isoTime.nullable().describe('When the last cycle ran; null before the first'),
@@ -136,6 +191,12 @@ export const commandResult = z
     reason: z.string().optional().describe('Why it was refused (nothing was changed)'),
     generation: z.number().int().optional().describe('The loop generation after the command'),
     requestId: z.string().optional(),
+    changed: z
+      .boolean()
+      .optional()
+      .describe(
+        'Tuning writes: whether the tuning in force changed (false: it already was the one asked for)',
+      ),
   })
   .register(apiSchemas, { id: 'CommandResult' });
 
@@ -156,6 +217,85 @@ export const setRequest = z
   })
   .register(apiSchemas, { id: 'SetRequest' });
 
+/**
+ * POST /api/loops/{loop}/autotune: `{}` starts with the loop's defaults. Handed as text to the
+ * parser of MQTT `autotune/set` (src/mqtt/tuning-commands.ts), which refuses unknown keys, a
+ * cancel with options and durations that are not seconds above 0 (closedLoopS at most 1 day,
+ * maxDurationS at most 7 days).
+ */
+export const autotuneRequest = z
+  .object({
+    action: z.enum(['start', 'cancel']).optional().describe('Default start'),
+    side: z
+      .enum(['raise', 'lower'])
+      .optional()
+      .describe('Which actuator to tune (start only); required in heat_cool and auto. Default: the mode’s'),
+    closedLoopS: z
+      .number()
+      .positive()
+      .max(86_400)
+      .optional()
+      .describe('SIMC closed-loop time constant, seconds (start only). Default: the identified dead time'),
+    maxDurationS: z
+      .number()
+      .positive()
+      .max(7 * 86_400)
+      .optional()
+      .describe('Time limit of the run, seconds (start only). Default: the loop’s, else 48 h'),
+    requestId: z.string().max(64).optional(),
+  })
+  .register(apiSchemas, { id: 'AutotuneRequest' });
+
+/** POST /api/loops/{loop}/tuning: handed as text to the parser of MQTT `tuning/set`. */
+export const tuningRequest = z
+  .object({
+    version: z
+      .union([z.number().int().min(1), z.enum(['latest', 'config'])])
+      .describe('A stored version, "latest" (accept the newest) or "config" (the config file’s gains)'),
+    requestId: z.string().max(64).optional(),
+  })
+  .register(apiSchemas, { id: 'TuningRequest' });
+
+/** One stored tuning (DesiredStore.tunings). */
+export const tuningView = z
+  .object({
+    version: z.number().int(),
+    createdAt: isoTime,
+    source: z.string().describe('Where the gains came from: autotune or manual'),
+    active: z.boolean().describe('In force now'),
+    gains: z.object({ kp: z.number(), tiS: z.number(), tdS: z.number() }),
+    model: z
+      .object({
+        gain: z.number(),
+        timeConstantS: z.number(),
+        deadTimeS: z.number(),
+        ambient: z.number(),
+        standardError: z
+          .object({
+            gain: z.number().nullable(),
+            timeConstantS: z.number().nullable(),
+            deadTimeS: z.number().nullable(),
+          })
+          .describe('null: not known (fewer than 2 cycles)'),
+        rmsResidual: z.number().nullable(),
+      })
+      .optional()
+      .describe('The identified first-order-plus-dead-time model, when there is one'),
+    details: z.unknown().optional().describe("The autotune's summary (cycles, noise, band, modulation…)"),
+    detailsUnreadable: z.literal(true).optional().describe('The stored details could not be read'),
+  })
+  .register(apiSchemas, { id: 'Tuning' });
+
+export const tuningsResponse = z
+  .object({
+    loop: z.string(),
+    active: z
+      .union([z.number().int(), z.literal('config')])
+      .describe('The version in force, or "config": the config file’s gains'),
+    tunings: z.array(tuningView).describe('Newest first'),
+  })
+  .register(apiSchemas, { id: 'Tunings' });
+
 export const sessionRequest = z
   .object({ token: z.string().describe('The API token (http.tokenFile)') })
   .register(apiSchemas, { id: 'SessionRequest' });
@@ -170,3 +310,6 @@ export type HistoryResponse = z.infer<typeof historyResponse>;
 export type HistoryPoint = z.infer<typeof historyPoint>;
 export type EventView = z.infer<typeof eventView>;
 export type CommandResult = z.infer<typeof commandResult>;
+export type TuningView = z.infer<typeof tuningView>;
+export type AutotuneView = z.infer<typeof autotuneView>;
+export type TuningsResponse = z.infer<typeof tuningsResponse>;

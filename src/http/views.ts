@@ -1,8 +1,8 @@
 import type { LoopConfig } from '../config/schema.js';
 import { allowedModes } from '../config/schema.js';
-import type { LoopStatus } from '../core/status.js';
-import type { LoopDesiredRow, StoredEvent } from '../store/desired-store.js';
-import type { EventView, LoopView } from './schemas.js';
+import type { AutotuneStatus, LoopStatus } from '../core/status.js';
+import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
+import type { AutotuneView, EventView, LoopView, TuningView } from './schemas.js';
 
 /** Clock ms → ISO text (the API's one time format). */
 export function isoTime(ms: number): string {
@@ -42,6 +42,12 @@ export function toLoopView(
       setpointSource: desired?.setpointSource ?? 'file',
       modeSource: desired?.modeSource ?? 'file',
     },
+    controller: loop.controller.type,
+    tuning: {
+      active: desired?.tuning?.version ?? 'config',
+      ...(desired?.lastTuningVersion === undefined ? {} : { latest: desired.lastTuningVersion }),
+    },
+    ...(status?.autotune === undefined ? {} : { autotune: autotuneView(status.autotune) }),
     actuators: { ...(status?.actuators ?? {}) },
     conditions: (status?.conditions ?? []).map(({ lastTransitionMs, ...condition }) => ({
       ...condition,
@@ -59,5 +65,56 @@ export function toEventView(event: StoredEvent): EventView {
     source: event.source ?? null,
     message: event.message,
     ...(event.data === undefined ? {} : { data: event.data }),
+  };
+}
+
+/** A stored tuning as the API shows it: times ISO, unknown standard errors (NaN) as null. */
+export function toTuningView(tuning: StoredTuning & { active: boolean }): TuningView {
+  const { model } = tuning;
+  const known = (value: number) => (Number.isNaN(value) ? null : value);
+  return {
+    version: tuning.version,
+    createdAt: isoTime(tuning.createdAtMs),
+    source: tuning.source,
+    active: tuning.active,
+    gains: { kp: tuning.gains.kp, tiS: tuning.gains.tiS, tdS: tuning.gains.tdS },
+    ...(model === undefined
+      ? {}
+      : {
+          model: {
+            gain: model.gain,
+            timeConstantS: model.timeConstantS,
+            deadTimeS: model.deadTimeS,
+            ambient: model.ambient,
+            standardError: {
+              gain: known(model.standardError.gain),
+              timeConstantS: known(model.standardError.timeConstantS),
+              deadTimeS: known(model.standardError.deadTimeS),
+            },
+            rmsResidual: known(model.rmsResidual),
+          },
+        }),
+    ...(tuning.details === undefined ? {} : { details: tuning.details }),
+    ...(tuning.detailsUnreadable ? { detailsUnreadable: true as const } : {}),
+  };
+}
+
+/** The status's autotune as JSON carries it: unknown standard errors (NaN) as null. */
+function autotuneView(autotune: AutotuneStatus): AutotuneView {
+  const { result, ...progress } = autotune;
+  if (!result) return progress;
+  const known = (value: number) => (Number.isNaN(value) ? null : value);
+  const { standardError: se } = result;
+  return {
+    ...progress,
+    result: {
+      ...result,
+      standardError: {
+        gain: known(se.gain),
+        timeConstantS: known(se.timeConstantS),
+        deadTimeS: known(se.deadTimeS),
+      },
+      rmsResidual: known(result.rmsResidual),
+    },
   };
 }

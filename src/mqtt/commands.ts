@@ -12,7 +12,20 @@
 
 import { z } from 'zod';
 import type { Mode } from '../core/types.js';
+import {
+  decodeUtf8,
+  describeIssues,
+  MAX_REQUEST_ID_LENGTH,
+  parseJsonObject,
+  quote,
+  reject,
+  withRequestId,
+} from './command-json.js';
 import type { CommandKind } from './topics.js';
+import { type AutotuneChange, autotuneCommand, type TuningTarget, tuningCommand } from './tuning-commands.js';
+
+export { MAX_REQUEST_ID_LENGTH } from './command-json.js';
+export type { AutotuneChange, TuningTarget } from './tuning-commands.js';
 
 /** The change an accepted command asks for. */
 export interface CommandChange {
@@ -20,6 +33,10 @@ export interface CommandChange {
   mode?: Mode;
   /** Fault reset: clear latched faults (nothing else changes). */
   faultReset?: true;
+  /** Start or cancel the loop's relay autotune (nothing else changes). */
+  autotune?: AutotuneChange;
+  /** Put a stored tuning in force, or the config file's gains (nothing else changes). */
+  tuning?: TuningTarget;
 }
 
 export type CommandOutcome =
@@ -58,8 +75,6 @@ export interface ParseOptions {
 
 /** Default limit on a command payload, bytes. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1024;
-/** Longest requestId echoed back, characters. */
-export const MAX_REQUEST_ID_LENGTH = 64;
 
 /**
  * A plain decimal: optional minus, digits, optional fraction. No exponent (`1e3`), hex,
@@ -100,6 +115,10 @@ export function parseCommand(
       return jsonCommand(text, loop);
     case 'faultReset':
       return faultResetCommand(text);
+    case 'autotune':
+      return autotuneCommand(text);
+    case 'tuning':
+      return tuningCommand(text);
   }
 }
 
@@ -124,17 +143,9 @@ function faultResetCommand(text: string): CommandOutcome {
 }
 
 function jsonCommand(text: string, loop: CommandTarget): CommandOutcome {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return reject(`payload is not JSON: expected {"setpoint": 21.5} and/or {"mode": "heat"}`);
-  }
-  const duplicate = duplicateTopLevelKey(text, value);
-  const requestId = duplicate === 'requestId' ? undefined : salvageRequestId(value);
-  if (duplicate !== undefined) {
-    return reject(`duplicate key ${quote(duplicate)} in the JSON object: send each field once`, requestId);
-  }
+  const json = parseJsonObject(text, '{"setpoint": 21.5} and/or {"mode": "heat"}');
+  if (!json.ok) return json.outcome;
+  const { value, requestId } = json;
   const parsed = jsonCommandSchema.safeParse(value);
   if (!parsed.success) {
     return reject(`invalid command: ${describeIssues(parsed.error)}`, requestId);
@@ -175,84 +186,6 @@ function checkMode(mode: string, loop: CommandTarget): CommandOutcome {
     return reject(`mode ${quote(mode)} is not allowed for this loop (allowed: ${loop.modes.join(', ')})`);
   }
   return { accepted: true, change: { mode: allowed } };
-}
-
-/**
- * The first key that appears twice at the top level of a JSON object text, or undefined.
- * JSON.parse keeps the last of duplicate keys without a word (`{"setpoint":99,"setpoint":6}`
- * is 6), and another parser may keep the first: what the sender meant is unknown. `text` must
- * already have parsed to `value`, so it is valid JSON: this only walks the top level, skipping
- * strings and nested values, and decodes each key with JSON.parse (escapes such as
- * `"set\u0070oint"` are the same key).
- */
-function duplicateTopLevelKey(text: string, value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const seen = new Set<string>();
-  let depth = 0;
-  /** At depth 1, the next string is a key (after `{` or a `,`), not a value (after `:`). */
-  let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === '"') {
-      const start = i;
-      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      if (depth === 1 && expectKey) {
-        const key = JSON.parse(text.slice(start, i + 1)) as string;
-        if (seen.has(key)) return key;
-        seen.add(key);
-        expectKey = false;
-      }
-    } else if (char === '{' || char === '[') {
-      depth++;
-      if (depth === 1) expectKey = true;
-    } else if (char === '}' || char === ']') {
-      depth--;
-    } else if (char === ',' && depth === 1) {
-      expectKey = true;
-    }
-  }
-  return undefined;
-}
-
-/** The requestId of a command that failed validation elsewhere, so its sender can still correlate. */
-function salvageRequestId(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  if (!Object.hasOwn(value, 'requestId')) return undefined;
-  const id = (value as { requestId?: unknown }).requestId;
-  return typeof id === 'string' && id.length <= MAX_REQUEST_ID_LENGTH ? id : undefined;
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.map(String).join('.');
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join('; ');
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A payload quoted for a message: JSON-escaped (no control characters reach logs) and short. */
-function quote(text: string): string {
-  const short = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-  return JSON.stringify(short);
-}
-
-function reject(reason: string, requestId?: string): CommandOutcome {
-  return { accepted: false, reason, ...withRequestId(requestId) };
-}
-
-function withRequestId(requestId: string | undefined): { requestId?: string } {
-  return requestId === undefined ? {} : { requestId };
 }
 
 /** What `resultPayload` needs besides the outcome. */

@@ -1,8 +1,13 @@
 /**
  * The Home Assistant components of one loop, one function per group: the main entity (what a
  * person adjusts: climate, humidifier, or a number and a select), the sensors, the binary
- * sensors and the fault-reset button. Keys are abbreviated as discovery.ts explains; the order
- * of components and of keys is the order they are published in.
+ * sensors, the fault-reset button and, on PID loops, the autotune's buttons and sensor. Keys
+ * are abbreviated as discovery.ts explains; the order of components and of keys is the order
+ * they are published in.
+ *
+ * Every component carries `qos` itself: the device payload's shared `qos` was not applied to
+ * components by Home Assistant up to 2026.5 (ARCHITECTURE.md, facts), and a button press sent
+ * at QoS 0 can be lost on a reconnect.
  *
  * Pure: no clock, no IO.
  */
@@ -58,9 +63,16 @@ export function loopComponents(
     ...sensors(context),
     ...binarySensors(context),
     faultResetButton(context),
+    // A PID loop's gains can be tuned: start, cancel, accept, and what the run is doing.
+    ...(loop.controller.type === 'pid' ? autotuneComponents(context) : []),
   ];
-  return Object.fromEntries(components.map(([key, component]) => [`${uid}_${key}`, component]));
+  return Object.fromEntries(
+    components.map(([key, component]) => [`${uid}_${key}`, { ...component, qos: COMPONENT_QOS }]),
+  );
 }
+
+/** QoS of every component's subscriptions and commands (commands are absolute: duplicates are harmless). */
+const COMPONENT_QOS = 1;
 
 /** Unique-id prefix of a loop's components; also the cmps keys. */
 function loopUniqueId(nodeId: string, loopId: string): string {
@@ -184,6 +196,41 @@ function faultResetButton({ loopId, loop, topics, entity }: LoopContext): KeyedC
       ent_cat: 'config',
       ret: false,
     },
+  ];
+}
+
+/**
+ * The relay autotune from Home Assistant: a button that starts it with the loop's defaults
+ * (`start`; a two-sided mode needs the side, so there the press is refused with why, on
+ * `<loop>/result`), one that cancels it, one that accepts the newest stored tuning (`latest`),
+ * and a sensor with the phase (`idle` before any run) and the whole run as attributes.
+ */
+function autotuneComponents({ loopId, loop, topics, state, entity }: LoopContext): KeyedComponent[] {
+  const button = (key: string, name: string, topic: string, payload: string): KeyedComponent => [
+    key,
+    {
+      ...entity('button', key, `${loop.name} ${name}`, key),
+      cmd_t: topic,
+      pl_prs: payload,
+      ent_cat: 'config',
+      ret: false,
+    },
+  ];
+  return [
+    button('autotune', 'autotune', topics.loopAutotuneSet(loopId), 'start'),
+    button('autotune_cancel', 'cancel autotune', topics.loopAutotuneSet(loopId), 'cancel'),
+    button('tuning_accept', 'accept tuning', topics.loopTuningSet(loopId), 'latest'),
+    [
+      'autotune_status',
+      {
+        ...entity('sensor', 'autotune_status', `${loop.name} autotune status`, 'autotune_status'),
+        stat_t: state,
+        val_tpl: STATE_TEMPLATES.autotunePhase,
+        json_attr_t: state,
+        json_attr_tpl: STATE_TEMPLATES.autotuneAttributes,
+        ent_cat: 'diagnostic',
+      },
+    ],
   ];
 }
 

@@ -20,8 +20,9 @@ export const HUMIDIFIER_ACTIONS = ['off', 'humidifying', 'drying', 'idle'] as co
 
 /**
  * Value templates over the retained `<loop>/state` JSON. They read `mode`, `setpoint`,
- * `measured` (number or null/absent), `output` (−1..1), `action` and `conditions` (a list of
- * `{type, status}`): the status publisher must keep those names. `'None'` is HA's payload for
+ * `measured` (number or null/absent), `output` (−1..1), `action`, `conditions` (a list of
+ * `{type, status}`) and `autotune` (an object with `phase`, absent when the loop never ran
+ * one): the status publisher must keep those names. `'None'` is HA's payload for
  * "unknown" (sensors, climate current temperature and action, humidifier mode), so a missing
  * reading shows as unknown rather than as a stale number.
  */
@@ -45,6 +46,17 @@ export const STATE_TEMPLATES = {
   humidifierMode: "{{ value_json.mode if value_json.mode != 'off' else 'None' }}",
   /** Humidifier on/off state, rendered as its payload_off ('off') or payload_on (`onMode`). */
   humidifierState: (onMode: Mode) => `{{ 'off' if value_json.mode == 'off' else '${onMode}' }}`,
+  /**
+   * The autotune's phase (noise, relay, done, aborted) from the state's `autotune` object;
+   * `idle` when the loop never ran one (no object, or not an object).
+   */
+  autotunePhase:
+    '{{ value_json.autotune.phase if value_json.autotune is defined and value_json.autotune is mapping ' +
+    "and value_json.autotune.phase is defined else 'idle' }}",
+  /** The whole `autotune` object as the sensor's attributes (progress, result, abort reason); `{}` when none. */
+  autotuneAttributes:
+    '{{ (value_json.autotune if value_json.autotune is defined and value_json.autotune is mapping ' +
+    'else {}) | tojson }}',
 } as const;
 
 function actionTemplate(valid: readonly string[]): string {

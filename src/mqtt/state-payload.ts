@@ -3,9 +3,13 @@ import type { LoopStatus } from '../core/status.js';
 /**
  * The retained `<base>/<loop>/state` JSON (the contract): the loop's status with times as
  * ISO-8601 and conditions in the Kubernetes shape (`lastTransitionTime`). Home Assistant's
- * templates read `mode`, `setpoint`, `measured`, `output`, `action` and `conditions`.
+ * templates read `mode`, `setpoint`, `measured`, `output`, `action`, `conditions` and
+ * `autotune.phase` (the autotune sensor; the object is its attributes).
  */
 export function statePayload(status: LoopStatus): Record<string, unknown> {
+  // The autotune's progress, result or abort reason (absent: the loop never ran one); an
+  // unknown standard error (NaN) is written as null.
+  const { autotune } = status;
   return {
     loop: status.loop,
     quantity: status.quantity,
@@ -26,6 +30,7 @@ export function statePayload(status: LoopStatus): Record<string, unknown> {
       lastTransitionTime: new Date(condition.lastTransitionMs).toISOString(),
       observedGeneration: condition.observedGeneration,
     })),
+    ...(autotune === undefined ? {} : { autotune }),
     updatedAt: new Date(status.updatedAtMs).toISOString(),
   };
 }

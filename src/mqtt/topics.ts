@@ -9,6 +9,8 @@
  *   <base>/<loop>/mode/set           command: plain mode
  *   <base>/<loop>/set                command: JSON {setpoint?, mode?, requestId?}
  *   <base>/<loop>/fault/reset        command: empty or "reset"
+ *   <base>/<loop>/autotune/set       command: empty or "start", "cancel", or JSON {action?, side?, closedLoopS?, maxDurationS?, requestId?}
+ *   <base>/<loop>/tuning/set         command: "config", "latest", a version number, or JSON {version, requestId?}
  *   <base>/<loop>/result             not retained, one reply per command
  *
  * Pure: no client, no IO. Ids become topic levels, so a `+`, `#` or `/` in one would turn a
@@ -17,7 +19,7 @@
  */
 
 /** What a command topic asks for. */
-export type CommandKind = 'setpoint' | 'mode' | 'json' | 'faultReset';
+export type CommandKind = 'setpoint' | 'mode' | 'json' | 'faultReset' | 'autotune' | 'tuning';
 
 export interface CommandTopic {
   loop: string;
@@ -42,8 +44,12 @@ export interface Topics {
   loopSet(loop: string): string;
   loopResult(loop: string): string;
   loopFaultReset(loop: string): string;
+  /** Starts or cancels the loop's relay autotune (`start`, `cancel` or JSON). */
+  loopAutotuneSet(loop: string): string;
+  /** Puts a stored tuning in force: a version, `latest` (accept the newest) or `config`. */
+  loopTuningSet(loop: string): string;
   /**
-   * Subscription filters that match exactly the four command topics of every loop (and
+   * Subscription filters that match exactly the command topics of every loop (and
    * nothing we publish ourselves, so our own state and results never come back to us).
    */
   commandSubscription: readonly string[];
@@ -60,6 +66,8 @@ const COMMAND_SUFFIXES: readonly (readonly [CommandKind, string])[] = [
   ['mode', 'mode/set'],
   ['json', 'set'],
   ['faultReset', 'fault/reset'],
+  ['autotune', 'autotune/set'],
+  ['tuning', 'tuning/set'],
 ];
 
 /**
@@ -85,6 +93,8 @@ export function topicsFor(baseTopic: string, nodeId: string): Topics {
     loopSet: (loop) => loopTopic(loop, 'set'),
     loopResult: (loop) => loopTopic(loop, 'result'),
     loopFaultReset: (loop) => loopTopic(loop, 'fault/reset'),
+    loopAutotuneSet: (loop) => loopTopic(loop, 'autotune/set'),
+    loopTuningSet: (loop) => loopTopic(loop, 'tuning/set'),
     commandSubscription: COMMAND_SUFFIXES.map(([, suffix]) => `${base}/+/${suffix}`),
     parseCommandTopic: (topic) => parseCommandTopic(base, topic),
   };

@@ -1,3 +1,4 @@
+import type { Direction } from '../core/types.js';
 import type { ChangeSource } from './desired-records.js';
 
 /**
@@ -64,8 +65,11 @@ export const MAX_TUNING_DETAILS_BYTES = 16 * 1024;
 
 /** What an autotune request may say; every field optional (the loop's defaults apply). */
 export interface AutotuneOptions {
-  /** Split range: the side to tune. */
-  side?: 'heat' | 'cool';
+  /**
+   * The side to tune (core's Direction: a heater or humidifier raises, a cooler lowers); needed
+   * in heat_cool and auto, where both act.
+   */
+  side?: Direction;
   /** SIMC's closed-loop time constant, seconds (default: the identified dead time). */
   closedLoopS?: number;
   /** The run's time limit, seconds. */
@@ -243,8 +247,8 @@ export function sameTuning(a: StoredTuning, b: StoredTuning): boolean {
 /** Checks an autotune request's options; returns them serialized. */
 export function checkedAutotuneOptions(loop: string, options: AutotuneOptions): string {
   const { side, closedLoopS, maxDurationS } = options;
-  if (side !== undefined && side !== 'heat' && side !== 'cool')
-    throw new TuningError(`loop "${loop}": autotune side must be "heat" or "cool", got ${String(side)}`);
+  if (side !== undefined && side !== 'raise' && side !== 'lower')
+    throw new TuningError(`loop "${loop}": autotune side must be "raise" or "lower", got ${String(side)}`);
   for (const [key, value] of [
     ['closedLoopS', closedLoopS],
     ['maxDurationS', maxDurationS],

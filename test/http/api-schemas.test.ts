@@ -74,7 +74,51 @@ const calls: Record<string, Array<{ call: (node: ApiTestNode) => Promise<JsonAns
   'POST /api/loops/:loop/fault-reset': [
     { call: (n) => postJson(n.base, '/api/loops/room/fault-reset', ''), status: 422 },
   ],
+  'POST /api/loops/:loop/autotune': [
+    { call: (n) => postJson(n.base, '/api/loops/room/autotune', { requestId: 'schema-3' }), status: 200 },
+    { call: (n) => postJson(n.base, '/api/loops/fermenter/autotune', {}), status: 422 },
+  ],
+  'POST /api/loops/:loop/tuning': [
+    {
+      call: (n) => {
+        proposeTuning(n);
+        return postJson(n.base, '/api/loops/room/tuning', { version: 'latest', requestId: 'schema-4' });
+      },
+      status: 200,
+    },
+    { call: (n) => postJson(n.base, '/api/loops/room/tuning', { version: 99 }), status: 422 },
+  ],
+  'GET /api/loops/:loop/tunings': [
+    { call: (n) => getJson(n.base, '/api/loops/fermenter/tunings'), status: 200 },
+    {
+      call: (n) => {
+        proposeTuning(n);
+        return getJson(n.base, '/api/loops/room/tunings');
+      },
+      status: 200,
+    },
+  ],
 };
+
+/** A stored autotune result on room, with a model whose unknown standard error is NaN, and details. */
+function proposeTuning(node: ApiTestNode): void {
+  node.store.desired.recordTuning(
+    'room',
+    {
+      gains: { kp: 0.7, tiS: 900, tdS: 30 },
+      model: {
+        gain: 20,
+        timeConstantS: 3600,
+        deadTimeS: 120,
+        ambient: 10,
+        standardError: { gain: 0.4, timeConstantS: Number.NaN, deadTimeS: 8 },
+        rmsResidual: 0.03,
+      },
+      details: { cycles: 3, modulation: { band: 0.2 } },
+    },
+    { apply: false, source: 'autotune' },
+  );
+}
 
 /** A node with something in every list: cycles, a write from HTTP, events with data. */
 async function busyNode(t: { after(fn: () => void | Promise<void>): void }): Promise<ApiTestNode> {

@@ -22,6 +22,7 @@ const READS = [
   '/api/loops',
   '/api/loops/room',
   '/api/loops/room/history',
+  '/api/loops/room/tunings',
   '/api/events',
   '/metrics',
   '/api/stream',
@@ -93,6 +94,8 @@ describe(
       const before = node.store.desired.desired('room');
       assert.equal((await postJson(node.base, '/api/loops/room', { setpoint: 22 })).status, 401);
       assert.equal((await postJson(node.base, '/api/loops/room/fault-reset', '')).status, 401);
+      assert.equal((await postJson(node.base, '/api/loops/room/autotune', {})).status, 401);
+      assert.equal((await postJson(node.base, '/api/loops/room/tuning', { version: 'config' })).status, 401);
       assert.deepEqual(node.store.desired.desired('room'), before);
       assertTokenNotLogged(log);
     });

@@ -112,6 +112,8 @@ describe('given a node serving the API on loopback', () => {
         generation: 1,
         observedGeneration: 1,
         desired: { setpointSource: 'file', modeSource: 'file' },
+        controller: 'pid',
+        tuning: { active: 'config' },
         actuators: ['chamber_heater', 'chamber_cooler'],
         conditions: status0.conditions.length,
         updatedAt: new Date(status0.updatedAtMs).toISOString(),

@@ -21,6 +21,7 @@ function fakeDeps(): ApiDeps {
     configGeneration: () => 1,
     events: () => [],
     history: async () => ({ points: [], downsampled: false }),
+    tunings: () => [],
     submit: () => ({ known: true, outcome: { accepted: true }, generation: 2 }),
     health: () => ({
       ok: true,
@@ -121,6 +122,8 @@ describe('openApiDocument(apiRoutes(…))', () => {
     }
     assert.deepEqual(Object.keys(doc.components.schemas).sort(), [
       'Actuator',
+      'Autotune',
+      'AutotuneRequest',
       'CommandResult',
       'Condition',
       'Error',
@@ -137,6 +140,9 @@ describe('openApiDocument(apiRoutes(…))', () => {
       'Node',
       'SessionRequest',
       'SetRequest',
+      'Tuning',
+      'TuningRequest',
+      'Tunings',
     ]);
   });
 
@@ -150,6 +156,39 @@ describe('openApiDocument(apiRoutes(…))', () => {
       operation?.responses['200']?.content?.['application/json']?.schema?.$ref,
       '#/components/schemas/CommandResult',
     );
+  });
+
+  test('given the autotune and tuning writes, then their bodies are an AutotuneRequest and a TuningRequest, answered with a CommandResult', () => {
+    const table: [path: string, request: string][] = [
+      ['/api/loops/{loop}/autotune', 'AutotuneRequest'],
+      ['/api/loops/{loop}/tuning', 'TuningRequest'],
+    ];
+    for (const [path, request] of table) {
+      const operation = doc.paths[path]?.post;
+      assert.equal(
+        operation?.requestBody?.content['application/json']?.schema.$ref,
+        `#/components/schemas/${request}`,
+        path,
+      );
+      assert.equal(
+        operation?.responses['200']?.content?.['application/json']?.schema?.$ref,
+        '#/components/schemas/CommandResult',
+        path,
+      );
+      assert.deepEqual(operation?.security, [{}, { token: [] }], `${path} needs the token off loopback`);
+    }
+  });
+
+  test('given GET /api/loops/{loop}/tunings, then it answers Tunings, whose entries are Tuning', () => {
+    const operation = doc.paths['/api/loops/{loop}/tunings']?.get;
+    assert.equal(
+      operation?.responses['200']?.content?.['application/json']?.schema?.$ref,
+      '#/components/schemas/Tunings',
+    );
+    const tunings = doc.components.schemas.Tunings as {
+      properties: { tunings: { items: { $ref: string } }; active: unknown };
+    };
+    assert.equal(tunings.properties.tunings.items.$ref, '#/components/schemas/Tuning');
   });
 
   test('given the history route, then since, until and maxPoints are documented query parameters', () => {

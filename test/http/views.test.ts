@@ -69,6 +69,8 @@ describe('toLoopView', () => {
       generation: 4,
       observedGeneration: 3,
       desired: { setpointSource: 'http', modeSource: 'mqtt' },
+      controller: 'pid',
+      tuning: { active: 'config' },
       actuators: { heater: { wanted: 1, observed: null } },
       conditions: [
         {
@@ -144,6 +146,62 @@ describe('toLoopView', () => {
     const view = toLoopView('room', ROOM, undefined, undefined);
     assert.equal(view.setpoint, 20);
     assert.equal(view.mode, 'heat');
+  });
+
+  test('given a tuning in force and a newer proposal, then tuning names both (active 2, latest 3)', () => {
+    const tuning = {
+      loop: 'room',
+      version: 2,
+      createdAtMs: T0,
+      source: 'autotune' as const,
+      gains: { kp: 1, tiS: 600, tdS: 0 },
+    };
+    const view = toLoopView('room', ROOM, status(), desired({ tuning, lastTuningVersion: 3 }));
+    assert.deepEqual(view.tuning, { active: 2, latest: 3 });
+    assert.equal(view.autotune, undefined, 'no autotune since start: absent');
+  });
+
+  test('given a finished autotune on the status, then it is shown with unknown standard errors as null', () => {
+    const autotune = {
+      phase: 'done' as const,
+      side: 'raise' as const,
+      cycles: 3,
+      cyclesNeeded: 3,
+      elapsedMs: 5_400_000,
+      remainingMs: 0,
+      remainingIsLimit: false,
+      noiseSigma: 0.05,
+      hysteresis: 0.15,
+      result: {
+        gain: 20,
+        timeConstantS: 3600,
+        deadTimeS: 120,
+        ambient: 10,
+        standardError: { gain: 0.5, timeConstantS: Number.NaN, deadTimeS: 6 },
+        rmsResidual: 0.04,
+        kp: 0.75,
+        tiS: 960,
+        tdS: 0,
+        closedLoopS: 120,
+        band: 0.2,
+        windowS: 600,
+      },
+    };
+    const view = toLoopView('room', ROOM, status({ autotune }), undefined);
+    assert.deepEqual(view.autotune, {
+      ...autotune,
+      result: { ...autotune.result, standardError: { gain: 0.5, timeConstantS: null, deadTimeS: 6 } },
+    });
+    assert.equal(loopViewSchema.safeParse(view).success, true);
+    assert.deepEqual(JSON.parse(JSON.stringify(view.autotune)), view.autotune, 'plain JSON');
+  });
+
+  test('given a hysteresis loop, then controller says so (the dashboard hides the autotune)', () => {
+    const hysteresis = {
+      ...ROOM,
+      controller: { type: 'hysteresis' as const, coldTolerance: 0.3, hotTolerance: 0.3 },
+    };
+    assert.equal(toLoopView('room', hysteresis, undefined, undefined).controller, 'hysteresis');
   });
 
   test('given a status whose reading is missing, then measured and measuredAt are null', () => {

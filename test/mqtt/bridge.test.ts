@@ -171,12 +171,14 @@ function harness(opts: { queued?: boolean } = {}) {
   };
 }
 
-const SUFFIXES = ['setpoint/set', 'mode/set', 'set', 'fault/reset'] as const;
+const SUFFIXES = ['setpoint/set', 'mode/set', 'set', 'fault/reset', 'autotune/set', 'tuning/set'] as const;
 const VALID: Record<(typeof SUFFIXES)[number], string> = {
   'setpoint/set': '21.5',
   'mode/set': 'off',
   set: '{"setpoint":21.5}',
   'fault/reset': '',
+  'autotune/set': 'start',
+  'tuning/set': 'config',
 };
 
 describe('loop ids that are JavaScript built-ins are unknown loops', () => {

@@ -36,6 +36,8 @@ const ABBREVIATIONS: Record<string, string> = {
   hum_cmd_t: 'target_humidity_command_topic',
   hum_stat_t: 'target_humidity_state_topic',
   hum_state_tpl: 'target_humidity_state_template',
+  json_attr_t: 'json_attributes_topic',
+  json_attr_tpl: 'json_attributes_template',
   max: 'max',
   max_hum: 'max_humidity',
   max_temp: 'max_temp',
@@ -140,7 +142,15 @@ const PLATFORM_KEYS: Record<string, string[]> = {
     'target_humidity_state_template',
     'target_humidity_state_topic',
   ],
-  sensor: ['device_class', 'state_class', 'state_topic', 'unit_of_measurement', 'value_template'],
+  sensor: [
+    'device_class',
+    'json_attributes_template',
+    'json_attributes_topic',
+    'state_class',
+    'state_topic',
+    'unit_of_measurement',
+    'value_template',
+  ],
   binary_sensor: ['device_class', 'state_topic', 'value_template'],
   button: ['command_topic', 'payload_press', 'retain'],
   number: [
@@ -262,14 +272,18 @@ describe('discoveryPayload: one device, one component per entity', () => {
     assert.equal(new Set(entityIds).size, entityIds.length, 'entity ids are unique');
   });
 
-  test('per loop: the main entity, measured value, output, fault, storage problem and fault reset', () => {
+  test('per loop: the main entity, measured value, output, fault, storage problem and fault reset; on PID loops the autotune', () => {
     assert.deepEqual(Object.keys(payload.cmps).sort(), [
+      'homeostat_pi-1_air_autotune',
+      'homeostat_pi-1_air_autotune_cancel',
+      'homeostat_pi-1_air_autotune_status',
       'homeostat_pi-1_air_fault',
       'homeostat_pi-1_air_fault_reset',
       'homeostat_pi-1_air_humidifier',
       'homeostat_pi-1_air_humidity',
       'homeostat_pi-1_air_output',
       'homeostat_pi-1_air_storage',
+      'homeostat_pi-1_air_tuning_accept',
       'homeostat_pi-1_chamber_climate',
       'homeostat_pi-1_chamber_fault',
       'homeostat_pi-1_chamber_fault_reset',
@@ -316,6 +330,7 @@ describe('discoveryPayload: one device, one component per entity', () => {
       temp_step: 0.5,
       temp_unit: 'C',
       ret: false,
+      qos: 1,
     });
     assert.equal(component(payload, 'homeostat_pi-1_chamber_climate').temp_step, 0.1);
   });
@@ -331,6 +346,7 @@ describe('discoveryPayload: one device, one component per entity', () => {
       stat_cla: 'measurement',
       dev_cla: 'temperature',
       unit_of_meas: '°C',
+      qos: 1,
     });
     const output = component(payload, 'homeostat_pi-1_room_output');
     assert.equal(output.unit_of_meas, '%');
@@ -347,7 +363,59 @@ describe('discoveryPayload: one device, one component per entity', () => {
       pl_prs: 'reset',
       ent_cat: 'config',
       ret: false,
+      qos: 1,
     });
+  });
+
+  test('every component carries qos 1 itself (HA did not pass the device-level qos on to components)', () => {
+    for (const [id, cmp] of components(payload)) assert.equal(cmp.qos, 1, id);
+    assert.equal(payload.qos, 1);
+  });
+
+  test('a PID loop: autotune, cancel and accept buttons, and an autotune status sensor reading the state', () => {
+    const cmps = Object.fromEntries(
+      ['autotune', 'autotune_cancel', 'tuning_accept', 'autotune_status'].map((key) => [
+        key,
+        component(payload, `homeostat_pi-1_air_${key}`),
+      ]),
+    );
+    assert.deepEqual(cmps.autotune, {
+      p: 'button',
+      name: 'air autotune',
+      uniq_id: 'homeostat_pi-1_air_autotune',
+      def_ent_id: 'button.homeostat_pi_1_air_autotune',
+      cmd_t: 'homeostat/pi-1/air/autotune/set',
+      pl_prs: 'start',
+      ent_cat: 'config',
+      ret: false,
+      qos: 1,
+    });
+    assert.deepEqual(
+      [cmps.autotune_cancel?.name, cmps.autotune_cancel?.cmd_t, cmps.autotune_cancel?.pl_prs],
+      ['air cancel autotune', 'homeostat/pi-1/air/autotune/set', 'cancel'],
+    );
+    assert.deepEqual(
+      [cmps.tuning_accept?.name, cmps.tuning_accept?.cmd_t, cmps.tuning_accept?.pl_prs],
+      ['air accept tuning', 'homeostat/pi-1/air/tuning/set', 'latest'],
+    );
+    assert.deepEqual(cmps.autotune_status, {
+      p: 'sensor',
+      name: 'air autotune status',
+      uniq_id: 'homeostat_pi-1_air_autotune_status',
+      def_ent_id: 'sensor.homeostat_pi_1_air_autotune_status',
+      stat_t: 'homeostat/pi-1/air/state',
+      val_tpl: STATE_TEMPLATES.autotunePhase,
+      json_attr_t: 'homeostat/pi-1/air/state',
+      json_attr_tpl: STATE_TEMPLATES.autotuneAttributes,
+      ent_cat: 'diagnostic',
+      qos: 1,
+    });
+  });
+
+  test('a hysteresis loop (no gains to tune): no autotune entities', () => {
+    for (const key of Object.keys(payload.cmps).filter((k) => !k.startsWith('homeostat_pi-1_air_'))) {
+      assert.doesNotMatch(key, /autotune|tuning/, key);
+    }
   });
 
   test('every command HA can send is a command topic and payload homeostat accepts', () => {
@@ -368,6 +436,18 @@ describe('discoveryPayload: one device, one component per entity', () => {
     assert.ok(parseCommand('setpoint', Buffer.from('21.5'), target).accepted);
     const reset = component(payload, 'homeostat_pi-1_room_fault_reset');
     assert.ok(parseCommand('faultReset', Buffer.from(String(reset.pl_prs)), target).accepted);
+    const presses: [key: string, expected: unknown][] = [
+      ['air_autotune', { autotune: { action: 'start' } }],
+      ['air_autotune_cancel', { autotune: { action: 'cancel' } }],
+      ['air_tuning_accept', { tuning: 'latest' }],
+    ];
+    for (const [key, expected] of presses) {
+      const button = component(payload, `homeostat_pi-1_${key}`);
+      const kind = topics.parseCommandTopic(String(button.cmd_t))?.kind;
+      assert.ok(kind, key);
+      const outcome = parseCommand(kind, Buffer.from(String(button.pl_prs)), target);
+      assert.deepEqual(outcome, { accepted: true, change: expected }, key);
+    }
   });
 });
 
@@ -417,6 +497,7 @@ describe('humidity loops: a humidifier entity', () => {
       min_hum: 31, // limits 30.5..80: HA takes whole percent within them
       max_hum: 80,
       ret: false, // the humidifier platform defaults to retained commands
+      qos: 1,
     });
     const sensor = component(payload, 'homeostat_pi-1_air_humidity');
     assert.equal(sensor.dev_cla, 'humidity');
@@ -571,6 +652,24 @@ describe('state templates render what Home Assistant expects', {
     ['humidifier off', STATE_TEMPLATES.humidifierState('auto'), { mode: 'off' }, 'off'],
     ['humidifier mode', STATE_TEMPLATES.humidifierMode, { mode: 'dehumidify' }, 'dehumidify'],
     ['humidifier mode when off', STATE_TEMPLATES.humidifierMode, { mode: 'off' }, 'None'],
+    [
+      'autotune relay phase',
+      STATE_TEMPLATES.autotunePhase,
+      { autotune: { phase: 'relay', cycles: 1 } },
+      'relay',
+    ],
+    ['autotune aborted', STATE_TEMPLATES.autotunePhase, { autotune: { phase: 'aborted' } }, 'aborted'],
+    ['no autotune → idle', STATE_TEMPLATES.autotunePhase, { mode: 'heat' }, 'idle'],
+    ['autotune null → idle', STATE_TEMPLATES.autotunePhase, { autotune: null }, 'idle'],
+    ['autotune without a phase → idle', STATE_TEMPLATES.autotunePhase, { autotune: {} }, 'idle'],
+    [
+      'autotune attributes: the object as JSON',
+      STATE_TEMPLATES.autotuneAttributes,
+      { autotune: { phase: 'relay', cycles: 2 } },
+      '{"cycles": 2, "phase": "relay"}',
+    ],
+    ['no autotune → no attributes', STATE_TEMPLATES.autotuneAttributes, {}, '{}'],
+    ['autotune null → no attributes', STATE_TEMPLATES.autotuneAttributes, { autotune: null }, '{}'],
   ];
   test('table', () => {
     const rendered = render(table.map(([, template, state]) => [template, state]));
@@ -640,6 +739,10 @@ describe('discoveryDiff: publish only what changed, remove what disappeared', ()
       'homeostat_pi-1_air_fault': { p: 'binary_sensor' },
       'homeostat_pi-1_air_storage': { p: 'binary_sensor' },
       'homeostat_pi-1_air_fault_reset': { p: 'button' },
+      'homeostat_pi-1_air_autotune': { p: 'button' },
+      'homeostat_pi-1_air_autotune_cancel': { p: 'button' },
+      'homeostat_pi-1_air_tuning_accept': { p: 'button' },
+      'homeostat_pi-1_air_autotune_status': { p: 'sensor' },
     });
     assert.deepEqual(final, roomOnly.payload);
     assert.equal(published.get(roomOnly.topic), JSON.stringify(roomOnly.payload));

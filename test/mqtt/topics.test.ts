@@ -26,25 +26,36 @@ describe('topicsFor (the contract in the README)', () => {
     assert.equal(topics.loopSet('room'), 'homeostat/pi-1/room/set');
     assert.equal(topics.loopResult('room'), 'homeostat/pi-1/room/result');
     assert.equal(topics.loopFaultReset('room'), 'homeostat/pi-1/room/fault/reset');
+    assert.equal(topics.loopAutotuneSet('room'), 'homeostat/pi-1/room/autotune/set');
+    assert.equal(topics.loopTuningSet('room'), 'homeostat/pi-1/room/tuning/set');
   });
 
   test('a multi-level base topic is kept as it is', () => {
     assert.equal(topicsFor('home/climate', 'n').loopState('a'), 'home/climate/n/a/state');
   });
 
-  describe('parseCommandTopic recognises exactly the four command topics', () => {
+  describe('parseCommandTopic recognises exactly the six command topics', () => {
     const table: [topic: string, expected: { loop: string; kind: CommandKind } | undefined][] = [
       ['homeostat/pi-1/room/setpoint/set', { loop: 'room', kind: 'setpoint' }],
       ['homeostat/pi-1/room/mode/set', { loop: 'room', kind: 'mode' }],
       ['homeostat/pi-1/room/set', { loop: 'room', kind: 'json' }],
       ['homeostat/pi-1/room/fault/reset', { loop: 'room', kind: 'faultReset' }],
+      ['homeostat/pi-1/room/autotune/set', { loop: 'room', kind: 'autotune' }],
+      ['homeostat/pi-1/room/tuning/set', { loop: 'room', kind: 'tuning' }],
       ['homeostat/pi-1/fermenter_2/set', { loop: 'fermenter_2', kind: 'json' }],
+      // A loop may be called like a command level: the first level after the base is the loop.
+      ['homeostat/pi-1/autotune/set', { loop: 'autotune', kind: 'json' }],
+      ['homeostat/pi-1/tuning/autotune/set', { loop: 'tuning', kind: 'autotune' }],
       // What we publish ourselves is not a command.
       ['homeostat/pi-1/room/state', undefined],
       ['homeostat/pi-1/room/result', undefined],
       ['homeostat/pi-1/availability', undefined],
       // Near misses.
       ['homeostat/pi-1/room/fault/set', undefined],
+      ['homeostat/pi-1/room/autotune', undefined],
+      ['homeostat/pi-1/room/autotune/start', undefined],
+      ['homeostat/pi-1/room/tunings/set', undefined],
+      ['homeostat/pi-1/room/tuning/set/latest', undefined],
       ['homeostat/pi-1/room/setpoint', undefined],
       ['homeostat/pi-1/room/setpoint/set/extra', undefined],
       ['homeostat/pi-1//set', undefined],
@@ -68,6 +79,8 @@ describe('topicsFor (the contract in the README)', () => {
       topics.loopModeSet('room'),
       topics.loopSet('room'),
       topics.loopFaultReset('room'),
+      topics.loopAutotuneSet('room'),
+      topics.loopTuningSet('room'),
     ];
     const ours = [topics.availability, topics.loopState('room'), topics.loopResult('room')];
     for (const topic of commands) {
@@ -84,6 +97,8 @@ describe('topicsFor (the contract in the README)', () => {
       'homeostat/pi-1/+/mode/set',
       'homeostat/pi-1/+/set',
       'homeostat/pi-1/+/fault/reset',
+      'homeostat/pi-1/+/autotune/set',
+      'homeostat/pi-1/+/tuning/set',
     ]);
   });
 

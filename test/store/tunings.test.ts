@@ -422,7 +422,7 @@ describe('DesiredStore.requestAutotune', () => {
       disk.store.requestAutotune('greenhouse', {
         action: 'start',
         requestedAtMs: 1_001_500,
-        options: { side: 'heat', closedLoopS: 120, maxDurationS: 7200 },
+        options: { side: 'raise', closedLoopS: 120, maxDurationS: 7200 },
         source: 'homeassistant',
         requestId: 'btn-1',
       }),
@@ -432,7 +432,7 @@ describe('DesiredStore.requestAutotune', () => {
       action: 'start',
       atMs: 1_001_500,
       generation: 2,
-      options: { side: 'heat', closedLoopS: 120, maxDurationS: 7200 },
+      options: { side: 'raise', closedLoopS: 120, maxDurationS: 7200 },
     };
     assert.deepEqual(disk.store.desired('greenhouse')?.autotuneRequest, expected);
     assert.equal(disk.store.desired('greenhouse')?.generation, 2);
@@ -470,7 +470,7 @@ describe('DesiredStore.requestAutotune', () => {
   });
 
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['an unknown side', { options: { side: 'up' } }, /side must be "heat" or "cool"/],
+    ['an unknown side', { options: { side: 'up' } }, /side must be "raise" or "lower"/],
     ['a negative closedLoopS', { options: { closedLoopS: -1 } }, /closedLoopS must be a finite number > 0/],
     ['an unknown action', { action: 'pause' }, /action must be "start" or "cancel"/],
     ['a NaN time', { requestedAtMs: Number.NaN }, /request time must be a finite number/],
@@ -498,7 +498,7 @@ describe('damaged JSON in a stored row', () => {
     disk.store.requestAutotune('greenhouse', {
       action: 'start',
       requestedAtMs: 10,
-      options: { side: 'cool' },
+      options: { side: 'lower' },
       source: 'cli',
     });
     disk.db.prepare('UPDATE tunings SET details_json = \'{"cycles": 4,\'').run();
