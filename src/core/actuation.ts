@@ -1,3 +1,4 @@
+import { levelOnGrid } from './command.js';
 import { dutyBand } from './duty-band.js';
 import type { ActuatorSpec, LoopSpec } from './loop-spec.js';
 import { loopActuators } from './loop-spec.js';
@@ -94,7 +95,8 @@ export function actuatorLevel(
   nowMs: number,
   controllerType: 'pid' | 'hysteresis',
 ): { level: number; relay?: TimeProportioningMemory; wakeAtMs?: number } {
-  if (actuator.kind === 'continuous') return { level: Math.round(duty * 1000) / 1000 };
+  // On the act step's grid (command.ts): a coarser rounding here would be a deadband again.
+  if (actuator.kind === 'continuous') return { level: levelOnGrid(duty) };
   const params = actuator.timeProportioning ?? DEFAULT_RELAY_TIMING;
   const memory = relay ?? timeProportioningInitialMemory();
   if (controllerType === 'pid' && actuator.band !== undefined) {

@@ -10,8 +10,10 @@ import {
   DEFAULT_MODULATION,
   DEFAULT_WINDOW_S,
 } from '../../src/kinds/fields.js';
+import { DEFAULT_OUT_DIR, runAutotuneBench } from './control/autotune.js';
 import { boundSwitch, TIME_OPTIMAL_BOUND } from './control/bound.js';
 import type { BenchController, ControllerSpec } from './control/controller.js';
+import { feedforwardSection } from './control/feedforward.js';
 import { BAND_C, HOMEOSTAT, homeostatRelayWindow, TIME_PROPORTIONING } from './control/homeostat.js';
 import { PEERS, peerVersions } from './control/peers.js';
 import { holdingOutput, PLANTS, RELAY_PLANTS, simcTuning } from './control/plants.js';
@@ -96,11 +98,6 @@ function boundOf(scenario: ScenarioSpec): ControllerSpec {
   return scenario.setpointStepC !== 0 ? smallStepBound(scenario) : TIME_OPTIMAL_BOUND;
 }
 
-/** Feedforward rows compute their feedforward once from the first setpoint (homeostat.ts): not in E. */
-function runsIn(controller: ControllerSpec, scenario: ScenarioSpec): boolean {
-  return scenario.setpointStepC === 0 || !controller.id.includes('+ff');
-}
-
 const jsonOnly = process.argv.includes('--json');
 const startedMs = performance.now();
 
@@ -109,7 +106,7 @@ for (const plant of PLANTS) {
   const controllers = CONTROLLERS.filter((c) => c.actuators.includes(plant.actuator));
   for (const scenario of BENCH_SCENARIOS) {
     const bound = simulate(plant, scenario, boundOf(scenario));
-    for (const controller of controllers.filter((c) => runsIn(c, scenario))) {
+    for (const controller of controllers) {
       const metrics = controller === TIME_OPTIMAL_BOUND ? bound : simulate(plant, scenario, controller);
       results.push(withRatios(plant.id, scenario.id, controller.id, metrics, bound));
     }
@@ -173,7 +170,17 @@ for (const plant of RELAY_PLANTS) {
     }
   }
 }
+/** Measured-disturbance feedforward and the setpoint feedforward's steps (feedforward.ts). */
+const feedforward = feedforwardSection();
+/** Autotune on five plants beside SIMC on the true model and the peers' relay + Ziegler–Nichols. */
+const autotune = runAutotuneBench({ outDir: autotuneOutDir() });
 const elapsedS = (performance.now() - startedMs) / 1000;
+
+/** `--out DIR`: where the autotune's step-response SVGs and summary.json go. */
+function autotuneOutDir(): string {
+  const at = process.argv.indexOf('--out');
+  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : DEFAULT_OUT_DIR;
+}
 
 const versions = { node: process.version, ...peerVersions() };
 const settings = {
@@ -195,7 +202,7 @@ if (jsonOnly) {
   const plants = PLANTS.map((p) => ({ ...p, tuning: simcTuning(p) }));
   const controllers = CONTROLLERS.map(({ id, note, actuators }) => ({ id, note, actuators }));
   process.stdout.write(
-    `${JSON.stringify({ versions, settings, plants, scenarios: BENCH_SCENARIOS, controllers, results, targets, windowSweep, actStep }, null, 2)}\n`,
+    `${JSON.stringify({ versions, settings, plants, scenarios: BENCH_SCENARIOS, controllers, results, targets, windowSweep, actStep, feedforward: { disturbance: feedforward.disturbance, steps: feedforward.steps }, autotune: { rows: autotune.rows, spread: autotune.spread, targets: autotune.targets } }, null, 2)}\n`,
   );
 } else {
   const out: string[] = [];
@@ -212,8 +219,7 @@ if (jsonOnly) {
     `"homeostat defaults": the relay's config keys all left out, i.e. modulation ${DEFAULT_MODULATION}, ` +
       `band ${DEFAULT_BAND} (half band kp · ${DEFAULT_BAND}, at most ${DEFAULT_MAX_HALF_BAND}), no minimum on/off times ` +
       `(window ${DEFAULT_WINDOW_S} s only when windowS or modulation window is written)`,
-    `scenarios: ${BENCH_SCENARIOS.map((s) => `${s.id} ${s.label}`).join('; ')} (no +ff rows in E: their ` +
-      'feedforward is computed once, for the first setpoint)',
+    `scenarios: ${BENCH_SCENARIOS.map((s) => `${s.id} ${s.label}`).join('; ')}`,
     'metrics on the true plant value over one horizon from the event (step at 0, disturbance one horizon later);',
     'IAE ∫|e|dt; overshoot max(value − setpoint, 0); settle: time after which |e| stays within the band',
     '("—": not settled); TV Σ|Δu|; sw/h relay switches per hour; ×bound: ratio to the bound ("—": bound is 0)',
@@ -237,12 +243,24 @@ if (jsonOnly) {
     '# relay time-proportioning window vs HA hysteresis (homeostat PI, min on/off unchanged; info for target 5)',
     formatWindowSweep(windowSweep),
   );
+  out.push('', feedforward.text, '', autotune.text);
   out.push(
     '',
-    `${results.length + windowSweep.length + actStep.length} runs in ${elapsedS.toFixed(1)} s`,
+    `${results.length + windowSweep.length + actStep.length} runs (and the feedforward and autotune sections) in ${elapsedS.toFixed(1)} s`,
     '',
     '# JSON',
   );
-  out.push(JSON.stringify({ versions, settings, results, targets, windowSweep, actStep }));
+  out.push(
+    JSON.stringify({
+      versions,
+      settings,
+      results,
+      targets,
+      windowSweep,
+      actStep,
+      feedforward: { disturbance: feedforward.disturbance, steps: feedforward.steps },
+      autotune: { rows: autotune.rows, spread: autotune.spread, targets: autotune.targets },
+    }),
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 }
