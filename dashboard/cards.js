@@ -1,5 +1,6 @@
 // One card per loop: values, condition badges, chart, events and the controls that write.
 import { getJson, postJson } from './api.js';
+import { renderAutotune, setupAutotune } from './autotune.js';
 import { resizeChart } from './chart.js';
 import { renderEvents } from './events.js';
 import { $, decimalsOf, fmt, secondsOf, showResult, state, withUnit } from './util.js';
@@ -66,6 +67,7 @@ export function createCard(view) {
   part('fault-reset').addEventListener('click', () =>
     write(card, 'fault-reset', `/api/loops/${encodeURIComponent(card.loop)}/fault-reset`, {}, 'Fault reset'),
   );
+  setupAutotune(card, write);
   new ResizeObserver(() => resizeChart(card)).observe(part('chart'));
   renderLoop(card, view);
   return card;
@@ -96,6 +98,7 @@ export function renderLoop(card, v) {
   const faulted = v.conditions.some((c) => c.type === 'Faulted' && c.status === 'True');
   part('fault-reset').hidden = !faulted;
   renderControls(card, v);
+  renderAutotune(card, v);
   const at = v.updatedAt ? new Date(v.updatedAt).toLocaleTimeString() : 'never';
   part('updated').textContent =
     `cycle ${at} · setpoint from ${v.desired.setpointSource}, mode from ${v.desired.modeSource} · generation ${v.observedGeneration}/${v.generation}`;
@@ -137,7 +140,7 @@ async function submitMode(card) {
   if (!ok) card.part('mode-select').value = card.view.mode;
 }
 
-/** Sends one write and shows its answer next to the controls; true when accepted. */
+/** Sends one write and shows its answer next to the controls; the answer when accepted, else false. */
 async function write(card, control, path, body, what) {
   showResult(card, control, 'pending', `${what}…`);
   let answer;
@@ -152,7 +155,7 @@ async function write(card, control, path, body, what) {
     const generation = answer.generation === undefined ? '' : ` (generation ${answer.generation})`;
     showResult(card, control, 'ok', `${what}: accepted${generation}`);
     refreshLoop(card.loop);
-    return true;
+    return answer;
   }
   const why = answer?.reason ?? answer?.error ?? `HTTP ${status}`;
   showResult(card, control, 'error', `${what}: refused — ${why}`);

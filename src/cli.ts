@@ -26,6 +26,11 @@ Usage:
   homeostat set      LOOP [--setpoint X] [--mode M] [--config FILE] [--api-url URL] [--mqtt-url URL]
                      sends the change to the daemon's HTTP API and prints its result; when none answers,
                      checks the loop against the config and sends it through the broker (if configured)
+  homeostat autotune LOOP [--side raise|lower] [--closed-loop 60s] [--max-duration 6h] [--no-wait] [--cancel]
+                     asks the daemon to tune the loop's PID (relay experiment), prints its progress and
+                     the result; Ctrl-C stops watching, not the run
+  homeostat tunings  LOOP [--json]                        the stored tunings, the one in force marked
+  homeostat tuning   LOOP VERSION|latest|config           puts a tuning in force (accept, restore, file gains)
   homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
   homeostat safe     [--config FILE] [--sysfs-root DIR]   drives every GPIO relay to its safe level and exits
                      (systemd's ExecStopPost=; no database needed); MQTT actuators get their safe command
@@ -44,6 +49,7 @@ Defaults: --config $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/con
           sent only to an address off loopback). The daemon found there must be the config's node.id.
 Each command answers --help with its options and an example; homeostat --version prints the version.
 Exit codes: 0 ok, 1 error (validate: one "path: message" line per problem), 2 usage;
+            autotune: 1 refused or aborted, 130 Ctrl-C while watching (the run goes on);
             run: 75 another daemon holds the database, 78 the systemd notify socket is unusable.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -139,6 +145,16 @@ async function main(argv: string[]): Promise<number> {
       return historyFromArgs(parsed, talk, sinceMs, { write, note });
     case 'plot':
       return plotFromArgs(parsed, talk, sinceMs, { write, note });
+    case 'autotune':
+      return autotuneFromArgs(parsed, talk, { write, note });
+    case 'tunings':
+      return (await import('./commands/tunings.js')).tuningsCommand(
+        { ...talk, loop: parsed.positionals[0] ?? '', json: parsed.json },
+        write,
+        note,
+      );
+    case 'tuning':
+      return tuningFromArgs(parsed, talk, { write, note });
     case 'init':
       return (await import('./commands/init.js')).initCommand(
         {
@@ -213,6 +229,73 @@ async function setFromArgs(parsed: Options, talk: Talk, out: Out): Promise<numbe
       ...(setpoint === undefined ? {} : { setpoint }),
       ...(parsed.mode === undefined ? {} : { mode: parsed.mode }),
       ...(parsed['mqtt-url'] === undefined ? {} : { mqttUrl: parsed['mqtt-url'] }),
+    },
+    out.write,
+    out.note,
+  );
+}
+
+async function autotuneFromArgs(parsed: Options, talk: Talk, out: Out): Promise<number> {
+  const loop = parsed.positionals[0];
+  const usage = (message: string) => {
+    process.stderr.write(`homeostat autotune: ${message} (see homeostat autotune --help)\n`);
+    return 2;
+  };
+  if (!loop) return usage('name a loop, e.g. homeostat autotune room');
+  const side = parsed.side;
+  if (side !== undefined && side !== 'raise' && side !== 'lower') {
+    return usage(`--side must be raise or lower, got "${side}"`);
+  }
+  if (parsed.cancel && parsed.given.some((o) => o !== '--cancel' && o !== '--config' && o !== '--api-url')) {
+    return usage('--cancel takes no other autotune option');
+  }
+  let closedLoopS: number | undefined;
+  let maxDurationS: number | undefined;
+  try {
+    const seconds = (text: string | undefined) =>
+      text === undefined ? undefined : parseDurationMs(text) / 1000 || undefined;
+    closedLoopS = seconds(parsed['closed-loop']);
+    maxDurationS = seconds(parsed['max-duration']);
+    if (parsed['closed-loop'] !== undefined && closedLoopS === undefined)
+      throw new Error('--closed-loop must be more than 0');
+    if (parsed['max-duration'] !== undefined && maxDurationS === undefined)
+      throw new Error('--max-duration must be more than 0');
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  return (await import('./commands/autotune.js')).autotuneCommand(
+    {
+      configPath: talk.configPath,
+      loop,
+      ...(talk.apiUrl === undefined ? {} : { apiUrl: talk.apiUrl }),
+      ...(side === undefined ? {} : { side }),
+      ...(closedLoopS === undefined ? {} : { closedLoopS }),
+      ...(maxDurationS === undefined ? {} : { maxDurationS }),
+      wait: !parsed['no-wait'],
+      cancel: parsed.cancel,
+    },
+    out.write,
+    out.note,
+  );
+}
+
+async function tuningFromArgs(parsed: Options, talk: Talk, out: Out): Promise<number> {
+  const tunings = await import('./commands/tunings.js');
+  const [loop, text] = parsed.positionals;
+  const version = tunings.parseVersion(text);
+  if (!loop || version === undefined) {
+    const got = text === undefined ? '' : ` (got "${text}")`;
+    process.stderr.write(
+      `homeostat tuning: name a loop and a version number, latest or config${got}, e.g. homeostat tuning room latest\n`,
+    );
+    return 2;
+  }
+  return tunings.tuningCommand(
+    {
+      configPath: talk.configPath,
+      loop,
+      version,
+      ...(talk.apiUrl === undefined ? {} : { apiUrl: talk.apiUrl }),
     },
     out.write,
     out.note,
@@ -299,6 +382,11 @@ function parseOptions(args: string[]) {
       'no-systemctl': { type: 'boolean', default: false },
       purge: { type: 'boolean', default: false },
       pid: { type: 'string' },
+      side: { type: 'string' },
+      'closed-loop': { type: 'string' },
+      'max-duration': { type: 'string' },
+      'no-wait': { type: 'boolean', default: false },
+      cancel: { type: 'boolean', default: false },
     },
   });
   let speed: number | undefined;

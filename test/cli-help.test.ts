@@ -66,6 +66,22 @@ describe('arguments a command does not take', () => {
       given: ['plot', 'room', '--mode', 'heat', '--out', 'x.svg'],
       message: 'homeostat plot: --mode is not an option of plot (see homeostat plot --help)',
     },
+    {
+      given: ['autotune', 'room', '--csv'],
+      message: 'homeostat autotune: --csv is not an option of autotune (see homeostat autotune --help)',
+    },
+    {
+      given: ['tunings', 'room', '--side', 'raise'],
+      message: 'homeostat tunings: --side is not an option of tunings (see homeostat tunings --help)',
+    },
+    {
+      given: ['tuning', 'room', '2', '3'],
+      message: 'homeostat tuning: unexpected argument "3" (see homeostat tuning --help)',
+    },
+    {
+      given: ['autotune', 'room', 'attic'],
+      message: 'homeostat autotune: unexpected argument "attic" (see homeostat autotune --help)',
+    },
     { given: ['frobnicate'], message: 'homeostat: unknown command "frobnicate" (see homeostat --help)' },
   ];
   for (const { given, message } of cases) {

@@ -4,7 +4,7 @@
  * argument is a loop or the config file. src/cli.ts parses with it.
  */
 
-export type PositionalKind = 'loop' | 'config' | 'out' | 'none';
+export type PositionalKind = 'loop' | 'loop-version' | 'config' | 'out' | 'none';
 
 export interface CommandHelp {
   /** One line: what it does. */
@@ -13,7 +13,7 @@ export interface CommandHelp {
   /** The options it takes, as `--name`, each with its meaning. */
   options: Record<string, string>;
   example: string;
-  /** A positional argument: the loop (set, history), the config file (validate, plan, …), the file to write (init), or none. */
+  /** A positional argument: the loop (set, history), the loop and a version (tuning), the config file (validate, plan, …), the file to write (init), or none. */
   positional: PositionalKind;
 }
 
@@ -120,6 +120,39 @@ export const COMMANDS: Record<string, CommandHelp> = {
     example: 'homeostat plot room --since 24h --out room.svg',
     positional: 'loop',
   },
+  autotune: {
+    summary:
+      "tunes a PID loop's gains in the running daemon: switches its heater (cooler…) on and off around the setpoint, fits a model, proposes gains; follows the run",
+    usage:
+      'homeostat autotune LOOP [--side raise|lower] [--closed-loop 60s] [--max-duration 6h] [--no-wait] [--cancel] [--config FILE] [--api-url URL]',
+    options: options(
+      '--side S          raise (the heater, humidifier) or lower (the cooler…): needed in heat_cool and auto',
+      '--closed-loop D  the closed-loop time constant the gains aim at (SIMC τc; default the identified dead time)',
+      "--max-duration D  the run's time limit (default the loop's autotune.maxDurationS, else 48h)",
+      '--no-wait         return once the daemon accepted the request (progress in homeostat status)',
+      '--cancel          stop the running autotune of LOOP',
+      CONFIG,
+      API,
+    ),
+    example: 'homeostat autotune room --max-duration 12h',
+    positional: 'loop',
+  },
+  tunings: {
+    summary:
+      "a loop's stored tunings (PID gains from autotune or by hand), newest first, the one in force marked",
+    usage: 'homeostat tunings LOOP [--json] [--config FILE] [--api-url URL] [--db FILE]',
+    options: options("--json          as JSON (the API's answer)", CONFIG, API, DB),
+    example: 'homeostat tunings room',
+    positional: 'loop',
+  },
+  tuning: {
+    summary:
+      "puts a stored tuning in force through the daemon: VERSION (restore), latest (accept the newest), config (the file's gains)",
+    usage: 'homeostat tuning LOOP VERSION|latest|config [--config FILE] [--api-url URL]',
+    options: options(CONFIG, API),
+    example: 'homeostat tuning room latest',
+    positional: 'loop-version',
+  },
   doctor: {
     summary: 'checks GPIO, 1-Wire, the broker, the database, the HTTP port and systemd; says how to fix each',
     usage: 'homeostat doctor [CONFIG] [--config FILE] [--db FILE]',
@@ -216,7 +249,7 @@ export function argumentProblem(
   if (refused !== undefined) {
     return `homeostat ${name}: ${refused} is not an option of ${name} (see homeostat ${name} --help)`;
   }
-  const most = help.positional === 'none' ? 0 : 1;
+  const most = help.positional === 'none' ? 0 : help.positional === 'loop-version' ? 2 : 1;
   if (positionals.length > most) {
     const extra = positionals[most]!;
     return `homeostat ${name}: unexpected argument "${extra}" (see homeostat ${name} --help)`;

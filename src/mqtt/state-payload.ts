@@ -1,4 +1,5 @@
 import type { LoopStatus } from '../core/status.js';
+import type { PublishedLoopStatus } from '../runtime/loop-reconciler.js';
 
 /**
  * The retained `<base>/<loop>/state` JSON (the contract): the loop's status with times as
@@ -6,10 +7,12 @@ import type { LoopStatus } from '../core/status.js';
  * templates read `mode`, `setpoint`, `measured`, `output`, `action`, `conditions` and
  * `autotune.phase` (the autotune sensor; the object is its attributes).
  */
-export function statePayload(status: LoopStatus): Record<string, unknown> {
+export function statePayload(status: LoopStatus | PublishedLoopStatus): Record<string, unknown> {
   // The autotune's progress, result or abort reason (absent: the loop never ran one); an
   // unknown standard error (NaN) is written as null.
   const { autotune } = status;
+  // Which tuning is in force ('config' or a version) and the newest stored one (the runtime's).
+  const tuning = 'tuning' in status ? status.tuning : undefined;
   return {
     loop: status.loop,
     quantity: status.quantity,
@@ -31,6 +34,7 @@ export function statePayload(status: LoopStatus): Record<string, unknown> {
       observedGeneration: condition.observedGeneration,
     })),
     ...(autotune === undefined ? {} : { autotune }),
+    ...(tuning === undefined ? {} : { tuning }),
     updatedAt: new Date(status.updatedAtMs).toISOString(),
   };
 }

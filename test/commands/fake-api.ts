@@ -143,6 +143,8 @@ export function sampleLoop(overrides: Partial<LoopView> = {}): LoopView {
     limits: { min: 5, max: 30 },
     step: 0.5,
     modes: ['off', 'heat'],
+    controller: 'pid',
+    tuning: { active: 'config' },
     mode: 'heat',
     setpoint: 21,
     measured: 19.5,
