@@ -127,7 +127,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
       'homeostat autotune LOOP [--side raise|lower] [--closed-loop 60s] [--max-duration 6h] [--no-wait] [--cancel] [--config FILE] [--api-url URL]',
     options: options(
       '--side S          raise (the heater, humidifier) or lower (the cooler…): needed in heat_cool and auto',
-      '--closed-loop D  the closed-loop time constant the gains aim at (SIMC τc; default the identified dead time)',
+      '--closed-loop D   the closed-loop time constant the gains aim at (SIMC τc; default the identified dead time)',
       "--max-duration D  the run's time limit (default the loop's autotune.maxDurationS, else 48h)",
       '--no-wait         return once the daemon accepted the request (progress in homeostat status)',
       '--cancel          stop the running autotune of LOOP',

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { loadConfigFile, parseConfigText } from '../config/load.js';
-import { formatPlan, planChanges, summarizePlan } from '../config/plan.js';
+import { formatPlan, planChanges, planTunings, summarizePlan } from '../config/plan.js';
 import type { LoopStatus } from '../core/status.js';
 import { redactConfigText } from '../redact.js';
 import { formatStatusLine } from '../status-line.js';
@@ -151,8 +151,12 @@ export function planCommand(opts: { configPath: string; dbPath: string }, write:
   // A key under its old name: said once, before the plan (the plan itself is unaffected).
   for (const line of next.warnings) write(line);
   let currentText: string | undefined;
+  let stored: LoopDesiredRow[] = [];
   try {
-    currentText = withDb(opts.dbPath, (db) => new DesiredStore(db, Date.now).latestConfig()?.text);
+    ({ currentText, stored } = withDb(opts.dbPath, (db) => {
+      const store = new DesiredStore(db, Date.now);
+      return { currentText: store.latestConfig()?.text, stored: store.allDesired() };
+    }));
   } catch (error) {
     if (!(error instanceof Error && error.message.startsWith('no database at'))) throw error;
   }
@@ -164,5 +168,23 @@ export function planCommand(opts: { configPath: string; dbPath: string }, write:
   const changes = planChanges(current?.ok ? current.config : undefined, nextConfig);
   for (const line of formatPlan(changes)) write(line);
   write(summarizePlan(changes));
+  // Which gains the loops with stored tunings would run with: the file's, or a tuning (these are
+  // not changes of the file; loops that never had a tuning simply run the file's gains).
+  const tuned = stored.filter((row) => row.tuning !== undefined || row.lastTuningVersion !== undefined);
+  const tunedConfig = {
+    ...nextConfig,
+    loops: pick(
+      nextConfig.loops,
+      tuned.map((row) => row.loop),
+    ),
+  };
+  for (const line of planTunings(current?.ok ? current.config : undefined, tunedConfig, tuned)) write(line);
   return changes.length === 0 ? 0 : 2;
+}
+
+/** The entries of `record` under `keys` (own keys only). */
+function pick<T>(record: Record<string, T>, keys: readonly string[]): Record<string, T> {
+  return Object.fromEntries(
+    keys.filter((key) => Object.hasOwn(record, key)).map((key) => [key, record[key]!]),
+  );
 }
