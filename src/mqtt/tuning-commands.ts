@@ -47,19 +47,20 @@ const tuningSchema = z.strictObject({
 });
 
 /**
- * `<loop>/autotune/set`: empty or `start` starts with the loop's defaults, `cancel` cancels,
+ * `<loop>/autotune/set`: `start` starts with the loop's defaults, `cancel` cancels,
  * or a JSON object `{"action"?: "start"|"cancel", "side"?: "raise"|"lower", "closedLoopS"?,
  * "maxDurationS"?, "requestId"?}` (`{}` starts). Durations are seconds, finite, above 0 and
  * within a sane bound; a cancel takes no options.
  */
 export function autotuneCommand(text: string): CommandOutcome {
   const trimmed = text.trim();
-  if (trimmed === '' || trimmed === 'start')
-    return { accepted: true, change: { autotune: { action: 'start' } } };
+  // An empty payload is refused, not taken for a start: it is how MQTT clears a retained message
+  // (`mosquitto_pub -r -n`), and clearing one must never start a relay experiment of hours.
+  if (trimmed === 'start') return { accepted: true, change: { autotune: { action: 'start' } } };
   if (trimmed === 'cancel') return { accepted: true, change: { autotune: { action: 'cancel' } } };
   if (!trimmed.startsWith('{')) {
     return reject(
-      `autotune takes an empty payload, "start", "cancel" or a JSON object such as ${AUTOTUNE_EXAMPLE} (got ${quote(text)})`,
+      `autotune takes "start", "cancel" or a JSON object such as ${AUTOTUNE_EXAMPLE} (got ${quote(text)})`,
     );
   }
   const json = parseJsonObject(trimmed, AUTOTUNE_EXAMPLE);

@@ -35,9 +35,11 @@ function table(kind: CommandKind, rows: [payload: string, expected: Expect][]): 
 const start = (options: object = {}) => ({ change: { autotune: { action: 'start' as const, ...options } } });
 const cancel = { change: { autotune: { action: 'cancel' as const } } };
 
-describe('autotune/set: start (empty, "start", {}), cancel, or JSON with options', () => {
+describe('autotune/set: start ("start", {}), cancel, or JSON with options', () => {
   table('autotune', [
-    ['', start()],
+    // Empty is how a retained message is cleared: never a start.
+    ['', /autotune takes "start", "cancel" or a JSON object/],
+    ['  \n', /autotune takes "start", "cancel" or a JSON object/],
     ['start', start()],
     ['  start\n', start()],
     ['cancel', cancel],
@@ -53,7 +55,7 @@ describe('autotune/set: start (empty, "start", {}), cancel, or JSON with options
     [`{"closedLoopS":${MAX_CLOSED_LOOP_S}}`, start({ closedLoopS: MAX_CLOSED_LOOP_S })],
     ['{"closedLoopS":0.5}', start({ closedLoopS: 0.5 })],
     // Plain words other than start and cancel.
-    ['START', /autotune takes an empty payload, "start", "cancel" or a JSON object/],
+    ['START', /autotune takes "start", "cancel" or a JSON object/],
     ['stop', /autotune takes/],
     ['reset', /autotune takes/],
     ['"start"', /autotune takes/],
