@@ -22,7 +22,12 @@ import type { Reading } from './types.js';
  */
 
 export interface PlantModel {
-  /** Steady-state change of the quantity at full output (°C for a heater; negative for a cooler). */
+  /**
+   * Steady-state change of the quantity per unit of the signed output, above 0: the plant settles
+   * at ambient + gain·u with u −1..1, cooling negative. A heater raising 20 °C at full power and a
+   * cooler lowering 15 °C are 20 and 15 (an identified cooler's gain per unit of its own level
+   * is negative: its model here takes the magnitude).
+   */
   gain: number;
   /** Value the quantity settles to with the output at 0 (and the disturbance sensor absent). */
   ambient: number;

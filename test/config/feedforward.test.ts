@@ -65,7 +65,14 @@ describe('invalid feedforward configs name the key and the reason', () => {
     {
       name: 'a model gain of 0',
       lines: ['model: { gain: 0, ambient: 10 }', 'feedforward: { sensor: chamber_temp }'],
-      error: 'loops.room.controller.model.gain: must not be 0 with a feedforward',
+      error:
+        "loops.room.controller.model.gain: must be above 0: the change at full output of the loop's signed output, where cooling is the negative side (a cooler that lowers the value by 15 °C at full power has gain 15)",
+    },
+    {
+      name: 'a cooler written with a negative gain (the signed output already says cooling)',
+      lines: ['model: { gain: -15, ambient: 10 }', 'feedforward: { sensor: chamber_temp }'],
+      error:
+        "loops.room.controller.model.gain: must be above 0: the change at full output of the loop's signed output, where cooling is the negative side (a cooler that lowers the value by 15 °C at full power has gain 15)",
     },
     {
       name: 'an inverted plausible range',

@@ -66,6 +66,24 @@ describe('feedforward: the holding output (r − ambient) / gain', () => {
     },
     { name: 'not a number', spec: OUTDOOR, reading: reading(Number.NaN, at(0)), want: 0.5, measured: false },
     { name: 'a gain of 0 gives none', model: { gain: 0, ambient: 10 }, want: 0, measured: false },
+    // A cooler: the gain is per unit of the signed output (cooling negative), so it is positive
+    // too, and a hotter outdoor asks for more cooling, never less (setpoint 20, gain 15).
+    {
+      name: 'cooler, outdoor 35 °C: output −1 (full cooling)',
+      model: { gain: 15, ambient: 10 },
+      spec: OUTDOOR,
+      reading: reading(35, at(0)),
+      want: -1,
+      measured: true,
+    },
+    {
+      name: 'cooler, outdoor 50 °C: more cooling than at 35 °C',
+      model: { gain: 15, ambient: 10 },
+      spec: OUTDOOR,
+      reading: reading(50, at(0)),
+      want: -2,
+      measured: true,
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {

@@ -59,12 +59,6 @@ function checkFeedforward(loop: RawLoop, ctx: z.RefinementCtx): void {
       path,
       message: 'needs controller.model (gain and ambient): the disturbance acts through it',
     });
-  } else if (controller.model.gain === 0) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['controller', 'model', 'gain'],
-      message: 'must not be 0 with a feedforward',
-    });
   }
   const plausible = controller.feedforward.plausible;
   if (plausible && !(plausible.min < plausible.max)) {
