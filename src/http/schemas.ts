@@ -263,7 +263,17 @@ export const tuningView = z
     createdAt: isoTime,
     source: z.string().describe('Where the gains came from: autotune or manual'),
     active: z.boolean().describe('In force now'),
-    gains: z.object({ kp: z.number(), tiS: z.number(), tdS: z.number() }),
+    gains: z.object({
+      kp: z.number(),
+      tiS: z.number(),
+      tdS: z.number(),
+      setpointWeight: z
+        .number()
+        .optional()
+        .describe(
+          'Setpoint weight b, 0..1 (absent: the config’s b stays); the autotune derives it from the model',
+        ),
+    }),
     model: z
       .object({
         gain: z.number(),

@@ -77,7 +77,12 @@ export function toTuningView(tuning: StoredTuning & { active: boolean }): Tuning
     createdAt: isoTime(tuning.createdAtMs),
     source: tuning.source,
     active: tuning.active,
-    gains: { kp: tuning.gains.kp, tiS: tuning.gains.tiS, tdS: tuning.gains.tdS },
+    gains: {
+      kp: tuning.gains.kp,
+      tiS: tuning.gains.tiS,
+      tdS: tuning.gains.tdS,
+      ...(tuning.gains.setpointWeight === undefined ? {} : { setpointWeight: tuning.gains.setpointWeight }),
+    },
     ...(model === undefined
       ? {}
       : {

@@ -56,7 +56,7 @@ export function tunedLoopSpec(
 ): LoopSpec {
   const controller = spec.controller;
   if (tuning === undefined || controller.type !== 'pid') return spec;
-  const { kp, tiS, tdS } = tuning.gains;
+  const { kp, tiS, tdS, setpointWeight } = tuning.gains;
   const model =
     controller.model ??
     (tuning.model
@@ -69,7 +69,12 @@ export function tunedLoopSpec(
       : { ...actuator, band: { halfBand: Math.min(actuator.band.halfBand * scale, maxHalfBand) } };
   return {
     ...spec,
-    controller: { ...controller, pid: { ...controller.pid, kp, tiS, tdS }, ...(model ? { model } : {}) },
+    controller: {
+      ...controller,
+      // A tuning without a setpoint weight (entered by hand, or older) leaves the config's b.
+      pid: { ...controller.pid, kp, tiS, tdS, ...(setpointWeight === undefined ? {} : { setpointWeight }) },
+      ...(model ? { model } : {}),
+    },
     ...(spec.raise ? { raise: band(spec.raise) } : {}),
     ...(spec.lower ? { lower: band(spec.lower) } : {}),
   };
@@ -155,7 +160,13 @@ export function unrecordedTuning(memory: LoopMemory & AutotuneMark): NewTuning |
   const r = autotune.result;
   const { model, standardError, rmsResidual } = r.identification;
   return {
-    gains: { kp: r.gains.kp, tiS: r.gains.tiS, tdS: r.gains.tdS },
+    gains: {
+      kp: r.gains.kp,
+      tiS: r.gains.tiS,
+      tdS: r.gains.tdS,
+      // Absent from a result stored by an older build (the memory outlives an upgrade).
+      ...(r.gains.setpointWeight === undefined ? {} : { setpointWeight: r.gains.setpointWeight }),
+    },
     model: { ...model, standardError, rmsResidual },
     details: {
       // Identifies the run: a result stored before a crash is not stored twice (see the reconciler).

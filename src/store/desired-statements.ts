@@ -49,12 +49,12 @@ export function prepareStatements(db: Database.Database) {
        WHERE d.removed_at_ms IS NULL`,
     ),
     insertTuning: db.prepare<[TuningRecord]>(
-      `INSERT INTO tunings (loop, version, created_at_ms, source, kp, ti_s, td_s, model_gain,
-         model_time_constant_s, model_dead_time_s, model_ambient, se_gain, se_time_constant_s,
-         se_dead_time_s, rms_residual, details_json)
-       VALUES (@loop, @version, @created_at_ms, @source, @kp, @ti_s, @td_s, @model_gain,
-         @model_time_constant_s, @model_dead_time_s, @model_ambient, @se_gain, @se_time_constant_s,
-         @se_dead_time_s, @rms_residual, @details_json)`,
+      `INSERT INTO tunings (loop, version, created_at_ms, source, kp, ti_s, td_s, setpoint_weight,
+         model_gain, model_time_constant_s, model_dead_time_s, model_ambient, se_gain,
+         se_time_constant_s, se_dead_time_s, rms_residual, details_json)
+       VALUES (@loop, @version, @created_at_ms, @source, @kp, @ti_s, @td_s, @setpoint_weight,
+         @model_gain, @model_time_constant_s, @model_dead_time_s, @model_ambient, @se_gain,
+         @se_time_constant_s, @se_dead_time_s, @rms_residual, @details_json)`,
     ),
     markRemoved: db.prepare<[number, string]>('UPDATE loop_desired SET removed_at_ms = ? WHERE loop = ?'),
     deleteRemoved: db.prepare<[string]>(

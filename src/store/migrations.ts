@@ -189,6 +189,8 @@ export const MIGRATIONS: readonly Migration[] = [
           kp REAL NOT NULL,
           ti_s REAL NOT NULL,
           td_s REAL NOT NULL,
+          -- Setpoint weight b (NULL: none; the config's b stays), from the autotune's model.
+          setpoint_weight REAL CHECK (setpoint_weight IS NULL OR (setpoint_weight >= 0 AND setpoint_weight <= 1)),
           model_gain REAL,
           model_time_constant_s REAL,
           model_dead_time_s REAL,

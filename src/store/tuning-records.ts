@@ -23,6 +23,11 @@ export interface TuningGains {
   kp: number;
   tiS: number;
   tdS: number;
+  /**
+   * Setpoint weight b, 0..1 (core/pid.ts: P = kp·(b·r − y)); the autotune derives it from the
+   * model (core/tuning/simc.ts). Absent: the tuning leaves the config's b (default 1) alone.
+   */
+  setpointWeight?: number;
 }
 
 /**
@@ -99,6 +104,8 @@ export interface TuningRecord {
   kp: number;
   ti_s: number;
   td_s: number;
+  /** NULL: the tuning has no setpoint weight. Optional: rows are written by a statement that may not name it. */
+  setpoint_weight?: number | null;
   model_gain: number | null;
   model_time_constant_s: number | null;
   model_dead_time_s: number | null;
@@ -143,6 +150,11 @@ export function checkedTuning(loop: string, tuning: NewTuning): string | null {
   if (gains.kp <= 0) throw new TuningError(`loop "${loop}": tuning kp must be > 0, got ${gains.kp}`);
   assertFinite(loop, 'tiS', gains.tiS, 0);
   assertFinite(loop, 'tdS', gains.tdS, 0);
+  if (gains.setpointWeight !== undefined) {
+    assertFinite(loop, 'setpointWeight', gains.setpointWeight, 0);
+    if (gains.setpointWeight > 1)
+      throw new TuningError(`loop "${loop}": tuning setpointWeight must be ≤ 1, got ${gains.setpointWeight}`);
+  }
   if (model) {
     for (const key of ['gain', 'timeConstantS', 'deadTimeS', 'ambient', 'rmsResidual'] as const)
       assertFinite(loop, `model ${key}`, model[key]);
@@ -182,6 +194,7 @@ export function toTuningRecord(
     kp: gains.kp,
     ti_s: gains.tiS,
     td_s: gains.tdS,
+    setpoint_weight: gains.setpointWeight ?? null,
     model_gain: orNull(model?.gain),
     model_time_constant_s: orNull(model?.timeConstantS),
     model_dead_time_s: orNull(model?.deadTimeS),
@@ -201,7 +214,14 @@ export function toStoredTuning(row: TuningRecord): StoredTuning {
     version: row.version,
     createdAtMs: row.created_at_ms,
     source: row.source as TuningSource,
-    gains: { kp: row.kp, tiS: row.ti_s, tdS: row.td_s },
+    gains: {
+      kp: row.kp,
+      tiS: row.ti_s,
+      tdS: row.td_s,
+      ...(row.setpoint_weight === null || row.setpoint_weight === undefined
+        ? {}
+        : { setpointWeight: row.setpoint_weight }),
+    },
   };
   if (
     row.model_gain !== null &&
@@ -240,7 +260,8 @@ export function sameTuning(a: StoredTuning, b: StoredTuning): boolean {
     a.source === b.source &&
     a.gains.kp === b.gains.kp &&
     a.gains.tiS === b.gains.tiS &&
-    a.gains.tdS === b.gains.tdS
+    a.gains.tdS === b.gains.tdS &&
+    a.gains.setpointWeight === b.gains.setpointWeight
   );
 }
 

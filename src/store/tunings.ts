@@ -168,5 +168,6 @@ export function versionName(version: number | null): number | 'config' {
 }
 
 function gainsText({ gains }: NewTuning): string {
-  return `kp ${gains.kp}, tiS ${gains.tiS}, tdS ${gains.tdS}`;
+  const weight = gains.setpointWeight === undefined ? '' : `, setpointWeight ${gains.setpointWeight}`;
+  return `kp ${gains.kp}, tiS ${gains.tiS}, tdS ${gains.tdS}${weight}`;
 }

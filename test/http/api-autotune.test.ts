@@ -6,7 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CommandResult, EventView, TuningsResponse } from '../../src/http/schemas.js';
+import {
+  type CommandResult,
+  type EventView,
+  type TuningsResponse,
+  tuningView,
+} from '../../src/http/schemas.js';
+import { toTuningView } from '../../src/http/views.js';
 import { type ApiTestNode, getJson, postJson, rawRequest, startApiNode } from './support.js';
 
 const MODEL = {
@@ -215,5 +221,27 @@ describe('POST /api/loops/{loop}/tuning and GET /api/loops/{loop}/tunings', () =
     const answer = await getJson<{ error: string }>(node.base, '/api/loops/attic/tunings');
     assert.equal(answer.status, 404);
     assert.match(answer.body.error, /^unknown loop "attic" \(loops: room, fermenter, greenhouse_humidity\)$/);
+  });
+});
+
+describe('a tuning with a setpoint weight, as the API shows it', () => {
+  const stored = {
+    loop: 'room',
+    version: 4,
+    createdAtMs: Date.UTC(2026, 0, 1),
+    source: 'autotune' as const,
+    active: true,
+    gains: { kp: 0.25, tiS: 480, tdS: 0, setpointWeight: 0.9 },
+  };
+
+  test('given gains with b, then the view carries it and the schema accepts it', () => {
+    const view = toTuningView(stored);
+    assert.deepEqual(view.gains, { kp: 0.25, tiS: 480, tdS: 0, setpointWeight: 0.9 });
+    assert.equal(tuningView.safeParse(view).success, true);
+  });
+
+  test('given gains without b, then the view has no setpointWeight key', () => {
+    const view = toTuningView({ ...stored, gains: { kp: 0.25, tiS: 480, tdS: 0 } });
+    assert.deepEqual(Object.keys(view.gains), ['kp', 'tiS', 'tdS']);
   });
 });

@@ -35,6 +35,19 @@ describe('tunedLoopSpec', () => {
     });
   });
 
+  test("a tuning's setpoint weight replaces the config's; a tuning without one leaves it", () => {
+    const spec = heaterRelayLoop({
+      controller: { type: 'pid', pid: { kp: 0.5, tiS: 1_200, tdS: 0, setpointWeight: 0.6 } },
+    });
+    const weighted = { ...TUNING, gains: { ...TUNING.gains, setpointWeight: 0.9 } };
+    const pid = (tuning: typeof TUNING) => {
+      const tuned = tunedLoopSpec(spec, tuning);
+      return tuned.controller.type === 'pid' ? tuned.controller.pid.setpointWeight : undefined;
+    };
+    assert.equal(pid(weighted), 0.9);
+    assert.equal(pid(TUNING), 0.6);
+  });
+
   test('without a model in the config, the tuning model gives the feedforward its gain, ambient and dead time', () => {
     const tuned = tunedLoopSpec(heaterRelayLoop(), TUNING);
     assert.deepEqual(tuned.controller.type === 'pid' && tuned.controller.model, {

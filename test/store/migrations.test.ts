@@ -46,6 +46,7 @@ interface Column {
 /** Columns a CHECK constraint limits to certain values: seeded with one of them. */
 const SEED_VALUES: Record<string, unknown> = {
   'tunings.source': 'manual',
+  'tunings.setpoint_weight': 0.5,
 };
 
 /**

@@ -20,6 +20,7 @@ import {
   UnknownTuningError,
 } from '../../src/store/desired-store.js';
 import { EventFeed } from '../../src/store/event-feed.js';
+import { sameTuning, toStoredTuning, toTuningRecord } from '../../src/store/tuning-records.js';
 import { desiredStoreFileEachTest } from '../support/store.js';
 
 const silent = pino({ level: 'silent' });
@@ -171,6 +172,16 @@ describe('DesiredStore.recordTuning', () => {
     ['kp NaN', { gains: { kp: Number.NaN, tiS: 1, tdS: 0 } }, /kp must be a finite number/],
     ['tiS negative', { gains: { kp: 1, tiS: -1, tdS: 0 } }, /tiS must be a finite number ≥ 0/],
     [
+      'setpoint weight over 1',
+      { gains: { kp: 1, tiS: 1, tdS: 0, setpointWeight: 1.5 } },
+      /setpointWeight must be ≤ 1/,
+    ],
+    [
+      'setpoint weight negative',
+      { gains: { kp: 1, tiS: 1, tdS: 0, setpointWeight: -0.1 } },
+      /setpointWeight must be a finite number ≥ 0/,
+    ],
+    [
       'details over 16 KiB',
       { gains: { kp: 1, tiS: 1, tdS: 0 }, details: { log: 'x'.repeat(MAX_TUNING_DETAILS_BYTES) } },
       /tuning details take 16394 bytes, more than 16384/,
@@ -315,6 +326,19 @@ describe('DesiredStore.applyTuning', () => {
     assert.deepEqual(disk.store.readBack(), [], 'memory and file agree');
     assert.deepEqual(disk.store.applyConfig(config()).changed, false, 'the same file again changes nothing');
     assert.equal(disk.store.desired('greenhouse')?.tuning?.version, 2);
+  });
+
+  test('given a setpoint weight, when a restart reopens the file, then it reads back from SQLite', () => {
+    disk.nowMs += 1_000;
+    const gains = { kp: 0.4, tiS: 480, tdS: 0, setpointWeight: 0.85 };
+    const { version } = disk.store.recordTuning(
+      'greenhouse',
+      { gains },
+      { apply: true, source: 'manual', by: 'cli' },
+    );
+    disk.reopen();
+    assert.deepEqual(disk.store.desired('greenhouse')?.tuning?.gains, gains);
+    assert.deepEqual(disk.store.tunings('greenhouse').find((t) => t.version === version)?.gains, gains);
   });
 
   test('given a setpoint change or a fault reset, then the tuning stays in force in memory', () => {
@@ -664,5 +688,34 @@ describe('DesiredStore.restoreDesired: the tuning carried into another file', ()
     disk.store.recordTuning('greenhouse', autotuned(0.2), { apply: true, source: 'autotune' });
     disk.db.prepare("UPDATE loop_desired SET tuning_version = NULL WHERE loop = 'greenhouse'").run();
     assert.deepEqual(disk.store.readBack(), ['greenhouse']);
+  });
+});
+
+describe('setpoint weight in the tunings row (setpoint_weight, nullable)', () => {
+  const gains = { kp: 0.25, tiS: 480, tdS: 0 };
+  const stored = (tuning: NewTuning) =>
+    toStoredTuning(toTuningRecord('greenhouse', 1, 1_000, 'autotune', tuning, null));
+
+  test('given a tuning with b, then the row carries it and reads back the same gains', () => {
+    const record = toTuningRecord(
+      'greenhouse',
+      1,
+      1_000,
+      'autotune',
+      { gains: { ...gains, setpointWeight: 0.9 } },
+      null,
+    );
+    assert.equal(record.setpoint_weight, 0.9);
+    assert.deepEqual(toStoredTuning(record).gains, { ...gains, setpointWeight: 0.9 });
+  });
+
+  test('given a tuning without b (by hand), then the column is NULL and the gains read back without it', () => {
+    assert.equal(toTuningRecord('greenhouse', 1, 1_000, 'manual', { gains }, null).setpoint_weight, null);
+    assert.deepEqual(stored({ gains }).gains, gains);
+  });
+
+  test('two tunings differing only in b are not the same tuning', () => {
+    assert.equal(sameTuning(stored({ gains }), stored({ gains: { ...gains, setpointWeight: 0.9 } })), false);
+    assert.equal(sameTuning(stored({ gains }), stored({ gains })), true);
   });
 });

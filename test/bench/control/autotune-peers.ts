@@ -31,6 +31,8 @@ export interface IsaGains {
   kp: number;
   tiS: number;
   tdS: number;
+  /** Setpoint weight b (pid.ts); absent: 1, as the peers run it. */
+  setpointWeight?: number;
 }
 
 /** A Ziegler–Nichols-style rule: kp = kpFactor·Ku, Ti = tiFactor·Pu, Td = tdFactor·Pu. */

@@ -19,6 +19,9 @@ import type { IsaGains } from './autotune-peers.js';
 import { restLevel, SAMPLE_S, simPlant, T0_MS } from './autotune-plant.js';
 import { type RunMetrics, runMetrics } from './metrics.js';
 
+/** Fraction of the horizon (its end) over which the ripple is measured: 2 of 5 (τ + θ). */
+export const RIPPLE_FRACTION = 0.4;
+
 /** Relay minimum on and off times, ms (the bench's relay plants use the same, homeostat.ts). */
 export const RELAY_MIN_MS = 30_000;
 
@@ -30,7 +33,7 @@ export interface StepSetup {
   bandC?: number;
   /**
    * Relay only: time-proportioning with this window instead of the band, s. No minimum on/off
-   * times then: the window (≥ 30 s, modulation.ts) already bounds the switching, and 30 s
+   * times then: the window (≥ 240 s, modulation.ts) already bounds the switching, and 30 s
    * minimum times would turn a 30 s window into whole windows on or off.
    */
   windowS?: number;
@@ -56,6 +59,11 @@ export interface StepTrace {
 
 export interface StepRun {
   metrics: RunMetrics;
+  /**
+   * Peak-to-peak of the true value over the last RIPPLE_FRACTION of the horizon, when the step
+   * has long settled: a relay's ripple (on a continuous actuator, the noise's trace).
+   */
+  ripplePpC: number;
   trace: StepTrace;
 }
 
@@ -127,5 +135,11 @@ export function runStep(setup: StepSetup): StepRun {
     1,
     actuator === 'relay',
   );
-  return { metrics, trace };
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (let i = Math.floor((1 - RIPPLE_FRACTION) * setup.horizonS); i <= setup.horizonS; i++) {
+    low = Math.min(low, values[i]!);
+    high = Math.max(high, values[i]!);
+  }
+  return { metrics, ripplePpC: high - low, trace };
 }

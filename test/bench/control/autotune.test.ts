@@ -40,6 +40,7 @@ function row(overrides: Partial<AutotuneRow> & Pick<AutotuneRow, 'plant'>): Auto
       settlingS: 10,
       totalVariation: 1,
       switchesPerHour: null,
+      ripplePpC: 0.2,
       gains: { kp: 1, tiS: 1, tdS: 0 },
     },
     autotune: {
@@ -49,6 +50,7 @@ function row(overrides: Partial<AutotuneRow> & Pick<AutotuneRow, 'plant'>): Auto
       settlingS: 10,
       totalVariation: 1,
       switchesPerHour: null,
+      ripplePpC: 0.2,
       gains: { kp: 1, tiS: 1, tdS: 0 },
     },
   };
@@ -67,7 +69,7 @@ function row(overrides: Partial<AutotuneRow> & Pick<AutotuneRow, 'plant'>): Auto
     durationPerTimeConstants: 5,
     peers: [],
     steps,
-    iaeRatio: { simcTrue: 1.1, esphome: 0.9, klipper: 0.8 },
+    iaeRatio: { simcTrue: 1.1, simcTrueWeighted: 1, esphome: 0.9, klipper: 0.8 },
     ...overrides,
   };
 }
@@ -95,7 +97,9 @@ describe('targets', () => {
   });
 
   test('given a peer with the same IAE, then "better than relay + ZN" fails (equal is not better)', () => {
-    const lines = checkTargets([row({ plant: 'a', iaeRatio: { simcTrue: 1, esphome: 1, klipper: 0.5 } })]);
+    const lines = checkTargets([
+      row({ plant: 'a', iaeRatio: { simcTrue: 1, simcTrueWeighted: 1, esphome: 1, klipper: 0.5 } }),
+    ]);
     assert.equal(lines[3]!.pass, false);
   });
 
@@ -105,15 +109,39 @@ describe('targets', () => {
     assert.ok(lines.every((l) => !l.pass));
   });
 
-  test('a window row (information) does not count', () => {
-    const window = row({
+  test('a band row (information) does not count', () => {
+    const band = row({
       plant: 'a',
       actuator: 'relay',
-      modulation: 'window',
-      iaeRatio: { simcTrue: 9, esphome: 9, klipper: 9 },
+      modulation: 'band',
+      iaeRatio: { simcTrue: 9, simcTrueWeighted: 9, esphome: 9, klipper: 9 },
     });
-    const lines = checkTargets([row({ plant: 'a' }), window]);
+    const lines = checkTargets([row({ plant: 'a' }), band]);
     assert.ok(lines.every((l) => l.pass));
+  });
+
+  test("a relay row's overshoot (its ripple) does not count; its IAE against the peers does", () => {
+    const steps = row({ plant: 'r' }).steps;
+    const relay = row({
+      plant: 'r',
+      actuator: 'relay',
+      modulation: 'window',
+      steps: { ...steps, autotune: { ...steps.autotune!, overshootPct: 60 } },
+      iaeRatio: { simcTrue: 1, simcTrueWeighted: 1, esphome: 1.2, klipper: 0.5 },
+    });
+    const lines = checkTargets([row({ plant: 'a' }), relay]);
+    assert.equal(lines[2]!.pass, true, lines[2]!.detail);
+    assert.equal(lines[3]!.pass, false);
+    assert.match(lines[3]!.detail, /r\/relay 1\.20/);
+  });
+
+  test('given a continuous row over 2 % overshoot, then the overshoot line fails and names it', () => {
+    const steps = row({ plant: 'c' }).steps;
+    const lines = checkTargets([
+      row({ plant: 'c', steps: { ...steps, autotune: { ...steps.autotune!, overshootPct: 2.5 } } }),
+    ]);
+    assert.equal(lines[2]!.pass, false);
+    assert.match(lines[2]!.detail, /c\/continuous 2\.5 %/);
   });
 });
 

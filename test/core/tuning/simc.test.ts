@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { simcGains } from '../../../src/core/tuning/simc.js';
+import {
+  nominalOvershoot,
+  SETPOINT_OVERSHOOT,
+  setpointWeightFor,
+  simcGains,
+} from '../../../src/core/tuning/simc.js';
 
 /** kp = τ / (|K|·(τc + θ)), tiS = min(τ, 4·(τc + θ)), tdS = θ/3 (PID), computed by hand. */
 const TABLE = [
@@ -31,5 +36,81 @@ describe('simcGains', () => {
 
   test('a model without gain has no tuning', () => {
     assert.throws(() => simcGains({ gain: 0, timeConstantS: 100, deadTimeS: 10 }), RangeError);
+  });
+
+  test('a cooler and a heater of the same size get the same setpoint weight', () => {
+    const heater = simcGains({ gain: 20, timeConstantS: 600, deadTimeS: 60 });
+    const cooler = simcGains({ gain: -20, timeConstantS: 600, deadTimeS: 60 });
+    assert.equal(cooler.setpointWeight, heater.setpointWeight);
+  });
+});
+
+/**
+ * Setpoint weight b: the largest b (steps of 0.05) whose nominal unit step overshoots ≤ 2 %, or,
+ * where even b = 0 cannot (dead time dominates), within 0.25 % of b = 0's overshoot. The b values
+ * are the ones the bench measured (test/bench/autotune.ts, notes/autotune-bench-report-2.txt).
+ */
+const WEIGHTS = [
+  // plant (issue 12's five; true models), model, b
+  ['room: ti = 8θ < τ, the PI zero overshoots', { gain: 20, timeConstantS: 600, deadTimeS: 60 }, 0.9],
+  ['slow greenhouse', { gain: 15, timeConstantS: 3600, deadTimeS: 120 }, 0.75],
+  ['large water mass', { gain: 30, timeConstantS: 14400, deadTimeS: 300 }, 0.7],
+  ['second-order, as its half-rule FOPDT', { gain: 20, timeConstantS: 675, deadTimeS: 105 }, 0.95],
+  [
+    'second-order with its second lag (SIMC PID)',
+    { gain: 20, timeConstantS: 675, deadTimeS: 105, secondLagS: 150 },
+    0.85,
+  ],
+  ['kettle (θ > τ): b = 0 still overshoots 2.1 %', { gain: 80, timeConstantS: 90, deadTimeS: 120 }, 0.45],
+] as const;
+
+describe('setpoint weight from the model', () => {
+  for (const [what, model, b] of WEIGHTS) {
+    test(`${what}: b ${b}`, () => {
+      assert.equal(simcGains(model).setpointWeight, b);
+    });
+  }
+
+  test('the chosen b meets the nominal overshoot, and the next larger one does not', () => {
+    for (const [what, model, b] of WEIGHTS.slice(0, 3)) {
+      const gains = simcGains(model);
+      assert.ok(nominalOvershoot(model, gains, b) <= SETPOINT_OVERSHOOT, what);
+      assert.ok(nominalOvershoot(model, gains, b + 0.05) > SETPOINT_OVERSHOOT, what);
+    }
+  });
+
+  test('b = 1 overshoots the nominal room loop by 4–20 % (why the weight is needed)', () => {
+    const model = { gain: 20, timeConstantS: 600, deadTimeS: 60 };
+    const overshoot = nominalOvershoot(model, simcGains(model), 1);
+    assert.ok(overshoot > 0.04 && overshoot < 0.2, `overshoot ${overshoot}`);
+  });
+
+  test('a loop that does not overshoot keeps b = 1 (τc = 3θ on a lag-dominated plant)', () => {
+    const model = { gain: 20, timeConstantS: 600, deadTimeS: 60 };
+    const gains = { kp: 600 / (20 * 240), tiS: 600, tdS: 0 };
+    assert.ok(nominalOvershoot(model, gains, 1) <= SETPOINT_OVERSHOOT);
+    assert.equal(setpointWeightFor(model, gains), 1);
+  });
+});
+
+describe('second lag kept as derivative (SIMC PID, ISA form)', () => {
+  test('τ2 150 s > θ0 30 s: series kp′ 0.25, ti′ 480 (τc 105 s), td′ 150 → ISA kp, ti, td', () => {
+    // τ1 = 675 − 75 = 600, θ0 = 105 − 75 = 30; kp′ = 600/(20·(105+30)), ti′ = min(600, 4·135) = 540.
+    const gains = simcGains({ gain: 20, timeConstantS: 675, deadTimeS: 105, secondLagS: 150 });
+    const kpSeries = 600 / (20 * 135);
+    assert.ok(Math.abs(gains.kp - kpSeries * (1 + 150 / 540)) < 1e-12, `kp ${gains.kp}`);
+    assert.equal(gains.tiS, 690);
+    assert.ok(Math.abs(gains.tdS - (540 * 150) / 690) < 1e-12, `tdS ${gains.tdS}`);
+  });
+
+  test('τ2 no longer than θ0: the half-rule PI stays', () => {
+    const model = { gain: 20, timeConstantS: 650, deadTimeS: 100, secondLagS: 50 };
+    const { kp, tiS, tdS } = simcGains(model);
+    assert.deepEqual({ kp, tiS, tdS }, { kp: 650 / (20 * 200), tiS: 650, tdS: 0 });
+  });
+
+  test('no second lag (0): the same as without the field', () => {
+    const model = { gain: 20, timeConstantS: 600, deadTimeS: 60 };
+    assert.deepEqual(simcGains({ ...model, secondLagS: 0 }), simcGains(model));
   });
 });
