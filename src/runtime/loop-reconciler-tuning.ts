@@ -11,6 +11,7 @@ import {
   type AutotuneMark,
   applyStoredAutotuneRequest,
   autotuneTransition,
+  mayApplyUnseen,
   type TuningStatus,
   tunedLoopSpec,
   tuningStatus,
@@ -101,7 +102,7 @@ export class LoopTunings {
     marked: M,
     requestEvent: AutotuneEvent | undefined,
   ): { memory: M; events: AutotuneEvent[]; writeNow: boolean; status: TuningStatus } {
-    const recorded = this.recordResult(marked);
+    const recorded = this.recordResult(spec, marked);
     const memory = recorded.memory;
     const events = [requestEvent, autotuneTransition(this.seen, memory.autotune), recorded.event].filter(
       (event): event is AutotuneEvent => event !== undefined,
@@ -120,14 +121,17 @@ export class LoopTunings {
    * the daemon's recordTuning also finds a result stored before a crash lost that mark). A
    * failure leaves the result in memory and status, and is retried next cycle.
    */
-  private recordResult<M extends MarkedMemory>(memory: M): { memory: M; event?: AutotuneEvent } {
+  private recordResult<M extends MarkedMemory>(
+    spec: LoopSpec,
+    memory: M,
+  ): { memory: M; event?: AutotuneEvent } {
     const tuning = unrecordedTuning(memory);
     const record = this.port.recordTuning;
     if (tuning === undefined || record === undefined || memory.autotune === undefined) {
       this.unrecorded = undefined;
       return { memory };
     }
-    const apply = this.port.autotuneDefaults?.()?.autoApply ?? false;
+    const apply = (this.port.autotuneDefaults?.()?.autoApply ?? false) && mayApplyUnseen(spec, tuning);
     try {
       const { version } = record(tuning, apply);
       this.unrecorded = undefined;

@@ -1,3 +1,4 @@
+import type { PlantModel } from '../core/feedforward.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from '../core/loop-state.js';
 import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
@@ -55,13 +56,10 @@ export function tunedLoopSpec(
   maxHalfBand = 0.49,
 ): LoopSpec {
   const controller = spec.controller;
-  if (tuning === undefined || controller.type !== 'pid') return spec;
+  // Gains a damaged row (or a bug) made unusable never reach the PID: the file's stay in force.
+  if (tuning === undefined || controller.type !== 'pid' || !usableGains(tuning.gains)) return spec;
   const { kp, tiS, tdS, setpointWeight } = tuning.gains;
-  const model =
-    controller.model ??
-    (tuning.model
-      ? { gain: tuning.model.gain, ambient: tuning.model.ambient, deadTimeS: tuning.model.deadTimeS }
-      : undefined);
+  const model = controller.model ?? feedforwardModel(tuning.model);
   const scale = controller.pid.kp > 0 ? kp / controller.pid.kp : 1;
   const band = (actuator: LoopSpec['raise']): LoopSpec['raise'] =>
     actuator?.band === undefined
@@ -78,6 +76,53 @@ export function tunedLoopSpec(
     ...(spec.raise ? { raise: band(spec.raise) } : {}),
     ...(spec.lower ? { lower: band(spec.lower) } : {}),
   };
+}
+
+/** Gains the PID can run with: kp finite above 0, times finite and not negative, b within 0..1. */
+export function usableGains(gains: ActiveTuning['gains']): boolean {
+  const { kp, tiS, tdS, setpointWeight } = gains;
+  const time = (value: number) => Number.isFinite(value) && value >= 0;
+  return (
+    Number.isFinite(kp) &&
+    kp > 0 &&
+    time(tiS) &&
+    time(tdS) &&
+    (setpointWeight === undefined || (setpointWeight >= 0 && setpointWeight <= 1))
+  );
+}
+
+/**
+ * An identified model as the feedforward takes it: its gain per unit of the signed output,
+ * which is positive for a cooler too (identified per unit of the cooler's own level, it is
+ * negative: the magnitude is the same plant). Undefined when the gain or ambient is unusable.
+ */
+function feedforwardModel(model: ActiveTuning['model']): PlantModel | undefined {
+  if (model === undefined) return undefined;
+  const gain = Math.abs(model.gain);
+  if (!(Number.isFinite(gain) && gain > 0 && Number.isFinite(model.ambient))) return undefined;
+  return {
+    gain,
+    ambient: model.ambient,
+    ...(Number.isFinite(model.deadTimeS) && model.deadTimeS >= 0 ? { deadTimeS: model.deadTimeS } : {}),
+  };
+}
+
+/** How far an autotune's kp may be from the file's and still be put in force without a person. */
+export const AUTO_APPLY_MAX_KP_RATIO = 10;
+
+/**
+ * Whether a finished autotune's gains may go in force without a person looking (the loop's
+ * `autotune.autoApply`): not on a loop with a heater and a cooler, where one gain set serves both
+ * sides and only one was tuned; not gains 10× away from the file's (a fit gone wrong gives a huge
+ * or tiny kp). Such a result is stored as a proposal, to accept with `homeostat tuning LOOP latest`.
+ */
+export function mayApplyUnseen(spec: LoopSpec, tuning: NewTuning): boolean {
+  if (spec.raise !== undefined && spec.lower !== undefined) return false;
+  if (!usableGains(tuning.gains)) return false;
+  const fileKp = spec.controller.type === 'pid' ? spec.controller.pid.kp : undefined;
+  if (fileKp === undefined || !(fileKp > 0)) return true;
+  const ratio = tuning.gains.kp / fileKp;
+  return ratio <= AUTO_APPLY_MAX_KP_RATIO && ratio >= 1 / AUTO_APPLY_MAX_KP_RATIO;
 }
 
 /** The core's options for a request: the loop's config defaults, the request's own winning. */

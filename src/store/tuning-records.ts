@@ -292,8 +292,14 @@ export function parseAutotuneOptions(
   if (json === null) return { options: {} };
   try {
     const parsed: unknown = JSON.parse(json);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      return { options: parsed as AutotuneOptions };
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      // Checked again as on write: a damaged value (a text, NaN) must not become a run without a
+      // time limit or reach the gain computation. Bad keys are dropped and the request flagged.
+      const checked = readableAutotuneOptions(parsed as Record<string, unknown>);
+      return checked.dropped
+        ? { options: checked.options, optionsUnreadable: true }
+        : { options: checked.options };
+    }
   } catch {
     // Below: the request stays (its action and generation are intact), with the defaults.
   }
@@ -303,4 +309,25 @@ export function parseAutotuneOptions(
 /** The file's gains as stored in loop_desired.file_gains_json (fixed key order: compared as text). */
 export function fileGainsJson(gains: TuningGains): string {
   return JSON.stringify({ kp: gains.kp, tiS: gains.tiS, tdS: gains.tdS });
+}
+
+/** The stored options that pass the write checks; `dropped` when any key did not. */
+function readableAutotuneOptions(raw: Record<string, unknown>): {
+  options: AutotuneOptions;
+  dropped: boolean;
+} {
+  const options: AutotuneOptions = {};
+  let dropped = false;
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'side' && (value === 'raise' || value === 'lower')) options.side = value;
+    else if (
+      (key === 'closedLoopS' || key === 'maxDurationS') &&
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      value > 0
+    )
+      options[key] = value;
+    else dropped = true;
+  }
+  return { options, dropped };
 }

@@ -5,8 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AutotuneMemory } from '../../src/core/tuning/autotune.js';
-import { autotuneOptions, autotuneTransition, tunedLoopSpec } from '../../src/runtime/loop-tuning.js';
-import { heaterRelayLoop, hysteresisHeaterLoop, relay } from '../core/fixtures.js';
+import {
+  autotuneOptions,
+  autotuneTransition,
+  mayApplyUnseen,
+  tunedLoopSpec,
+} from '../../src/runtime/loop-tuning.js';
+import { heaterRelayLoop, hysteresisHeaterLoop, relay, splitRangeLoop } from '../core/fixtures.js';
 
 const TUNING = {
   version: 3,
@@ -123,6 +128,66 @@ describe('autotuneTransition', () => {
   ] as const) {
     test(`${label}: ${kind ?? 'no event'}`, () => {
       assert.equal(autotuneTransition(before, after)?.kind, kind);
+    });
+  }
+});
+
+describe('tunedLoopSpec: what never reaches the PID', () => {
+  const spec = heaterRelayLoop({ controller: { type: 'pid', pid: { kp: 0.5, tiS: 1_200, tdS: 0 } } });
+  const cases: { name: string; gains: typeof TUNING.gains & { setpointWeight?: number } }[] = [
+    { name: 'kp 0', gains: { kp: 0, tiS: 600, tdS: 0 } },
+    { name: 'kp negative', gains: { kp: -1, tiS: 600, tdS: 0 } },
+    { name: 'kp NaN', gains: { kp: Number.NaN, tiS: 600, tdS: 0 } },
+    { name: 'tiS infinite', gains: { kp: 1, tiS: Number.POSITIVE_INFINITY, tdS: 0 } },
+    { name: 'tdS negative', gains: { kp: 1, tiS: 600, tdS: -5 } },
+    { name: 'setpoint weight 2', gains: { kp: 1, tiS: 600, tdS: 0, setpointWeight: 2 } },
+  ];
+  for (const { name, gains } of cases) {
+    test(`given a stored tuning with ${name}, then the file's gains stay in force`, () => {
+      assert.equal(tunedLoopSpec(spec, { ...TUNING, gains }), spec);
+    });
+  }
+
+  test("given a cooler's identified model (gain per unit of its level, negative), then the feedforward gets its magnitude", () => {
+    const cooler = { ...TUNING, model: { ...TUNING.model, gain: -15 } };
+    const tuned = tunedLoopSpec(heaterRelayLoop(), cooler);
+    assert.equal(tuned.controller.type === 'pid' && tuned.controller.model?.gain, 15);
+  });
+});
+
+describe('mayApplyUnseen: autoApply puts a result in force only when nothing is doubtful', () => {
+  const file = (kp: number) => ({ type: 'pid' as const, pid: { kp, tiS: 600, tdS: 0 } });
+  const cases: { name: string; spec: ReturnType<typeof heaterRelayLoop>; kp: number; want: boolean }[] = [
+    { name: 'a heater, kp 2× the file', spec: heaterRelayLoop({ controller: file(0.5) }), kp: 1, want: true },
+    {
+      name: 'a heater, kp 10× the file',
+      spec: heaterRelayLoop({ controller: file(0.1) }),
+      kp: 1,
+      want: true,
+    },
+    {
+      name: 'a heater, kp 20× the file',
+      spec: heaterRelayLoop({ controller: file(0.05) }),
+      kp: 1,
+      want: false,
+    },
+    {
+      name: 'a heater, kp 1/20 of the file',
+      spec: heaterRelayLoop({ controller: file(20) }),
+      kp: 1,
+      want: false,
+    },
+    {
+      name: 'a heater and a cooler (one gain set for both)',
+      spec: splitRangeLoop({ controller: file(1) }),
+      kp: 1,
+      want: false,
+    },
+    { name: 'unusable gains', spec: heaterRelayLoop({ controller: file(1) }), kp: Number.NaN, want: false },
+  ];
+  for (const { name, spec, kp, want } of cases) {
+    test(`${name} → ${want ? 'applied' : 'a proposal'}`, () => {
+      assert.equal(mayApplyUnseen(spec, { gains: { kp, tiS: 600, tdS: 0 } }), want);
     });
   }
 });

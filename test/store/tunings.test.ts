@@ -543,6 +543,48 @@ describe('damaged JSON in a stored row', () => {
   });
 });
 
+describe('stored autotune options are checked again when read back', () => {
+  const cases: { name: string; json: string; options: object; unreadable: boolean }[] = [
+    {
+      name: 'valid',
+      json: '{"side":"raise","maxDurationS":3600}',
+      options: { side: 'raise', maxDurationS: 3600 },
+      unreadable: false,
+    },
+    {
+      name: 'a text time limit (no limit at all if taken)',
+      json: '{"maxDurationS":"1h","closedLoopS":"x"}',
+      options: {},
+      unreadable: true,
+    },
+    {
+      name: 'a negative τc beside a good side',
+      json: '{"side":"lower","closedLoopS":-5}',
+      options: { side: 'lower' },
+      unreadable: true,
+    },
+    { name: 'an unknown side', json: '{"side":"heat"}', options: {}, unreadable: true },
+    { name: 'an unknown key', json: '{"cycles":40}', options: {}, unreadable: true },
+  ];
+  for (const { name, json, options, unreadable } of cases) {
+    test(`given ${name}, then the request carries ${JSON.stringify(options)}${unreadable ? ', flagged' : ''}`, () => {
+      disk.store.requestAutotune('greenhouse', {
+        action: 'start',
+        requestedAtMs: 10,
+        options: {},
+        source: 'cli',
+      });
+      disk.db
+        .prepare("UPDATE loop_desired SET autotune_options_json = ? WHERE loop = 'greenhouse'")
+        .run(json);
+      disk.reopen();
+      const request = disk.store.desired('greenhouse')?.autotuneRequest;
+      assert.deepEqual(request?.options, options);
+      assert.equal(request?.optionsUnreadable === true, unreadable);
+    });
+  }
+});
+
 describe('the tunings table itself', () => {
   test('given details over 16 KiB written past the store (a bug, a hand edit), then SQLite refuses them too', () => {
     const insert = (details: string) =>
