@@ -214,8 +214,10 @@ export const loopSchema = z
           .boolean()
           .default(false)
           .describe(
-            "Put a finished autotune's gains in force at once. false: they are stored as a proposal to " +
-              'accept (homeostat tuning LOOP latest, MQTT <loop>/tuning/set latest, the dashboard). Default false.',
+            "Put a finished autotune's gains in force at once, except on a loop with a heater and a cooler (one gain " +
+              "set serves both, one side was tuned) and for a kp more than 10× away from the file's: those stay " +
+              'proposals. false: every result is a proposal to accept (homeostat tuning LOOP latest, MQTT ' +
+              '<loop>/tuning/set latest, the dashboard). Default false.',
           ),
         closedLoopS: z
           .number()
