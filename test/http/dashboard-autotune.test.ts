@@ -8,8 +8,9 @@
  * The stand-in plays the daemon: a start on the fermenter (split range) runs, one on the room is
  * refused, a cancel aborts, a finished run proposes version 2.
  *
- * Needs /usr/bin/chromium; without it the suite is skipped and says why. Writes the pictures
- * /work/notes/dashboard-autotune-running.png, -done.png and -phone.png when /work/notes exists.
+ * Needs /usr/bin/chromium; without it the suite is skipped and says why. With
+ * HOMEOSTAT_SCREENSHOT_DIR set it also writes the pictures dashboard-autotune-running.png, -done.png
+ * (README: docs/dashboard-autotune.png) and -phone.png there.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -25,7 +26,8 @@ import { CHROMIUM, CHROMIUM_ARGS, serving } from './support.js';
 const SKIP = existsSync(CHROMIUM)
   ? false
   : `needs Chromium at ${CHROMIUM} (apt-get install chromium; CI installs it): not run here`;
-const NOTES = '/work/notes';
+/** Where to write the screenshots (none when unset). */
+const SHOTS = process.env.HOMEOSTAT_SCREENSHOT_DIR;
 const MIN = 60_000;
 
 const SUITE =
@@ -244,8 +246,8 @@ else
         await role('fermenter', 'autotune-summary').textContent(),
         '· running, cycles 1/3 · in force: v1',
       );
-      if (existsSync(NOTES))
-        await card('fermenter').screenshot({ path: `${NOTES}/dashboard-autotune-running.png` });
+      if (SHOTS)
+        await card('fermenter').screenshot({ path: path.join(SHOTS, 'dashboard-autotune-running.png') });
     });
 
     test('when Cancel is clicked, then the cancel is sent and the card shows the abort reason', async () => {
@@ -289,10 +291,12 @@ else
         ['v1', 'in force'],
         ['config', 'Back to config'],
       ]);
-      if (existsSync(NOTES)) {
-        await card('fermenter').screenshot({ path: `${NOTES}/dashboard-autotune-done.png` });
+      if (SHOTS) {
+        await card('fermenter').screenshot({ path: path.join(SHOTS, 'dashboard-autotune-done.png') });
         await page.setViewportSize({ width: 390, height: 1400 });
-        await role('fermenter', 'autotune').screenshot({ path: `${NOTES}/dashboard-autotune-phone.png` });
+        await role('fermenter', 'autotune').screenshot({
+          path: path.join(SHOTS, 'dashboard-autotune-phone.png'),
+        });
         await page.setViewportSize({ width: 1280, height: 1400 });
       }
     });
