@@ -19,6 +19,10 @@ import type { LoopMemory } from './loop-state.js';
 import { shiftSafetyMemory } from './safety-monitors.js';
 import { atMostNow, isAheadOfNow } from './time.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
+import { isActive, requestAbort } from './tuning/autotune.js';
+
+/** Why a running autotune ends when the clock steps. */
+export const CLOCK_STEP_ABORT = 'the clock was stepped';
 
 /**
  * `memory` with every absolute time it holds moved by `deltaMs` (positive: the clock stepped
@@ -28,8 +32,11 @@ import type { TimeProportioningMemory } from './time-proportioning.js';
  * `atMs` (a fault reset compares its own receive time with it: unmoved, a reset sent after a
  * step back would be refused until the clock caught up), and the safety monitors' windows,
  * on-times and start counts (shiftSafetyMemory). Not moved: conditions'
- * `lastTransitionMs`, records of when a status changed. Returns `memory` itself when
- * `deltaMs` is 0.
+ * `lastTransitionMs`, records of when a status changed, and the autotune's times: a running
+ * autotune is asked to abort instead (CLOCK_STEP_ABORT; the next cycle ends it and holds the
+ * loop safe, like any abort), because its record's timing is broken whichever way the clock
+ * went — moved, its samples would still straddle the step; unmoved, a step forward reads as a
+ * long gap and a step back as samples ahead of now. Returns `memory` itself when `deltaMs` is 0.
  */
 export function shiftLoopMemory(memory: LoopMemory, deltaMs: number): LoopMemory {
   if (deltaMs === 0 || !Number.isFinite(deltaMs)) return memory;
@@ -66,6 +73,7 @@ export function shiftLoopMemory(memory: LoopMemory, deltaMs: number): LoopMemory
       ? { latchedFault: { ...memory.latchedFault, atMs: memory.latchedFault.atMs + deltaMs } }
       : {}),
     ...(memory.safety ? { safety: shiftSafetyMemory(memory.safety, deltaMs) } : {}),
+    ...(isActive(memory.autotune) ? { autotune: requestAbort(memory.autotune, CLOCK_STEP_ABORT) } : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
 import { idleSafetyMemory, type SafetyMemory } from './safety-monitors.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
-import { type AutotuneMemory, abortAutotune, isActive } from './tuning/autotune.js';
+import { type AutotuneMemory, isActive, requestAbort } from './tuning/autotune.js';
 import type { ActuatorLevel, Condition, Direction, Mode, Reading } from './types.js';
 
 /** Desired state of a loop: what people asked for, with the generation that asked it. */
@@ -84,7 +84,8 @@ export function initialLoopMemory(): LoopMemory {
  * - an on-time (maximum on-time) is kept only for an actuator not seen off: one that stayed on
  *   through the restart has really been on all along. Starts in the last hour stay counted.
  * - an autotune that was running is aborted ("restarted"): its record has a hole where the
- *   daemon was down and the relay's state then is unknown; the loop regulates normally.
+ *   daemon was down and the relay's state then is unknown. Like every abort it takes effect in
+ *   the first cycle, which holds every actuator safe; the loop regulates from the next one.
  * Everything else (integral, filters, time-proportioning windows, a latched fault) resumes as
  * stored.
  */
@@ -118,9 +119,7 @@ export function resumeLoopMemory(
     relays,
     commands,
     ...(resumedSafety ? { safety: resumedSafety } : {}),
-    ...(autotune
-      ? { autotune: isActive(autotune) ? abortAutotune(autotune, 'restarted', nowMs) : autotune }
-      : {}),
+    ...(autotune ? { autotune: isActive(autotune) ? requestAbort(autotune, 'restarted') : autotune } : {}),
   };
 }
 

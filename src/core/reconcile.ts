@@ -28,8 +28,9 @@ export { cancelLoopAutotune, startLoopAutotune } from './tuning/loop-autotune.js
  *              3. reading missing/stale/NaN/absurd                → every actuator safe, at once
  *              4. an interlock tripped                            → every actuator safe, at once
  *   autotune → while a relay autotune runs (tuning/autotune.ts) its relay gives the output
- *              instead of the controller; a mode or setpoint change, its time limit or a
- *              setpoint it cannot reach ends it, every actuator safe this cycle
+ *              instead of the controller; a mode or setpoint change, its time limit, a
+ *              setpoint it cannot reach, or a cancel or clock step asked for between cycles
+ *              (pendingAbort) ends it, every actuator safe this cycle
  *   regulate → controller output (−1..1, sign = direction), then the effect watch on it
  *   levels   → split range with a changeover delay → time-proportioning / duty band for relays
  *              (minimum on/off times; the autotune's relay switches at once) → levels; or every

@@ -3,7 +3,7 @@ import { type LoopSpec, loopActuators } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 import { roundHundredths } from './numbers.js';
 import type { ReadingVerdict } from './sensor-health.js';
-import { type AutotuneMemory, type AutotuneProgress, autotuneProgress } from './tuning/autotune.js';
+import { type AutotuneMemory, type AutotuneProgress, autotuneProgress, isActive } from './tuning/autotune.js';
 import type { Action, Condition, ConditionType, Direction, Mode, Quantity } from './types.js';
 
 /** A loop's observable status: published retained over MQTT and shown by `homeostat status`. */
@@ -234,6 +234,7 @@ export function loopStatus(
         raise: raiseOn,
         lower: lowerOn,
       },
+      isActive(memory.autotune) ? memory.autotune.side : undefined,
     ),
     generation: desired.generation,
     observedGeneration: desired.generation,
@@ -267,16 +268,22 @@ export function loopStatus(
  * (drying) for its lower side, idle only when the output is really zero (it shows as 0 %) or
  * the changeover delay holds the wanted side back, and no actuator is on. A relay in the off
  * part of its time-proportioning window, or held off by its minimum off time, is still
- * heating: the loop wants heat, the relay only pulses it.
+ * heating: the loop wants heat, the relay only pulses it. The same holds for a running
+ * autotune (`tuning`: its side): its relay's off half, and the noise phase's hold, are part of
+ * a run on that side, not a loop with nothing to do (`output` and the actuators show the
+ * relay's level; the status' `autotune` part says which phase).
  */
 function actionFor(
   spec: LoopSpec,
   mode: Mode,
   duties: Record<Direction, number>,
   on: Record<Direction, boolean>,
+  tuning?: Direction,
 ): Action {
   if (mode === 'off') return 'off';
   const humidity = spec.quantity === 'humidity';
+  if (tuning === 'raise') return humidity ? 'humidifying' : 'heating';
+  if (tuning === 'lower') return humidity ? 'drying' : 'cooling';
   if (on.raise || (spec.raise !== undefined && duties.raise >= IDLE_BELOW)) {
     return humidity ? 'humidifying' : 'heating';
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { LoopSpec } from '../../src/core/loop-spec.js';
+import type { ActuatorSpec, LoopSpec } from '../../src/core/loop-spec.js';
 import { resumeLoopMemory } from '../../src/core/loop-state.js';
 import { cancelLoopAutotune, type LoopMemory, startLoopAutotune } from '../../src/core/reconcile.js';
 import { type AutotuneOptions, MAX_SAMPLES } from '../../src/core/tuning/autotune.js';
@@ -138,6 +138,46 @@ describe('autotune through reconcile on the room plant', () => {
   });
 });
 
+describe('autotune through reconcile: a relay that was regulating with windows or the duty band', () => {
+  // A relay's PID output is its mean level, not what the plant saw during the last dead time
+  // (the window's on/off pattern): fitted as if the plant rested at it, these starts gave an
+  // integrating model (K 4·10⁵–10⁶, aborted through the runtime as "makes no sense") before the
+  // fit began where the value had turned under the held low level (TURN_BANDS).
+  // Room plant, σ 0.03 as the runtime saw it, a cautious PI (kp 0.083, ti 600 s, as before a
+  // first tuning) regulating from 15 °C, the run started at minute `startMin`.
+  const CASES: [string, Partial<ActuatorSpec>, number, number][] = [
+    // modulation, relay spec, seed, start minute
+    ['60 s windows', { timeProportioning: { windowMs: s(60), minOnMs: 0, minOffMs: 0 } }, 4, 67],
+    ['120 s windows', { timeProportioning: { windowMs: s(120), minOnMs: 0, minOffMs: 0 } }, 1, 60],
+    ['300 s windows', { timeProportioning: { windowMs: s(300), minOnMs: 0, minOffMs: 0 } }, 2, 60],
+    [
+      '300 s windows, another phase',
+      { timeProportioning: { windowMs: s(300), minOnMs: 0, minOffMs: 0 } },
+      3,
+      60,
+    ],
+    ['600 s windows', { timeProportioning: { windowMs: s(600), minOnMs: 0, minOffMs: 0 } }, 4, 67],
+    ['the duty band', { band: { halfBand: 0.1 } }, 1, 60],
+    ['the duty band, another phase', { band: { halfBand: 0.1 } }, 3, 73],
+  ];
+  for (const [what, heater, seed, startMin] of CASES) {
+    test(`${what} (seed ${seed}, started at minute ${startMin}): K, τ, θ within 20 %, ≤ 6 (τ + θ)`, () => {
+      const spec = heaterRelayLoop({
+        raise: { ...relay('heater'), ...heater },
+        controller: { type: 'pid', pid: { kp: 0.083, tiS: 600, tdS: 0 } },
+      });
+      const loop = new PlantLoop(spec, desired('heat', 20), { ...ROOM, initial: 15, noise: 0.03, seed }, T0);
+      loop.run(T0 + min(startMin));
+      const startedMs = loop.nowMs;
+      start(loop);
+      const cycles = loop.run(startedMs + ROOM_BUDGET_MS, ended);
+      const last = cycles[cycles.length - 1]!;
+      assertModel(last.result.memory, 20, 600, 60);
+      assert.ok(last.atMs - startedMs <= ROOM_BUDGET_MS, `${(last.atMs - startedMs) / 1000} s`);
+    });
+  }
+});
+
 describe('autotune through reconcile: every abort leaves every actuator safe in that cycle', () => {
   /** Runs into the relay phase, applies `cause`, and returns the cycle the run ended in. */
   function abortBy(
@@ -266,28 +306,67 @@ describe('autotune through reconcile: every abort leaves every actuator safe in 
     });
   }
 
-  test('a restart mid-run: resumed memory has the run aborted ("restarted"), the loop regulates', () => {
+  test('a restart mid-run: the first cycle ends the run ("restarted") safe, then the loop regulates', () => {
     const loop = heaterLoop();
     start(loop);
-    loop.run(loop.nowMs + min(10));
+    // Mid-run with the heater on: the restart must not leave it on for another cycle.
+    loop.run(
+      loop.nowMs + min(30),
+      (c) => c.result.memory.autotune?.phase === 'relay' && c.result.wanted.heater === 1,
+    );
     assert.ok(running(loop.memory));
     const stored = JSON.parse(JSON.stringify(loop.memory)) as LoopMemory;
     loop.memory = resumeLoopMemory(stored, ['heater'], loop.actuators, loop.nowMs);
-    assert.equal(loop.memory.autotune?.phase, 'aborted');
-    assert.equal(loop.memory.autotune?.abortReason, 'restarted');
-    const next = loop.cycle();
+    const first = loop.cycle();
+    assert.equal(first.result.memory.autotune?.phase, 'aborted');
+    assert.equal(first.result.memory.autotune?.abortReason, 'restarted');
+    assertSafe(first);
+    assert.match(autotuningCondition(first)!.message, /restarted/);
+    const next = loop.run(loop.nowMs + min(1), (c) => c.result.memory.regulating).at(-1)!;
     assert.ok(next.result.memory.regulating);
-    assert.match(autotuningCondition(next)!.message, /restarted/);
   });
 
-  test('cancel: the run ends, the loop regulates normally', () => {
+  test('cancel: like every abort, safe in that cycle with the reason, then the PID from the real level', () => {
+    const loop = heaterLoop();
+    const integralBefore = loop.memory.pid.integral;
+    start(loop);
+    // Mid-run, with the relay on (the PID's memory of before the run still says duty ≈ 0.5).
+    loop.run(
+      loop.nowMs + min(30),
+      (c) => c.result.memory.autotune?.phase === 'relay' && c.result.wanted.heater === 1,
+    );
+    assert.ok(running(loop.memory));
+    loop.memory = cancelLoopAutotune(loop.memory, 'cancelled by a person', loop.nowMs);
+    const cancelled = loop.cycle();
+    assert.equal(cancelled.result.memory.autotune?.phase, 'aborted');
+    assert.equal(cancelled.result.memory.autotune?.abortReason, 'cancelled by a person');
+    assertSafe(cancelled);
+    assert.equal(cancelled.result.memory.regulating, false);
+    assert.equal(cancelled.result.status.autotune?.abortReason, 'cancelled by a person');
+    assert.equal(autotuningCondition(cancelled)?.reason, 'Aborted');
+    assert.match(autotuningCondition(cancelled)!.message, /cancelled by a person/);
+    // The next reading: the PID regulates again, its integrator re-based on the real (safe) level
+    // instead of its memory of before the run.
+    const next = loop.run(loop.nowMs + min(1), (c) => c.result.memory.regulating).at(-1)!;
+    assert.ok(next.result.memory.regulating);
+    assert.ok(integralBefore > 0.3, `integral before the run ${integralBefore}`);
+    assert.ok(
+      Math.abs(next.result.memory.pid.integral) < 0.05,
+      `integral ${next.result.memory.pid.integral}`,
+    );
+  });
+
+  test("during a run the action is the tuned side's, in the relay's off half too", () => {
     const loop = heaterLoop();
     start(loop);
-    loop.run(loop.nowMs + min(5));
-    loop.memory = cancelLoopAutotune(loop.memory, 'cancelled by a person', loop.nowMs);
-    const next = loop.cycle();
-    assert.equal(next.result.memory.autotune?.abortReason, 'cancelled by a person');
-    assert.ok(next.result.memory.regulating);
+    const cycles = loop.run(loop.nowMs + ROOM_BUDGET_MS, ended);
+    const during = cycles.filter((c) => running(c.result.memory));
+    assert.ok(
+      during.some((c) => c.result.wanted.heater === 0 && c.result.status.autotune?.phase === 'relay'),
+    );
+    for (const c of during) assert.equal(c.result.status.action, 'heating');
+    // Once ended, the action follows the output again.
+    assert.ok(cycles.at(-1)!.result.memory.autotune?.phase === 'done');
   });
 });
 

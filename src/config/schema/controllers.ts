@@ -33,7 +33,7 @@ const pidSchema = z
           .number()
           .gt(0, {
             error:
-              'must be above 0: the change at full output of the loop\'s signed output, where cooling is the negative side (a cooler that lowers the value by 15 °C at full power has gain 15)',
+              "must be above 0: the change at full output of the loop's signed output, where cooling is the negative side (a cooler that lowers the value by 15 °C at full power has gain 15)",
           })
           .describe(
             "Plant steady-state change per unit of the loop's signed output (loop unit), above 0: a heater that raises the value by 20 °C at full power has gain 20, and a cooler that lowers it by 15 °C has gain 15 (cooling is the output's negative side).",

@@ -1,6 +1,6 @@
 import type { Direction, Mode, Reading } from '../types.js';
 import type { FopdtIdentification } from './identify-fopdt.js';
-import { identifyHalfRule } from './identify-half-rule.js';
+import { type HalfRuleIdentification, identifyHalfRule } from './identify-half-rule.js';
 import { type ModulationSuggestion, suggestModulation } from './modulation.js';
 import { estimateNoise, type SensorNoise } from './noise.js';
 import { analyseRelayOscillation } from './relay-analysis.js';
@@ -99,6 +99,17 @@ export const DEFAULT_MAX_DURATION_MS = 48 * 3_600_000;
  * within 12 % on the four FOPDT plants (1 °C: within 12 %; 2 °C: within 6 %).
  */
 export const STEP_DEPTH_BANDS = 10;
+/**
+ * The deepest first step, loop unit: the actuator is held low until the value is this far past
+ * the setpoint, however noisy the sensor. A fridge at 4 °C with a probe of σ 0.5 would otherwise
+ * wait for 19.6 °C with its compressor off (10 bands of 1.56).
+ */
+export const MAX_STEP_DEPTH = 2;
+/**
+ * The widest relay band, loop unit: a sensor noisier than this needs (σ above 1/3) cannot give a
+ * useful record within a safe swing, and the run is refused after the noise phase.
+ */
+export const MAX_HYSTERESIS = 1;
 /** Readings held for the noise estimate: σ to about ±20 % (χ² with 9 degrees of freedom). */
 export const NOISE_READINGS = 12;
 /** Full cycles after the first (the open-loop step) that must agree. */
@@ -115,6 +126,21 @@ export const MAX_SAMPLES = 1500;
  * plant worth a relay experiment; the "as long as" part lets a slow plant take its time.
  */
 export const STALL_MIN_MS = 30 * 60_000;
+/**
+ * A regulating relay's start: the value has turned under the held low level once it is this many
+ * bands past its extreme since the start (3 bands ≥ 9σ: noise alone does not get there). The fit
+ * starts there at the earliest (identify-half-rule.ts: and 1.2 dead times after the start), and
+ * the first switch to high also waits until the value is the step depth past that extreme, so the
+ * record always holds a clean open-loop step whose input is known.
+ * Why: the PID's output is the relay's mean level, not its input over the last dead time (the
+ * window's on/off pattern). Measured through reconcile on the room plant (σ 0.03, a cautious PI
+ * regulating from 15 °C, seeds 1–5, started at 3–5 phases of the window): with 300 s windows, 600 s
+ * windows and the duty band, 2, 1 and 10 runs of 15 fitted an integrating plant (K 10⁵–10⁸) when
+ * the first switch to high came before a dead time had passed or the fit began inside the old
+ * pattern; with the turn, 0 of 25 for each of 60, 120, 300, 600 s windows and the band, K, τ, θ
+ * within 12 %, in ≤ 2.1 (τ + θ).
+ */
+export const TURN_BANDS = 3;
 
 export interface AutotuneResult {
   identification: FopdtIdentification;
@@ -150,9 +176,17 @@ export interface AutotuneMemory {
   initialLevel: number;
   /**
    * Whether it really is (a continuous actuator held steady, a plant that sat idle); false for a
-   * relay that was regulating (its ripple): the fit then starts at the first switch to high.
+   * relay that was regulating (its ripple): the fit then starts where the value turned (`turn`).
    */
   startsAtRest: boolean;
+  /**
+   * A relay that was regulating (startsAtRest false): what its plant did before the start is
+   * unknown (the last dead time's input is its window's or band's on/off pattern), so the fit
+   * starts where the input history is known — once the value has turned under the held low
+   * level (see TURN_BANDS). `extreme`: the highest value since the start (lowest for the lower
+   * side); `fitFromMs`: ms since startedAtMs of the first reading TURN_BANDS bands past it.
+   */
+  turn?: { extreme?: number; fitFromMs?: number };
   /** The level the machine wants now (its relay state). */
   level: number;
   noise?: SensorNoise;
@@ -175,6 +209,12 @@ export interface AutotuneMemory {
   endedAtMs?: number;
   result?: AutotuneResult;
   abortReason?: string;
+  /**
+   * An abort asked for between cycles (a person's cancel, a clock step): the next step ends the
+   * run with this reason, so it ends like every other abort, inside a cycle that holds the loop
+   * safe (loop-autotune.ts).
+   */
+  pendingAbort?: string;
 }
 
 export type AutotuneStart = { ok: true; memory: AutotuneMemory } | { ok: false; reason: string };
@@ -226,6 +266,7 @@ export function startAutotune(
       lowLevel,
       initialLevel: currentLevel,
       startsAtRest: input.atRest ?? true,
+      ...(input.atRest === false && kind === 'relay' ? { turn: {} } : {}),
       level: holdLevel,
       samples: [],
       keepEvery: 1,
@@ -261,7 +302,7 @@ export function stepAutotune(memory: AutotuneMemory, input: AutotuneInput, nowMs
   const reading = input.reading!;
   let next = memory;
   if (memory.lastReadingAtMs === undefined || reading.atMs > memory.lastReadingAtMs) {
-    next = record(memory, reading);
+    next = watchTurn(record(memory, reading), reading.value);
     next = next.phase === 'noise' ? endNoisePhase(next, nowMs) : relayStep(next, reading.value, nowMs);
   }
   if (!isActive(next)) return { memory: next };
@@ -292,10 +333,19 @@ export function noteAppliedLevel(memory: AutotuneMemory, level: number, nowMs: n
 
 const APPLIED_TOLERANCE = 0.002;
 
-/** Ends a run with a reason (a person's cancel, a restart, a fault): the record is dropped. */
+/**
+ * Asks a running autotune to end with `reason` at its next step (or the next cycle that holds the
+ * loop safe): a cancel between cycles then ends like an abort inside one. The first reason wins.
+ */
+export function requestAbort(memory: AutotuneMemory, reason: string): AutotuneMemory {
+  if (!isActive(memory) || memory.pendingAbort !== undefined) return memory;
+  return { ...memory, pendingAbort: reason };
+}
+
+/** Ends a run with a reason (a restart, a fault, a pending abort): the record is dropped. */
 export function abortAutotune(memory: AutotuneMemory, reason: string, nowMs: number): AutotuneMemory {
   if (!isActive(memory)) return memory;
-  const { approach: _a, ...rest } = memory;
+  const { approach: _a, pendingAbort: _p, ...rest } = memory;
   return { ...rest, phase: 'aborted', abortReason: reason, endedAtMs: nowMs, samples: [], switches: [] };
 }
 
@@ -366,6 +416,7 @@ function sideAllowed(mode: Mode, side: Direction): boolean {
 }
 
 function abortReason(memory: AutotuneMemory, input: AutotuneInput, nowMs: number): string | undefined {
+  if (memory.pendingAbort !== undefined) return memory.pendingAbort;
   if (input.interrupted !== undefined) return input.interrupted;
   if (input.mode !== memory.mode) return `mode changed from ${memory.mode} to ${input.mode}`;
   if (input.setpoint !== memory.setpoint)
@@ -405,12 +456,20 @@ function endNoisePhase(memory: AutotuneMemory, nowMs: number): AutotuneMemory {
   if (memory.samples.length < NOISE_READINGS) return memory;
   const noise = estimateNoise(autotuneExperiment(memory).samples);
   const hysteresis = Math.max(3 * noise.sigma, noise.quantum, memory.minHysteresis);
+  if (hysteresis > MAX_HYSTERESIS) {
+    return abortAutotune(
+      memory,
+      `the sensor is too noisy for an autotune: σ ${round(noise.sigma)} (steps of ${round(noise.quantum)}) needs a relay band of ±${round(hysteresis)}, at most ±${MAX_HYSTERESIS}`,
+      nowMs,
+    );
+  }
   const value = memory.samples[memory.samples.length - 1]![1];
   // The relay starts towards the setpoint: below it a heater goes to high at once (the first
   // cycle starts now), above it to low. A continuous actuator held in between always moves.
-  const stepDepth = memory.stepDepth ?? STEP_DEPTH_BANDS * hysteresis;
+  const stepDepth = memory.stepDepth ?? Math.min(STEP_DEPTH_BANDS * hysteresis, MAX_STEP_DEPTH);
   const past = pushesUp(memory) ? value < memory.setpoint - stepDepth : value > memory.setpoint + stepDepth;
-  const level = past ? memory.highLevel : memory.lowLevel;
+  // A regulating relay waits for its turn first (relayStep): it stays low.
+  const level = past && memory.turn === undefined ? memory.highLevel : memory.lowLevel;
   const started: AutotuneMemory = {
     ...noteAppliedLevel({ ...memory, level }, level, nowMs),
     phase: 'relay',
@@ -431,7 +490,9 @@ function relayStep(memory: AutotuneMemory, value: number, nowMs: number): Autotu
   // The first switch to high waits for the step depth (a deeper first step carries the gain).
   const firstHigh = !high && !relayPhase(memory).some(([, level]) => level === memory.highLevel);
   const reach = firstHigh ? Math.max(h, memory.stepDepth ?? h) : h;
-  const crossed = rising ? value > memory.setpoint + reach : value < memory.setpoint - reach;
+  const crossed =
+    (rising ? value > memory.setpoint + reach : value < memory.setpoint - reach) &&
+    (!firstHigh || turned(memory, value, reach));
   if (crossed) {
     const level = high ? memory.lowLevel : memory.highLevel;
     const switched = noteAppliedLevel({ ...memory, level }, level, nowMs);
@@ -479,9 +540,13 @@ function finish(
   analysis: ReturnType<typeof analyseRelayOscillation>,
   nowMs: number,
 ): AutotuneMemory {
-  let identification: FopdtIdentification;
+  let identification: HalfRuleIdentification;
   try {
-    identification = identifyHalfRule(experiment, analysis, { startsAtRest: memory.startsAtRest });
+    const fitFromMs = memory.turn?.fitFromMs;
+    identification = identifyHalfRule(experiment, analysis, {
+      startsAtRest: memory.startsAtRest,
+      ...(fitFromMs === undefined ? {} : { fitFromMs: memory.startedAtMs + fitFromMs }),
+    });
   } catch (error) {
     return abortAutotune(memory, `the record did not fit a model: ${(error as Error).message}`, nowMs);
   }
@@ -497,7 +562,8 @@ function finish(
   const closedLoopS = memory.closedLoopS ?? model.deadTimeS;
   let gains: SimcGains;
   try {
-    gains = simcGains(model, { closedLoopS });
+    // The second lag the fit found: SIMC's PID when it dominates what is left of the dead time.
+    gains = simcGains({ ...model, secondLagS: identification.secondLagS }, { closedLoopS });
   } catch (error) {
     return abortAutotune(memory, `no SIMC gains for the model: ${(error as Error).message}`, nowMs);
   }
@@ -513,6 +579,34 @@ function finish(
   };
   const { approach: _a, ...rest } = memory;
   return { ...rest, phase: 'done', endedAtMs: nowMs, result, samples: [], switches: [] };
+}
+
+/**
+ * Before the first switch to high of a regulating relay's run: the value's extreme since the
+ * start, and where it turned (TURN_BANDS bands past it; a new extreme starts the watch again).
+ */
+function watchTurn(memory: AutotuneMemory, value: number): AutotuneMemory {
+  const turn = memory.turn;
+  if (turn === undefined || relayPhase(memory).some(([, level]) => level === memory.highLevel)) return memory;
+  // At the low level the value moves down for a heater: its extreme is the highest value.
+  const sign = pushesUp(memory) ? 1 : -1;
+  if (turn.extreme === undefined || sign * (value - turn.extreme) > 0) {
+    return { ...memory, turn: { extreme: value } };
+  }
+  const h = memory.hysteresis;
+  if (turn.fitFromMs !== undefined || h === undefined || sign * (turn.extreme - value) < TURN_BANDS * h) {
+    return memory;
+  }
+  return { ...memory, turn: { ...turn, fitFromMs: memory.lastReadingAtMs! - memory.startedAtMs } };
+}
+
+/** A regulating relay's first switch to high: the value has turned and gone `depth` past its extreme. */
+function turned(memory: AutotuneMemory, value: number, depth: number): boolean {
+  const turn = memory.turn;
+  if (turn === undefined) return true;
+  if (turn.fitFromMs === undefined || turn.extreme === undefined) return false;
+  const sign = pushesUp(memory) ? 1 : -1;
+  return sign * (turn.extreme - value) >= depth;
 }
 
 /** The switches since the relay phase began (the noise phase's are the plant's input only). */

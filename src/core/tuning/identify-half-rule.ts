@@ -44,6 +44,13 @@ export interface HalfRuleOptions {
    * must be steady from the record's start (the autotune holds it for the noise phase).
    */
   startsAtRest?: boolean;
+  /**
+   * Not at rest: the fit starts no earlier than this (ms, the record's clock). The autotune
+   * gives where a regulating relay's value turned under the held low level: before it, a
+   * window's pulses from before the start may still be arriving through the dead time. The
+   * first FOPDT fit (which sizes the dead time) starts there too.
+   */
+  fitFromMs?: number;
 }
 
 export function identifyHalfRule(
@@ -52,12 +59,19 @@ export function identifyHalfRule(
   options: HalfRuleOptions = {},
 ): HalfRuleIdentification {
   const atRest = options.startsAtRest ?? true;
-  const first = identifyFopdt(experiment, analysis, { startsAtRest: atRest });
+  const floorMs = atRest ? undefined : options.fitFromMs;
+  const seed =
+    floorMs === undefined
+      ? experiment
+      : { ...experiment, samples: experiment.samples.filter((sample) => sample.tMs >= floorMs) };
+  const first = identifyFopdt(seed, analysis, { startsAtRest: atRest });
   const { timeConstantS, deadTimeS } = first.model;
   // Not at rest: the record is fitted from when the past before it has passed through the dead
   // time (1.2 × the FOPDT fit's, which is θ0 + τ2/2 ≥ θ0), with the lags' state then free.
   const t0 = experiment.samples[0]!.tMs;
-  const fromMs = atRest ? Number.NEGATIVE_INFINITY : t0 + 1.2 * deadTimeS * 1000;
+  const fromMs = atRest
+    ? Number.NEGATIVE_INFINITY
+    : Math.max(floorMs ?? Number.NEGATIVE_INFINITY, t0 + 1.2 * deadTimeS * 1000);
   const all = experiment.samples.map((sample) => sample.tMs >= fromMs);
   const fit = (e: RelayExperiment, m: readonly boolean[], t1: number, t2: number, th: number) =>
     fitModel(e, m, t1, t2, th, atRest ? undefined : fromMs);

@@ -8,6 +8,7 @@ import {
   abortAutotune,
   isActive,
   noteAppliedLevel,
+  requestAbort,
   startAutotune,
   stepAutotune,
 } from './autotune.js';
@@ -66,10 +67,16 @@ export function startLoopAutotune(
   return { ok: true, memory: { ...memory, autotune } };
 }
 
-/** Ends a running autotune (a person's cancel, a restart): the loop regulates normally after. */
-export function cancelLoopAutotune(memory: LoopMemory, reason: string, nowMs: number): LoopMemory {
+/**
+ * Ends a running autotune (a person's cancel) like every other abort: the next reconcile ends it
+ * with `reason` and holds every actuator safe in that cycle (the reason in its status), and the
+ * controller takes over from the next cycle, bumplessly from the actuators' real level. Ended
+ * here at once, the PID would resume from its memory of before the run, in the middle of the
+ * relay's swing. `_nowMs`: kept for the callers; the run's end is stamped by that cycle.
+ */
+export function cancelLoopAutotune(memory: LoopMemory, reason: string, _nowMs: number): LoopMemory {
   if (!isActive(memory.autotune)) return memory;
-  return { ...memory, autotune: abortAutotune(memory.autotune, reason, nowMs) };
+  return { ...memory, autotune: requestAbort(memory.autotune, reason) };
 }
 
 /** What a cycle's autotune step decided. */
@@ -91,7 +98,8 @@ export function stepLoopAutotune(
   observed: LoopObserved,
   nowMs: number,
 ): AutotuneCycle {
-  // shiftLoopMemory does not move the record's times: a clock step back shows as times ahead.
+  // A step back the runtime did not notice (shiftLoopMemory asks for the abort when it did) shows
+  // as times ahead.
   const clockBack = autotune.startedAtMs > nowMs || (autotune.lastReadingAtMs ?? 0) > nowMs;
   const step = stepAutotune(
     autotune,
@@ -121,7 +129,13 @@ export function settleAutotune(
   nowMs: number,
 ): AutotuneMemory {
   if (!isActive(autotune)) return autotune;
-  if (!cycle.regulating) return abortAutotune(autotune, cycle.safeDetail ?? 'the loop was held safe', nowMs);
+  if (!cycle.regulating) {
+    return abortAutotune(
+      autotune,
+      autotune.pendingAbort ?? cycle.safeDetail ?? 'the loop was held safe',
+      nowMs,
+    );
+  }
   const actuator = autotune.side === 'raise' ? spec.raise : spec.lower;
   const level = actuator === undefined ? 0 : (cycle.levels[actuator.id] ?? 0);
   return noteAppliedLevel(autotune, level, nowMs);

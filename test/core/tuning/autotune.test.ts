@@ -6,6 +6,7 @@ import {
   autotuneProgress,
   DEFAULT_MAX_DURATION_MS,
   MAX_SAMPLES,
+  MAX_STEP_DEPTH,
   startAutotune,
   stepAutotune,
 } from '../../../src/core/tuning/autotune.js';
@@ -238,5 +239,38 @@ describe('autotune: memory and progress', () => {
     const last = seen[seen.length - 1]!;
     assert.equal(last.phase, 'done');
     assert.equal(last.cycles, 3);
+  });
+});
+
+describe('a noisy sensor never makes a deep or wide swing', () => {
+  const room = TUNING_PLANTS[0]!;
+  test('given σ 0.5 (a band of ±1.5 or more would be needed), then the run ends after the noise phase, saying why', () => {
+    const steps: number[] = [];
+    const memory = driveAutotune(room, {
+      noise: 0.5,
+      quantization: 0,
+      observe: (_m, level) => steps.push(level),
+    });
+    assert.equal(memory.phase, 'aborted');
+    assert.match(
+      memory.abortReason ?? '',
+      /too noisy for an autotune: σ .* needs a relay band of ±\d+\.\d+, at most ±1/,
+    );
+    assert.ok(
+      steps.every((level) => level === 0),
+      'the heater never switched on',
+    );
+  });
+
+  test(`given σ 0.15 (a band of ±0.45 or more), then the first step waits at most ${MAX_STEP_DEPTH} below the setpoint, not 10 bands`, () => {
+    let depth: number | undefined;
+    driveAutotune(room, {
+      noise: 0.15,
+      quantization: 0,
+      observe: (m) => {
+        depth ??= m.phase === 'relay' ? m.stepDepth : undefined;
+      },
+    });
+    assert.equal(depth, MAX_STEP_DEPTH);
   });
 });

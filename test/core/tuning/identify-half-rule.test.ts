@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { identifyFopdt } from '../../../src/core/tuning/identify-fopdt.js';
 import { identifyHalfRule } from '../../../src/core/tuning/identify-half-rule.js';
-import { suggestModulation } from '../../../src/core/tuning/modulation.js';
 import { estimateNoise } from '../../../src/core/tuning/noise.js';
 import { analyseRelayOscillation } from '../../../src/core/tuning/relay-analysis.js';
 import { Random } from '../../../src/drivers/sim/random.js';
@@ -57,20 +56,4 @@ describe('estimateNoise', () => {
       if (quantum > 0) assert.equal(noise.quantum, quantum);
     });
   }
-});
-
-describe('suggestModulation', () => {
-  test('room (K 20, τ 600, θ 60), kp 0.25, band 0.16: window at its 30 s floor, duty half band kp·band', () => {
-    const m = suggestModulation({ gain: 20, timeConstantS: 600, deadTimeS: 60 }, 0.25, 0.16);
-    assert.equal(m.windowS, 30);
-    assert.ok(Math.abs(m.halfBandDuty - 0.04) < 1e-12);
-    assert.ok(Math.abs(m.windowRipple - 0.25) < 1e-12, `ripple ${m.windowRipple}`);
-  });
-  test('slow greenhouse (K 15, τ 3600, θ 120): the window is the dead time (ripple allows 154 s)', () => {
-    assert.equal(suggestModulation({ gain: 15, timeConstantS: 3600, deadTimeS: 120 }, 1, 0.16).windowS, 120);
-  });
-  test('a cooler (negative gain) gets the same suggestion as a heater', () => {
-    const heater = suggestModulation({ gain: 15, timeConstantS: 3600, deadTimeS: 120 }, 1, 0.16);
-    assert.deepEqual(suggestModulation({ gain: -15, timeConstantS: 3600, deadTimeS: 120 }, 1, 0.16), heater);
-  });
 });

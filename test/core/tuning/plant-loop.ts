@@ -31,6 +31,8 @@ export interface PlantLoopParams {
   quantization?: number;
   seed?: number;
   readingEveryS?: number;
+  /** A second lag after the FOPDT plant, s (the second-order plant of issue 12). */
+  secondLagS?: number;
 }
 
 export interface LoopCycle {
@@ -44,10 +46,16 @@ export class PlantLoop {
   actuators: Record<string, ActuatorLevel>;
   nowMs: number;
   readonly plant: FopdtPlant;
+  /**
+   * The wall clock's lead over the plant's time, ms: a wall-clock step changes it (the plant
+   * goes on; readings are stamped, and reconcile called, with the wall clock).
+   */
+  clockOffsetMs = 0;
   /** Changes the reading a cycle sees (sensor lost, stale): undefined = none. */
   sensor: (reading: Reading, nowMs: number) => Reading | undefined = (r) => r;
   private readonly random: Random;
   private sampled: Reading | undefined;
+  private lagged: { value: number; atMs: number } | undefined;
 
   constructor(
     public spec: LoopSpec,
@@ -77,31 +85,51 @@ export class PlantLoop {
     const atMs = Math.floor(nowMs / everyMs) * everyMs;
     if (this.sampled?.atMs !== atMs) {
       const q = this.params.quantization ?? 0.0625;
-      const exact = this.plant.valueAt(atMs) + (this.params.noise ?? 0.05) * this.random.gaussian();
+      const exact = this.valueAt(atMs) + (this.params.noise ?? 0.05) * this.random.gaussian();
       this.sampled = { value: q > 0 ? Math.round(exact / q) * q : exact, atMs };
     }
     return this.sampled;
   }
 
+  /** The plant's value (no noise): the FOPDT's, or a second lag on it integrated in 0.5 s steps. */
+  valueAt(atMs: number): number {
+    const lagS = this.params.secondLagS;
+    if (lagS === undefined) return this.plant.valueAt(atMs);
+    let { value, atMs: lastMs } = this.lagged ?? { value: this.plant.valueAt(atMs), atMs };
+    while (lastMs < atMs) {
+      const toMs = Math.min(atMs, lastMs + 500);
+      const u = (this.plant.valueAt(lastMs) + this.plant.valueAt(toMs)) / 2;
+      value = u + (value - u) * Math.exp(-(toMs - lastMs) / 1000 / lagS);
+      lastMs = toMs;
+    }
+    this.lagged = { value, atMs: lastMs };
+    return value;
+  }
+
   /** One cycle now. */
   cycle(): LoopCycle {
     const nowMs = this.nowMs;
-    const reading = this.sensor(this.readingAt(nowMs), nowMs);
+    const offset = this.clockOffsetMs;
+    const sampled = this.readingAt(nowMs);
+    const reading = this.sensor({ ...sampled, atMs: sampled.atMs + offset }, nowMs + offset);
     const result = reconcile(
       this.spec,
       this.desired,
       { ...(reading ? { reading } : {}), actuators: this.actuators },
       this.memory,
-      nowMs,
+      nowMs + offset,
     );
     this.memory = result.memory;
+    // The second lag integrates the plant's value up to now before an input changes (the plant
+    // cannot be asked about the past).
+    if (this.params.secondLagS !== undefined) this.valueAt(nowMs);
     for (const [id, level] of Object.entries(result.wanted)) {
       if (this.actuators[id] !== level) this.plant.setInput(id, level, nowMs);
       this.actuators[id] = level;
     }
     const everyMs = (this.params.readingEveryS ?? 5) * 1000;
     const nextReadingMs = (Math.floor(nowMs / everyMs) + 1) * everyMs;
-    this.nowMs = Math.min(Math.max(result.nextWakeMs, nowMs + 1), nextReadingMs);
+    this.nowMs = Math.min(Math.max(result.nextWakeMs - offset, nowMs + 1), nextReadingMs);
     return { atMs: nowMs, reading, result };
   }
 
