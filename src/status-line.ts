@@ -10,12 +10,24 @@ export function formatStatusLine(status: LoopStatus, unit: string): string {
   const output = `${Math.round(status.output * 100)} %`;
   const problems = status.conditions.filter(isProblem).map(flagText);
   const flags = problems.length > 0 ? problems.join(' ') : 'ok';
-  return `${status.loop}  ${measured} → ${status.setpoint} ${unit}  ${status.mode}  output ${output}  ${status.action}  [${flags}]`;
+  return `${status.loop}  ${measured} → ${status.setpoint} ${unit}  ${status.mode}  output ${output}  ${status.action}${autotuneNote(status)}  [${flags}]`;
 }
 
-/** Faulted and Interlocked report trouble when True; the others when not True. */
+/** A running autotune's phase and cycles (`  autotune relay 1/2`), else nothing. */
+function autotuneNote(status: LoopStatus): string {
+  const run = status.autotune;
+  if (run === undefined || (run.phase !== 'noise' && run.phase !== 'relay')) return '';
+  return run.phase === 'noise' ? '  autotune noise' : `  autotune relay ${run.cycles}/${run.cyclesNeeded}`;
+}
+
+/**
+ * Faulted and Interlocked report trouble when True; Autotuning only when a run was aborted (a
+ * finished one, or none, is no trouble); the others when not True.
+ */
 function isProblem(c: Condition): boolean {
-  return c.type === 'Faulted' || c.type === 'Interlocked' ? c.status === 'True' : c.status !== 'True';
+  if (c.type === 'Faulted' || c.type === 'Interlocked') return c.status === 'True';
+  if (c.type === 'Autotuning') return c.status === 'False' && c.reason === 'Aborted';
+  return c.status !== 'True';
 }
 
 function flagText(c: Condition): string {

@@ -110,6 +110,18 @@ export const loopView = z
           .int()
           .optional()
           .describe('The newest tuning version the loop was given; above active: a proposal to accept'),
+        refused: z
+          .object({
+            reason: z.string(),
+            at: z.string().describe('ISO time the loop refused it'),
+            generation: z.number().int().describe('The generation of the start request refused'),
+          })
+          .optional()
+          .describe('The last autotune start the loop itself refused (a latched fault, no usable reading…)'),
+        unrecorded: z
+          .string()
+          .optional()
+          .describe('A finished autotune whose result could not be stored yet (retried every cycle): why'),
       })
       .describe('The gains in force (GET /api/loops/{loop}/tunings lists them)'),
     autotune: autotuneView

@@ -1,6 +1,8 @@
 import type { LoopConfig } from '../config/schema.js';
 import { allowedModes } from '../config/schema.js';
 import type { AutotuneStatus, LoopStatus } from '../core/status.js';
+import type { PublishedLoopStatus } from '../runtime/loop-reconciler.js';
+import { type PublishedTuning, publishedTuning } from '../runtime/loop-tuning.js';
 import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
 import type { AutotuneView, EventView, LoopView, TuningView } from './schemas.js';
 
@@ -46,6 +48,8 @@ export function toLoopView(
     tuning: {
       active: desired?.tuning?.version ?? 'config',
       ...(desired?.lastTuningVersion === undefined ? {} : { latest: desired.lastTuningVersion }),
+      // What only the loop knows: a start it refused, a result it could not store yet.
+      ...loopTuningNotes(status),
     },
     ...(status?.autotune === undefined ? {} : { autotune: autotuneView(status.autotune) }),
     actuators: { ...(status?.actuators ?? {}) },
@@ -121,5 +125,18 @@ function autotuneView(autotune: AutotuneStatus): AutotuneView {
       },
       rmsResidual: known(result.rmsResidual),
     },
+  };
+}
+
+/** A loop's refused start and unrecorded result from its published status (absent: none). */
+function loopTuningNotes(
+  status: LoopStatus | PublishedLoopStatus | undefined,
+): Pick<PublishedTuning, 'refused' | 'unrecorded'> {
+  const tuning = status !== undefined && 'tuning' in status ? status.tuning : undefined;
+  if (tuning === undefined) return {};
+  const { refused, unrecorded } = publishedTuning(tuning);
+  return {
+    ...(refused === undefined ? {} : { refused }),
+    ...(unrecorded === undefined ? {} : { unrecorded }),
   };
 }

@@ -1,5 +1,6 @@
 import type { LoopStatus } from '../core/status.js';
 import type { PublishedLoopStatus } from '../runtime/loop-reconciler.js';
+import { publishedTuning } from '../runtime/loop-tuning.js';
 
 /**
  * The retained `<base>/<loop>/state` JSON (the contract): the loop's status with times as
@@ -12,7 +13,8 @@ export function statePayload(status: LoopStatus | PublishedLoopStatus): Record<s
   // unknown standard error (NaN) is written as null.
   const { autotune } = status;
   // Which tuning is in force ('config' or a version) and the newest stored one (the runtime's).
-  const tuning = 'tuning' in status ? status.tuning : undefined;
+  const tuning =
+    'tuning' in status && status.tuning !== undefined ? publishedTuning(status.tuning) : undefined;
   return {
     loop: status.loop,
     quantity: status.quantity,

@@ -9,7 +9,7 @@
  *   <base>/<loop>/mode/set           command: plain mode
  *   <base>/<loop>/set                command: JSON {setpoint?, mode?, requestId?}
  *   <base>/<loop>/fault/reset        command: empty or "reset"
- *   <base>/<loop>/autotune/set       command: empty or "start", "cancel", or JSON {action?, side?, closedLoopS?, maxDurationS?, requestId?}
+ *   <base>/<loop>/autotune/set       command: "start", "cancel", or JSON {action?, side?, closedLoopS?, maxDurationS?, requestId?}
  *   <base>/<loop>/tuning/set         command: "config", "latest", a version number, or JSON {version, requestId?}
  *   <base>/<loop>/result             not retained, one reply per command
  *

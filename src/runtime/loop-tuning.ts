@@ -288,6 +288,30 @@ export interface TuningStatus {
   unrecorded?: string;
 }
 
+/** The tuning status as published (MQTT state, HTTP views): times as ISO 8601. */
+export interface PublishedTuning {
+  active: number | 'config';
+  latest?: number;
+  refused?: { reason: string; at: string; generation: number };
+  unrecorded?: string;
+}
+
+export function publishedTuning(status: TuningStatus): PublishedTuning {
+  const { refused, ...rest } = status;
+  return {
+    ...rest,
+    ...(refused === undefined
+      ? {}
+      : {
+          refused: {
+            reason: refused.reason,
+            at: new Date(refused.atMs).toISOString(),
+            generation: refused.generation,
+          },
+        }),
+  };
+}
+
 export function tuningStatus(
   spec: LoopSpec,
   desired: { tuning?: ActiveTuning; lastTuningVersion?: number },

@@ -395,6 +395,38 @@ describe('autotune through reconcile: starting, safety and memory', () => {
     assert.match((stale as { reason: string }).reason, /sensor cannot be used/);
   });
 
+  const caps: { quantity: LoopSpec['quantity']; plausible: [number, number]; band: number; depth: number }[] =
+    [
+      { quantity: 'temperature', plausible: [-55, 125], band: 1, depth: 2 },
+      { quantity: 'humidity', plausible: [0, 100], band: 3, depth: 6 },
+      { quantity: 'generic', plausible: [0, 2000], band: 40, depth: 100 },
+    ];
+  for (const { quantity, plausible, band, depth } of caps) {
+    test(`a ${quantity} loop caps the band at ±${band} and the first step at ${depth} (its unit)`, () => {
+      const spec = continuousLoop({ quantity, plausibleMin: plausible[0], plausibleMax: plausible[1] });
+      const started = startLoopAutotune(
+        spec,
+        desired(quantity === 'humidity' ? 'humidify' : 'heat', 50),
+        { actuators: { mat: 0.5 }, reading: { value: 50, atMs: T0 } },
+        {
+          regulating: false,
+          pid: { integral: 0, derivativePerS: 0, lastFeedforward: 0, lastOutput: 0 },
+          hysteresisOn: { raise: false, lower: false },
+          relays: {},
+          commands: {},
+          lastActiveMs: {},
+          output: 0.5,
+          conditions: [],
+        },
+        {},
+        T0,
+      );
+      assert.ok(started.ok, started.ok ? '' : started.reason);
+      assert.equal(started.memory.autotune?.maxHysteresis, band);
+      assert.equal(started.memory.autotune?.maxStepDepth, depth);
+    });
+  }
+
   test('a start cap holds a switch-on back: the record has the switch when it really happened', () => {
     const loop = heaterLoop({
       raise: { ...relay('heater', { minOnMs: s(30), minOffMs: s(30) }), maxStartsPerHour: 4 },

@@ -161,6 +161,28 @@ describe('toLoopView', () => {
     assert.equal(view.autotune, undefined, 'no autotune since start: absent');
   });
 
+  test('given a start the loop refused and a result it could not store, then the view says both, times ISO', () => {
+    const published = {
+      ...status(),
+      tuning: {
+        active: 'config' as const,
+        refused: { reason: 'a latched fault holds the loop safe', atMs: T0, generation: 7 },
+        unrecorded: 'database is locked',
+      },
+    };
+    const view = toLoopView('room', ROOM, published, desired());
+    assert.deepEqual(view.tuning, {
+      active: 'config',
+      refused: {
+        reason: 'a latched fault holds the loop safe',
+        at: '2026-11-30T12:00:00.000Z',
+        generation: 7,
+      },
+      unrecorded: 'database is locked',
+    });
+    assert.equal(loopViewSchema.safeParse(view).success, true);
+  });
+
   test('given a finished autotune on the status, then it is shown with unknown standard errors as null', () => {
     const autotune = {
       phase: 'done' as const,

@@ -44,6 +44,17 @@ describe('state payload: tuning', () => {
     });
   }
 
+  test('given a refused start, its time is ISO 8601 like every time in the state', () => {
+    const published: PublishedLoopStatus = {
+      ...status(),
+      tuning: { active: 'config', refused: { reason: 'mode off', atMs: T0, generation: 5 } },
+    };
+    assert.deepEqual(statePayload(published).tuning, {
+      active: 'config',
+      refused: { reason: 'mode off', at: '2026-11-30T12:00:00.000Z', generation: 5 },
+    });
+  });
+
   test('given a status without tuning (a core status), the key is absent', () => {
     assert.equal('tuning' in statePayload(status()), false);
   });

@@ -66,6 +66,10 @@ export interface AutotuneOptions {
    * first switch to high, loop unit. Default STEP_DEPTH_BANDS × the hysteresis.
    */
   stepDepth?: number;
+  /** Widest relay band before the run is refused as too noisy, loop unit. Default MAX_HYSTERESIS. */
+  maxHysteresis?: number;
+  /** Deepest first step, loop unit. Default MAX_STEP_DEPTH. */
+  maxStepDepth?: number;
 }
 
 /** What the machine needs to know of the loop to start. */
@@ -100,7 +104,7 @@ export const DEFAULT_MAX_DURATION_MS = 48 * 3_600_000;
  */
 export const STEP_DEPTH_BANDS = 10;
 /**
- * The deepest first step, loop unit: the actuator is held low until the value is this far past
+ * The deepest first step, loop unit (°C; loop-autotune.ts scales it for other quantities): the actuator is held low until the value is this far past
  * the setpoint, however noisy the sensor. A fridge at 4 °C with a probe of σ 0.5 would otherwise
  * wait for 19.6 °C with its compressor off (10 bands of 1.56).
  */
@@ -170,6 +174,9 @@ export interface AutotuneMemory {
   cyclesNeeded: number;
   /** Given by the options, else set when the relay starts (STEP_DEPTH_BANDS × hysteresis). */
   stepDepth?: number;
+  /** The caps of the band and of the first step (absent in a memory from before: the defaults). */
+  maxHysteresis?: number;
+  maxStepDepth?: number;
   highLevel: number;
   lowLevel: number;
   /** The plant is assumed at rest with this level when the record starts. */
@@ -262,6 +269,8 @@ export function startAutotune(
       minHysteresis: options.minHysteresis ?? 0.05,
       cyclesNeeded: options.cycles ?? CYCLES_NEEDED,
       ...(options.stepDepth === undefined ? {} : { stepDepth: options.stepDepth }),
+      maxHysteresis: options.maxHysteresis ?? MAX_HYSTERESIS,
+      maxStepDepth: options.maxStepDepth ?? MAX_STEP_DEPTH,
       highLevel,
       lowLevel,
       initialLevel: currentLevel,
@@ -456,17 +465,19 @@ function endNoisePhase(memory: AutotuneMemory, nowMs: number): AutotuneMemory {
   if (memory.samples.length < NOISE_READINGS) return memory;
   const noise = estimateNoise(autotuneExperiment(memory).samples);
   const hysteresis = Math.max(3 * noise.sigma, noise.quantum, memory.minHysteresis);
-  if (hysteresis > MAX_HYSTERESIS) {
+  const maxHysteresis = memory.maxHysteresis ?? MAX_HYSTERESIS;
+  if (hysteresis > maxHysteresis) {
     return abortAutotune(
       memory,
-      `the sensor is too noisy for an autotune: σ ${round(noise.sigma)} (steps of ${round(noise.quantum)}) needs a relay band of ±${round(hysteresis)}, at most ±${MAX_HYSTERESIS}`,
+      `the sensor is too noisy for an autotune: σ ${round(noise.sigma)} (steps of ${round(noise.quantum)}) needs a relay band of ±${round(hysteresis)}, at most ±${round(maxHysteresis)}`,
       nowMs,
     );
   }
   const value = memory.samples[memory.samples.length - 1]![1];
   // The relay starts towards the setpoint: below it a heater goes to high at once (the first
   // cycle starts now), above it to low. A continuous actuator held in between always moves.
-  const stepDepth = memory.stepDepth ?? Math.min(STEP_DEPTH_BANDS * hysteresis, MAX_STEP_DEPTH);
+  const stepDepth =
+    memory.stepDepth ?? Math.min(STEP_DEPTH_BANDS * hysteresis, memory.maxStepDepth ?? MAX_STEP_DEPTH);
   const past = pushesUp(memory) ? value < memory.setpoint - stepDepth : value > memory.setpoint + stepDepth;
   // A regulating relay waits for its turn first (relayStep): it stays low.
   const level = past && memory.turn === undefined ? memory.highLevel : memory.lowLevel;
@@ -492,7 +503,7 @@ function relayStep(memory: AutotuneMemory, value: number, nowMs: number): Autotu
   const reach = firstHigh ? Math.max(h, memory.stepDepth ?? h) : h;
   const crossed =
     (rising ? value > memory.setpoint + reach : value < memory.setpoint - reach) &&
-    (!firstHigh || turned(memory, value, reach));
+    (!firstHigh || turned(memory));
   if (crossed) {
     const level = high ? memory.lowLevel : memory.highLevel;
     const switched = noteAppliedLevel({ ...memory, level }, level, nowMs);
@@ -600,13 +611,16 @@ function watchTurn(memory: AutotuneMemory, value: number): AutotuneMemory {
   return { ...memory, turn: { ...turn, fitFromMs: memory.lastReadingAtMs! - memory.startedAtMs } };
 }
 
-/** A regulating relay's first switch to high: the value has turned and gone `depth` past its extreme. */
-function turned(memory: AutotuneMemory, value: number, depth: number): boolean {
+/**
+ * A regulating relay's first switch to high waits until the value has turned (TURN_BANDS bands
+ * past its extreme since the start: from there the input is known). The step's depth is then the
+ * setpoint's condition (`reach`, at most MAX_STEP_DEPTH past the setpoint), never a depth counted
+ * from the extreme: a fridge already far above its setpoint would otherwise stay off until it is
+ * that much warmer still.
+ */
+function turned(memory: AutotuneMemory): boolean {
   const turn = memory.turn;
-  if (turn === undefined) return true;
-  if (turn.fitFromMs === undefined || turn.extreme === undefined) return false;
-  const sign = pushesUp(memory) ? 1 : -1;
-  return sign * (turn.extreme - value) >= depth;
+  return turn === undefined || turn.fitFromMs !== undefined;
 }
 
 /** The switches since the relay phase began (the noise phase's are the plant's input only). */

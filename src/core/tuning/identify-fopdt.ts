@@ -1,3 +1,4 @@
+import { jackknifeError, leastSquares } from './least-squares.js';
 import type { OscillationAnalysis } from './relay-analysis.js';
 import type { RelayExperiment } from './relay-experiment.js';
 
@@ -193,38 +194,4 @@ function fitLinear(
     sse += (values[i]! - predicted) ** 2;
   }
   return { timeConstantS, deadTimeS, ambient: coefficients[0]!, gain: coefficients[1]!, sse };
-}
-
-/** Solves the normal equations (2 or 3 unknowns) by Gaussian elimination with partial pivoting. */
-function leastSquares(rows: readonly number[][], values: readonly number[]): number[] {
-  const n = rows[0]?.length ?? 0;
-  const a = Array.from({ length: n }, () => new Array<number>(n + 1).fill(0));
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) a[i]![j]! += row[i]! * row[j]!;
-      a[i]![n]! += row[i]! * values[r]!;
-    }
-  }
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
-    [a[col], a[pivot]] = [a[pivot]!, a[col]!];
-    const p = a[col]![col]!;
-    if (Math.abs(p) < 1e-300) return new Array<number>(n).fill(Number.NaN);
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
-      const factor = a[r]![col]! / p;
-      for (let c = col; c <= n; c++) a[r]![c]! -= factor * a[col]![c]!;
-    }
-  }
-  return a.map((row, i) => row[n]! / row[i]!);
-}
-
-function jackknifeError(estimates: readonly number[]): number {
-  const n = estimates.length;
-  if (n < 2) return Number.NaN;
-  const mean = estimates.reduce((s, v) => s + v, 0) / n;
-  const sumSquares = estimates.reduce((s, v) => s + (v - mean) ** 2, 0);
-  return Math.sqrt(((n - 1) / n) * sumSquares);
 }

@@ -1,4 +1,5 @@
 import { type FopdtIdentification, identifyFopdt } from './identify-fopdt.js';
+import { jackknifeError, solveNormal } from './least-squares.js';
 import type { OscillationAnalysis } from './relay-analysis.js';
 import type { RelayExperiment } from './relay-experiment.js';
 
@@ -250,31 +251,4 @@ function fitModel(
   // Σ(y − A − K z)² expanded with the normal equations' solution.
   const sse = Math.max(0, syy - ambient * sy - gain * szy);
   return { tau1S, tau2S, theta0S, gain, ambient, sse };
-}
-
-/** Solves normal equations [XᵀX | Xᵀy] (up to 4 unknowns) by elimination with partial pivoting. */
-function solveNormal(augmented: readonly number[][]): number[] {
-  const n = augmented.length;
-  const a = augmented.map((r) => [...r]);
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
-    [a[col], a[pivot]] = [a[pivot]!, a[col]!];
-    const p = a[col]![col]!;
-    if (Math.abs(p) < 1e-300) return new Array<number>(n).fill(Number.NaN);
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
-      const factor = a[r]![col]! / p;
-      for (let c = col; c <= n; c++) a[r]![c]! -= factor * a[col]![c]!;
-    }
-  }
-  return a.map((row, i) => row[n]! / row[i]!);
-}
-
-function jackknifeError(estimates: readonly number[]): number {
-  const n = estimates.length;
-  if (n < 2) return Number.NaN;
-  const mean = estimates.reduce((s, v) => s + v, 0) / n;
-  const sumSquares = estimates.reduce((s, v) => s + (v - mean) ** 2, 0);
-  return Math.sqrt(((n - 1) / n) * sumSquares);
 }

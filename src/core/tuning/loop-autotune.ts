@@ -7,6 +7,8 @@ import {
   type AutotuneOptions,
   abortAutotune,
   isActive,
+  MAX_HYSTERESIS,
+  MAX_STEP_DEPTH,
   noteAppliedLevel,
   requestAbort,
   startAutotune,
@@ -58,7 +60,7 @@ export function startLoopAutotune(
       // A loop that was regulating is not at rest: a relay ripples, a duty still moves.
       atRest: !memory.regulating,
     },
-    options,
+    { ...swingCaps(spec), ...options },
     nowMs,
   );
   if (!started.ok) return started;
@@ -139,4 +141,22 @@ export function settleAutotune(
   const actuator = autotune.side === 'raise' ? spec.raise : spec.lower;
   const level = actuator === undefined ? 0 : (cycle.levels[actuator.id] ?? 0);
   return noteAppliedLevel(autotune, level, nowMs);
+}
+
+/**
+ * The widest band and deepest first step a run may use, in the loop's unit: the defaults are
+ * for °C; a humidity sensor is noisier in %RH (a DHT22's σ is about 0.3 %RH) and a generic loop
+ * has its own unit, so its caps are shares of its plausible range.
+ */
+function swingCaps(spec: LoopSpec): Pick<AutotuneOptions, 'maxHysteresis' | 'maxStepDepth'> {
+  switch (spec.quantity) {
+    case 'temperature':
+      return { maxHysteresis: MAX_HYSTERESIS, maxStepDepth: MAX_STEP_DEPTH };
+    case 'humidity':
+      return { maxHysteresis: 3 * MAX_HYSTERESIS, maxStepDepth: 3 * MAX_STEP_DEPTH };
+    case 'generic': {
+      const span = spec.plausibleMax - spec.plausibleMin;
+      return { maxHysteresis: 0.02 * span, maxStepDepth: 0.05 * span };
+    }
+  }
 }

@@ -112,20 +112,34 @@ export function setpointWeightFor(model: SimcModel, gains: { kp: number; tiS: nu
 /**
  * Overshoot of a unit setpoint step of the model (FOPDT, or FOPDT with its second lag split
  * out again) under pidStep's law without limits: P = kp(b·r − y), I = kp/ti ∫e, D = −kp·td·ẏf,
- * ẏf filtered with Tf = td. Euler at 1/200 of the fastest time constant, 30 (τ + θ) long.
+ * ẏf filtered with Tf = td. Steps of 1/200 of the fastest time constant, 30 (τ + θ) long, but at
+ * most MAX_OVERSHOOT_STEPS: it runs inside a loop's cycle, and a fit with a tiny dead time on a
+ * slow plant (θ 0.5 s, τ 20,000 s) asked for 10⁸ steps, seconds with every loop frozen. The lags
+ * advance by their exact first-order factor (1 − e^(−dt/T)), stable at any step.
  */
+export const MAX_OVERSHOOT_STEPS = 200_000;
+
 export function nominalOvershoot(
   model: SimcModel,
   gains: { kp: number; tiS: number; tdS: number },
   setpointWeight: number,
 ): number {
   const gain = Math.abs(model.gain);
-  const lagS = model.secondLagS !== undefined && model.secondLagS > 0 ? model.secondLagS : 0;
+  // The half rule put half the lag into θ: a lag over 2θ is not one the model can hold.
+  const lagS =
+    model.secondLagS !== undefined && model.secondLagS > 0
+      ? Math.min(model.secondLagS, 2 * model.deadTimeS)
+      : 0;
   const slowS = model.timeConstantS - lagS / 2;
   const deadS = model.deadTimeS - lagS / 2;
   const fastest = Math.min(slowS, lagS > 0 ? lagS : slowS, deadS > 0 ? deadS : slowS, gains.tdS || slowS);
-  const dtS = fastest / 200;
-  const steps = Math.ceil((30 * (model.timeConstantS + model.deadTimeS)) / dtS);
+  const horizonS = 30 * (model.timeConstantS + model.deadTimeS);
+  const dtS = Math.max(fastest / 200, horizonS / MAX_OVERSHOOT_STEPS);
+  const steps = Math.ceil(horizonS / dtS);
+  const follow = (timeS: number) => 1 - Math.exp(-dtS / timeS);
+  const filterFactor = gains.tdS > 0 ? follow(gains.tdS) : 0;
+  const slowFactor = follow(slowS);
+  const lagFactor = lagS > 0 ? follow(lagS) : 1;
   const delay = Math.round(deadS / dtS);
   const past = new Float64Array(delay + 1);
   let x = 0;
@@ -139,7 +153,7 @@ export function nominalOvershoot(
     if (gains.tdS > 0) {
       // Filtered derivative of y (Tf = td), as pid.ts's default filter.
       const slope = (y - last) / dtS;
-      filtered += (dtS / gains.tdS) * (slope - filtered);
+      filtered += filterFactor * (slope - filtered);
       d = -gains.kp * gains.tdS * filtered;
     }
     last = y;
@@ -147,8 +161,8 @@ export function nominalOvershoot(
     if (gains.tiS > 0) integral += ((gains.kp * dtS) / gains.tiS) * (1 - y);
     past[i % (delay + 1)] = u;
     const delayed = i >= delay ? past[(i - delay) % (delay + 1)]! : 0;
-    x += (dtS / slowS) * (gain * delayed - x);
-    y = lagS > 0 ? y + (dtS / lagS) * (x - y) : x;
+    x += slowFactor * (gain * delayed - x);
+    y += lagFactor * (x - y);
     if (y > peak) peak = y;
   }
   return Math.max(0, peak - 1);

@@ -274,3 +274,58 @@ describe('a noisy sensor never makes a deep or wide swing', () => {
     assert.equal(depth, MAX_STEP_DEPTH);
   });
 });
+
+describe('a regulating start far from the setpoint holds the actuator low only until the value turns', () => {
+  // A fridge in cool mode at 4 °C, still at 10 °C with its compressor at full (a warm load):
+  // the run holds the compressor off to see the plant turn, then must start it again soon, not
+  // once the fridge is a further step depth warmer (the turn is TURN_BANDS bands, ≤ 3 °C).
+  test('given a fridge at 10 °C (setpoint 4), then the compressor is back on within 3 bands of the start', () => {
+    const setpoint = 4;
+    const startC = 10;
+    const started = startAutotune(
+      {
+        mode: 'cool',
+        setpoint,
+        controller: 'pid',
+        actuators: { lower: 'relay' },
+        currentLevel: 1,
+        atRest: false,
+      },
+      {},
+      T0,
+    );
+    assert.ok(started.ok);
+    let memory = started.memory;
+    let trueC = startC;
+    let peakC = startC;
+    const applied: number[] = [];
+    let level = 1;
+    let seed = 7;
+    const noise = () => {
+      seed = (seed * 16_807) % 2_147_483_647;
+      return (seed / 2_147_483_647 - 0.5) * 0.3;
+    };
+    for (let tS = 0; tS < 4 * 3600; tS += 10) {
+      applied.push(level);
+      const delayed = applied.length > 6 ? applied[applied.length - 7]! : 1; // θ 60 s
+      trueC += (10 / 1800) * (20 - 20 * delayed - trueC); // ambient 20 °C, K −20 at full compressor
+      const atMs = T0 + tS * 1000;
+      const step = stepAutotune(
+        memory,
+        { reading: { value: trueC + noise(), atMs }, mode: 'cool', setpoint },
+        atMs,
+      );
+      memory = step.memory;
+      level = step.level ?? 0;
+      if (memory.phase === 'relay' && level === 1) break;
+      peakC = Math.max(peakC, trueC);
+      assert.ok(memory.phase === 'noise' || memory.phase === 'relay', `ended: ${memory.abortReason}`);
+    }
+    assert.equal(level, 1, 'the compressor was switched on again');
+    const band = memory.hysteresis!;
+    assert.ok(
+      peakC - startC <= 3 * band + 0.3,
+      `warmed ${(peakC - startC).toFixed(2)} °C with a band of ${band.toFixed(2)}`,
+    );
+  });
+});

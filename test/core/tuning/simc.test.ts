@@ -114,3 +114,24 @@ describe('second lag kept as derivative (SIMC PID, ISA form)', () => {
     assert.deepEqual(simcGains({ ...model, secondLagS: 0 }), simcGains(model));
   });
 });
+
+describe('extreme fits still give usable gains (the rule runs inside a loop cycle)', () => {
+  const cases = [
+    {
+      name: 'a tiny dead time on a slow plant (θ 0.5 s, τ 20,000 s)',
+      model: { gain: 20, timeConstantS: 20_000, deadTimeS: 0.5 },
+    },
+    {
+      name: 'a second lag longer than twice the dead time',
+      model: { gain: 20, timeConstantS: 600, deadTimeS: 60, secondLagS: 200 },
+    },
+  ];
+  for (const { name, model } of cases) {
+    test(`${name}: finite kp, Ti ≥ 0, b within 0..1`, () => {
+      const gains = simcGains(model);
+      assert.ok(Number.isFinite(gains.kp) && gains.kp > 0, `kp ${gains.kp}`);
+      assert.ok(Number.isFinite(gains.tiS) && gains.tiS >= 0, `tiS ${gains.tiS}`);
+      assert.ok(gains.setpointWeight >= 0 && gains.setpointWeight <= 1, `b ${gains.setpointWeight}`);
+    });
+  }
+});
