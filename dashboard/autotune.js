@@ -197,10 +197,12 @@ function resultLines(r, unit) {
     `θ ${pm(r.deadTimeS, se.deadTimeS)} s`,
   ];
   if (typeof r.rmsResidual === 'number') model.push(`rms residual ${sig(r.rmsResidual)} ${unit}`);
-  const out = [model, [`Gains: kp ${sig(r.kp)}`, `Ti ${sig(r.tiS)} s`, `Td ${sig(r.tdS)} s`]];
-  if (typeof r.band === 'number') {
-    const relay = [`Relay: duty band ±${sig(r.band)} ${unit}`];
-    if (typeof r.windowS === 'number') relay.push(`or a ${sig(r.windowS)} s window`);
+  const gains = [`Gains: kp ${sig(r.kp)}`, `Ti ${sig(r.tiS)} s`, `Td ${sig(r.tdS)} s`];
+  if (typeof r.setpointWeight === 'number') gains.push(`setpoint weight ${sig(r.setpointWeight)}`);
+  const out = [model, gains];
+  if (typeof r.windowS === 'number') {
+    const relay = [`Relay: a ${sig(r.windowS)} s window`];
+    if (typeof r.band === 'number') relay.push(`or a duty band ±${sig(r.band)} ${unit}`);
     out.push(relay);
   }
   return out;

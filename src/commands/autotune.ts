@@ -329,15 +329,18 @@ export function resultLines(run: AutotuneView, unit: string): string[] {
   const residual =
     typeof r.rmsResidual === 'number' ? `; rms residual ${significant(r.rmsResidual)} ${unit}` : '';
   const closed = typeof r.closedLoopS === 'number' ? ` (SIMC, τc ${significant(r.closedLoopS)} s)` : '';
+  const weight =
+    typeof r.setpointWeight === 'number' ? `, setpoint weight ${significant(r.setpointWeight)}` : '';
   const lines = [
     `autotune done: ${run.cycles ?? '?'} cycles${took === undefined ? '' : ` in ${duration(took)}`}`,
     `model: gain ${plusMinus(r.gain, se?.gain)} ${unit} at full output, τ ${plusMinus(r.timeConstantS, se?.timeConstantS)} s, θ ${plusMinus(r.deadTimeS, se?.deadTimeS)} s${ambient}${residual}`,
-    `gains: kp ${significant(r.kp)}, tiS ${significant(r.tiS)}, tdS ${significant(r.tdS)}${closed}`,
+    `gains: kp ${significant(r.kp)}, tiS ${significant(r.tiS)}, tdS ${significant(r.tdS)}${weight}${closed}`,
   ];
-  if (typeof r.band === 'number') {
-    const window =
-      typeof r.windowS === 'number' ? `, or a time-proportioning window of ${significant(r.windowS)} s` : '';
-    lines.push(`suggested relay modulation: a duty band of ±${significant(r.band)} ${unit}${window}`);
+  if (typeof r.windowS === 'number') {
+    const band = typeof r.band === 'number' ? ` (or a duty band of ±${significant(r.band)} ${unit})` : '';
+    lines.push(
+      `suggested relay modulation: a time-proportioning window of ${significant(r.windowS)} s${band}`,
+    );
   }
   return lines;
 }

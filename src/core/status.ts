@@ -45,7 +45,9 @@ export interface AutotuneStatus extends AutotuneProgress {
     tiS: number;
     tdS: number;
     closedLoopS: number;
-    /** Suggested relay modulation: duty band (loop unit) or time-proportioning window, s. */
+    /** Setpoint weight b from the model (SIMC's gains with a setpoint step within 2 % overshoot). */
+    setpointWeight?: number;
+    /** Suggested relay modulation: a time-proportioning window, s; or a duty band (loop unit). */
     band: number;
     windowS: number;
   };

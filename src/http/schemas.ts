@@ -64,9 +64,13 @@ export const autotuneView = z
         kp: z.number(),
         tiS: z.number(),
         tdS: z.number(),
+        setpointWeight: z
+          .number()
+          .optional()
+          .describe('Setpoint weight b (P = kp·(b·r − y)): keeps a setpoint step within 2 % overshoot'),
         closedLoopS: z.number(),
-        band: z.number().describe('Suggested relay duty band, loop unit'),
-        windowS: z.number().describe('Or a time-proportioning window, s'),
+        band: z.number().describe('The alternative for a relay: a duty band, loop unit'),
+        windowS: z.number().describe('Suggested for a relay: a time-proportioning window, s'),
       })
       .optional()
       .describe('Once done: the identified model (null: an unknown standard error) and the gains from it'),

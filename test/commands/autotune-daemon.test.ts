@@ -61,7 +61,10 @@ test('given the demo node, when autotune room runs to the end, then the result i
     out[done + 1]!,
     /^ {2}model: gain [\d.]+ ± [\d.]+ °C at full output, τ \d+ ± [\d.]+ s, θ [\d.]+ ± [\d.]+ s/,
   );
-  assert.match(out[done + 2]!, /^ {2}gains: kp [\d.]+, tiS [\d.]+, tdS 0 \(SIMC, τc [\d.]+ s\)$/);
+  assert.match(
+    out[done + 2]!,
+    /^ {2}gains: kp [\d.]+, tiS [\d.]+, tdS 0, setpoint weight [\d.]+ \(SIMC, τc [\d.]+ s\)$/,
+  );
   assert.equal(
     out.at(-1),
     'room: stored as tuning version 1, not applied: accept it with homeostat tuning room latest',

@@ -159,7 +159,7 @@ describe('homeostat autotune LOOP, following the run', () => {
       'room: autotune done: 3 cycles in 72 min',
       '  model: gain 20.1 ± 0.81 °C at full output, τ 612 ± 30.6 s, θ 61.2 ± 4.04 s, ambient 10.2 °C; rms residual 0.0412 °C',
       '  gains: kp 0.245, tiS 612, tdS 0 (SIMC, τc 61.2 s)',
-      '  suggested relay modulation: a duty band of ±0.3 °C, or a time-proportioning window of 120 s',
+      '  suggested relay modulation: a time-proportioning window of 120 s (or a duty band of ±0.3 °C)',
       'room: stored as tuning version 3, not applied: accept it with homeostat tuning room latest',
     ]);
     const posts = server.requests.filter((r) => r.method === 'POST');

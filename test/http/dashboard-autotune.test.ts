@@ -281,7 +281,7 @@ else
       assert.deepEqual(await role('fermenter', 'autotune-result-text').locator('p').allTextContents(), [
         'Model: gain -19.8 ± 0.72 °C at full output · τ 3540 ± 151 s · θ 62.3 ± 4.1 s · rms residual 0.038 °C',
         'Gains: kp 0.0724 · Ti 3540 s · Td 0 s',
-        'Relay: duty band ±0.25 °C · or a 62 s window',
+        'Relay: a 62 s window · or a duty band ±0.25 °C',
       ]);
       assert.equal(await role('fermenter', 'autotune-progress').textContent(), 'Done: 3 cycles in 74 min');
       assert.equal(await role('fermenter', 'tuning-accept').textContent(), 'Accept (version 2)');
