@@ -59,7 +59,7 @@ const WEIGHTS = [
   [
     'second-order with its second lag (SIMC PID)',
     { gain: 20, timeConstantS: 675, deadTimeS: 105, secondLagS: 150 },
-    0.85,
+    0.8,
   ],
   ['kettle (θ > τ): b = 0 still overshoots 2.1 %', { gain: 80, timeConstantS: 90, deadTimeS: 120 }, 0.45],
 ] as const;
