@@ -19,6 +19,7 @@ import {
   assertFiniteSetpoint,
   type ChangeSource,
   type ConfigLoop,
+  type DesiredRecord,
   type LoopDesiredRow,
   type StoredEvent,
   sha256,
@@ -181,29 +182,9 @@ export class DesiredStore {
     requestId?: string,
   ): { changed: boolean; generation: number } {
     if (change.setpoint !== undefined) assertFiniteSetpoint(loop, change.setpoint);
-    let written: ReturnType<typeof setDesiredInTransaction>;
-    try {
-      written = this.observe(
-        'setDesired',
-        () =>
-          this.db
-            .transaction(() => {
-              const result = setDesiredInTransaction(this.stmt, this.nowMs, {
-                loop,
-                change,
-                source,
-                requestId,
-              });
-              return { ...result, live: result.committed && withTuning(this.stmt, result.committed) };
-            })
-            .immediate(),
-        ({ live }) => {
-          if (live) this.live.set(loop, live);
-        },
-      );
-    } catch (error) {
-      throw refusedChange(error, this.db.name);
-    }
+    const written = this.commitLoopChange('setDesired', loop, () =>
+      setDesiredInTransaction(this.stmt, this.nowMs, { loop, change, source, requestId }),
+    );
     return { changed: written.changed, generation: written.generation };
   }
 
@@ -222,22 +203,10 @@ export class DesiredStore {
     const { requestedAtMs } = reset;
     if (!Number.isFinite(requestedAtMs))
       throw new Error(`loop "${loop}": fault reset time must be a finite number, got ${requestedAtMs}`);
-    let committed: LoopDesiredRow;
-    try {
-      committed = this.observe(
-        'resetFault',
-        () =>
-          this.db
-            .transaction(() =>
-              withTuning(this.stmt, resetFaultInTransaction(this.stmt, this.nowMs, loop, reset)),
-            )
-            .immediate(),
-        (row) => this.live.set(loop, row),
-      );
-    } catch (error) {
-      throw refusedChange(error, this.db.name);
-    }
-    return { generation: committed.generation };
+    const { committed } = this.commitLoopChange('resetFault', loop, () => ({
+      committed: resetFaultInTransaction(this.stmt, this.nowMs, loop, reset),
+    }));
+    return { generation: committed!.generation };
   }
 
   /**
@@ -262,31 +231,18 @@ export class DesiredStore {
       throw new TuningError(
         `loop "${loop}": tuning source must be "autotune" or "manual", got ${String(source)}`,
       );
-    let written: { version: number; live: LoopDesiredRow };
-    try {
-      written = this.observe(
-        'recordTuning',
-        () =>
-          this.db
-            .transaction(() => {
-              const { version, committed } = recordTuningInTransaction(this.stmt, this.nowMs, {
-                loop,
-                tuning,
-                source,
-                apply,
-                by: by ?? 'autotune',
-                requestId,
-              });
-              return { version, live: withTuning(this.stmt, committed) };
-            })
-            .immediate(),
-        ({ live }) => this.live.set(loop, live),
-      );
-    } catch (error) {
-      throw refusedChange(error, this.db.name);
-    }
+    const written = this.commitLoopChange('recordTuning', loop, () =>
+      recordTuningInTransaction(this.stmt, this.nowMs, {
+        loop,
+        tuning,
+        source,
+        apply,
+        by: by ?? 'autotune',
+        requestId,
+      }),
+    );
     return apply
-      ? { version: written.version, generation: written.live.generation }
+      ? { version: written.version, generation: written.committed!.generation }
       : { version: written.version };
   }
 
@@ -304,29 +260,9 @@ export class DesiredStore {
     source: ChangeSource,
     requestId?: string,
   ): { changed: boolean; generation: number } {
-    let written: { changed: boolean; generation: number; live?: LoopDesiredRow };
-    try {
-      written = this.observe(
-        'applyTuning',
-        () =>
-          this.db
-            .transaction(() => {
-              const result = applyTuningInTransaction(this.stmt, this.nowMs, {
-                loop,
-                version,
-                by: source,
-                requestId,
-              });
-              return { ...result, live: result.committed && withTuning(this.stmt, result.committed) };
-            })
-            .immediate(),
-        ({ live }) => {
-          if (live) this.live.set(loop, live);
-        },
-      );
-    } catch (error) {
-      throw refusedChange(error, this.db.name);
-    }
+    const written = this.commitLoopChange('applyTuning', loop, () =>
+      applyTuningInTransaction(this.stmt, this.nowMs, { loop, version, by: source, requestId }),
+    );
     return { changed: written.changed, generation: written.generation };
   }
 
@@ -356,22 +292,10 @@ export class DesiredStore {
       throw new TuningError(
         `loop "${loop}": autotune request time must be a finite number, got ${requestedAtMs}`,
       );
-    let committed: LoopDesiredRow;
-    try {
-      committed = this.observe(
-        'requestAutotune',
-        () =>
-          this.db
-            .transaction(() =>
-              withTuning(this.stmt, requestAutotuneInTransaction(this.stmt, this.nowMs, loop, request)),
-            )
-            .immediate(),
-        (row) => this.live.set(loop, row),
-      );
-    } catch (error) {
-      throw refusedChange(error, this.db.name);
-    }
-    return { generation: committed.generation };
+    const { committed } = this.commitLoopChange('requestAutotune', loop, () => ({
+      committed: requestAutotuneInTransaction(this.stmt, this.nowMs, loop, request),
+    }));
+    return { generation: committed!.generation };
   }
 
   /**
@@ -555,6 +479,36 @@ export class DesiredStore {
    * outcome in memory, so a listener reading desired state sees the change it is told about.
    * When it throws (rolled back), they are dropped.
    */
+  /**
+   * One runtime change of one loop's desired state: `work` runs in an immediate transaction and
+   * returns the row it committed (absent: it changed nothing); once committed, that row (with the
+   * tuning in force) is what `desired(loop)` answers. A database that refuses it throws
+   * refusedChange, and memory keeps the state before.
+   */
+  private commitLoopChange<T extends { committed?: DesiredRecord }>(
+    operation: string,
+    loop: string,
+    work: () => T,
+  ): Omit<T, 'committed'> & { committed: LoopDesiredRow | undefined } {
+    try {
+      return this.observe(
+        operation,
+        () =>
+          this.db
+            .transaction(() => {
+              const result = work();
+              return { ...result, committed: result.committed && withTuning(this.stmt, result.committed) };
+            })
+            .immediate(),
+        ({ committed }) => {
+          if (committed) this.live.set(loop, committed);
+        },
+      );
+    } catch (error) {
+      throw refusedChange(error, this.db.name);
+    }
+  }
+
   private observe<T>(operation: string, run: () => T, afterCommit?: (result: T) => void): T {
     const { written } = this.stmt;
     written.length = 0;
