@@ -13,10 +13,7 @@ const REFUSAL_STATUS: Record<string, number> = {
  * the same rules (strict, never clamped), stored before the answer, source `http`.
  */
 export function setLoop(deps: ApiDeps, loop: string, body: Buffer): { status: number; body: CommandResult } {
-  return answer(
-    loop,
-    deps.submit({ loop, kind: 'json', payload: body, source: 'http', receivedAtMs: deps.nowMs() }),
-  );
+  return submitted(deps, loop, 'json', body);
 }
 
 /**
@@ -30,10 +27,7 @@ export function resetFault(
 ): { status: number; body: CommandResult } {
   const empty = body.toString('utf8').replace(/\s/g, '');
   const payload = empty === '' || empty === '{}' ? new Uint8Array(0) : body;
-  return answer(
-    loop,
-    deps.submit({ loop, kind: 'faultReset', payload, source: 'http', receivedAtMs: deps.nowMs() }),
-  );
+  return submitted(deps, loop, 'faultReset', payload);
 }
 
 /**
@@ -46,10 +40,7 @@ export function requestAutotune(
   loop: string,
   body: Buffer,
 ): { status: number; body: CommandResult } {
-  return answer(
-    loop,
-    deps.submit({ loop, kind: 'autotune', payload: body, source: 'http', receivedAtMs: deps.nowMs() }),
-  );
+  return submitted(deps, loop, 'autotune', body);
 }
 
 /**
@@ -61,10 +52,17 @@ export function applyTuning(
   loop: string,
   body: Buffer,
 ): { status: number; body: CommandResult } {
-  return answer(
-    loop,
-    deps.submit({ loop, kind: 'tuning', payload: body, source: 'http', receivedAtMs: deps.nowMs() }),
-  );
+  return submitted(deps, loop, 'tuning', body);
+}
+
+/** A write through the command path every source shares (source `http`), and its HTTP answer. */
+function submitted(
+  deps: ApiDeps,
+  loop: string,
+  kind: Parameters<ApiDeps['submit']>[0]['kind'],
+  payload: Uint8Array,
+): { status: number; body: CommandResult } {
+  return answer(loop, deps.submit({ loop, kind, payload, source: 'http', receivedAtMs: deps.nowMs() }));
 }
 
 function answer(loop: string, { known, outcome, generation, refusal, changed }: ApiCommandAnswer) {
