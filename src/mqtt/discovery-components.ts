@@ -19,10 +19,10 @@ import type { Topics } from './topics.js';
 /** One component and the key it is published under (after the loop's unique-id prefix). */
 type KeyedComponent = [key: string, component: DiscoveryComponent];
 
-/** An entity's identity: platform, display name, unique id and entity id. */
+/** An entity's identity: platform, display name (null: the device's name), unique id and entity id. */
 interface EntityBase {
   p: Platform;
-  name: string;
+  name: string | null;
   uniq_id: string;
   def_ent_id: string;
 }
@@ -34,7 +34,20 @@ interface LoopContext {
   topics: Topics;
   /** The retained `<loop>/state` topic every entity reads. */
   state: string;
-  entity: (platform: Platform, key: string, name: string, suffix: string | undefined) => EntityBase;
+  entity: (platform: Platform, key: string, name: string | null, suffix: string | undefined) => EntityBase;
+  /**
+   * An entity's display name from its short name ('temperature', 'reset fault'). HA prefixes the
+   * device's name itself (MQTT entities have has_entity_name, entity.py), so a loop that is the
+   * whole device (`standalone`) gets the short name capitalised, and null for its main entity
+   * (the device's name); a loop among several keeps its own name in front to tell them apart.
+   */
+  name: (short: string | null) => string | null;
+}
+
+/** How a loop's entities are named (see LoopContext.name). */
+export interface LoopNaming {
+  /** The node has this loop only, or the loop's name is the node's name: no loop-name prefix. */
+  standalone: boolean;
 }
 
 /** Every component of one loop, keyed by unique id. */
@@ -43,9 +56,11 @@ export function loopComponents(
   loopId: string,
   loop: LoopConfig,
   topics: Topics,
+  naming: LoopNaming,
 ): Record<string, DiscoveryComponent> {
   const uid = loopUniqueId(nodeId, loopId);
   const context: LoopContext = {
+    name: (short) => entityName(loop.name, short, naming),
     loopId,
     loop,
     topics,
@@ -79,31 +94,93 @@ function loopUniqueId(nodeId: string, loopId: string): string {
   return `homeostat_${nodeId}_${loopId}`;
 }
 
+function entityName(loopName: string, short: string | null, naming: LoopNaming): string | null {
+  if (naming.standalone) return short === null ? null : short.charAt(0).toUpperCase() + short.slice(1);
+  return short === null ? loopName : `${loopName} ${short}`;
+}
+
 /** Entity ids allow only [a-z0-9_]: a node id's `-` becomes `_`. */
 function entityId(platform: Platform, nodeId: string, loopId: string, suffix?: string): string {
   const object = `homeostat_${nodeId.replace(/-/g, '_')}_${loopId}${suffix ? `_${suffix}` : ''}`;
   return `${platform}.${object}`;
 }
 
-/** The main entity: what a person adjusts. */
+/**
+ * The main entity: what a person adjusts. A climate or humidifier entity only when Home
+ * Assistant can show the loop exactly (a temperature unit it knows, whole-percent humidity
+ * bounds inside the limits); otherwise the number and select of a generic loop, which carry the
+ * loop's own unit and limits as they are. Never a climate in the wrong unit.
+ */
 function mainComponents(context: LoopContext): KeyedComponent[] {
-  const { loop, entity } = context;
-  if (loop.quantity === 'temperature') {
-    return [['climate', climate(context, entity('climate', 'climate', loop.name, undefined))]];
+  const { loop, entity, name } = context;
+  const temperatureUnit = climateTemperatureUnit(loop.unit);
+  if (loop.quantity === 'temperature' && temperatureUnit) {
+    return [
+      ['climate', climate(context, entity('climate', 'climate', name(null), undefined), temperatureUnit)],
+    ];
   }
-  if (loop.quantity === 'humidity') {
-    return [['humidifier', humidifier(context, entity('humidifier', 'humidifier', loop.name, undefined))]];
+  const bounds = humidifierBounds(loop);
+  if (loop.quantity === 'humidity' && bounds) {
+    return [
+      ['humidifier', humidifier(context, entity('humidifier', 'humidifier', name(null), undefined), bounds)],
+    ];
   }
-  // No HA entity fits a generic quantity: a number for the setpoint, a select for the mode.
+  // No HA entity fits (a generic quantity, or one HA cannot show): a number for the setpoint, a select for the mode.
   return genericControls(context);
 }
 
-function genericControls({ loopId, loop, topics, state, entity }: LoopContext): KeyedComponent[] {
+/**
+ * The climate entity's `temperature_unit`: HA's schema accepts only C or F
+ * (config_validation.temperature_unit), so °C → C, °F → F and anything else (K, a misspelling)
+ * has no climate entity. Without the key HA would assume its own system unit, which is how a
+ * K loop showed 293 °C.
+ */
+export function climateTemperatureUnit(unit: string): 'C' | 'F' | undefined {
+  if (unit === '°C') return 'C';
+  if (unit === '°F') return 'F';
+  return undefined;
+}
+
+/** Display precisions HA's MQTT climate accepts (climate.py: PRECISION_TENTHS, _HALVES, _WHOLE). */
+const CLIMATE_PRECISIONS = [1, 0.5, 0.1] as const;
+
+/**
+ * The climate `precision` for a setpoint step: the coarsest HA precision of which the step is a
+ * whole multiple, so every setpoint on the step's grid shows exactly (0.1 → 0.1, 0.5 → 0.5,
+ * 1 or 2 → 1), and current values are not shown finer than the loop is set. A step no HA
+ * precision divides (0.25, 0.05) gets 0.1, the finest HA has: the smallest display error.
+ * Without it HA picks tenths in °C and whole degrees in °F (ClimateEntity.precision).
+ */
+export function climatePrecision(step: number): 0.1 | 0.5 | 1 {
+  for (const precision of CLIMATE_PRECISIONS) {
+    const multiple = step / precision;
+    if (Math.abs(multiple - Math.round(multiple)) < 1e-9 && Math.round(multiple) >= 1) return precision;
+  }
+  return 0.1;
+}
+
+/**
+ * The humidifier's min/max humidity, or undefined when the entity cannot represent the loop.
+ * HA rounds every target humidity it receives to a whole percent (Python round, half to even)
+ * and drops one outside min..max (humidifier.py, _target_humidity_received), and its UI sends
+ * whole percents. So the bounds are the limits rounded inward, ceil(min) and floor(max): every
+ * value HA sends lies within the limits homeostat accepts. HA also requires
+ * 0 <= min < max <= 100 (valid_humidity_range_configuration); limits with fewer than two whole
+ * percents inside (40.2..40.8), or a unit other than %, get the generic number instead.
+ */
+export function humidifierBounds(loop: LoopConfig): { min: number; max: number } | undefined {
+  if (loop.unit !== '%') return undefined;
+  const min = Math.max(0, Math.ceil(loop.limits.min));
+  const max = Math.min(100, Math.floor(loop.limits.max));
+  return min < max ? { min, max } : undefined;
+}
+
+function genericControls({ loopId, loop, topics, state, entity, name }: LoopContext): KeyedComponent[] {
   return [
     [
       'setpoint',
       {
-        ...entity('number', 'setpoint', `${loop.name} setpoint`, 'setpoint'),
+        ...entity('number', 'setpoint', name('setpoint'), 'setpoint'),
         cmd_t: topics.loopSetpointSet(loopId),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.setpoint,
@@ -118,7 +195,7 @@ function genericControls({ loopId, loop, topics, state, entity }: LoopContext): 
     [
       'mode',
       {
-        ...entity('select', 'mode', `${loop.name} mode`, 'mode'),
+        ...entity('select', 'mode', name('mode'), 'mode'),
         cmd_t: topics.loopModeSet(loopId),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.mode,
@@ -130,13 +207,13 @@ function genericControls({ loopId, loop, topics, state, entity }: LoopContext): 
 }
 
 /** The measured value and the output (a diagnostic, in signed percent). */
-function sensors({ loop, state, entity }: LoopContext): KeyedComponent[] {
+function sensors({ loop, state, entity, name }: LoopContext): KeyedComponent[] {
   const measured = MEASURED[loop.quantity];
   return [
     [
       measured.key,
       {
-        ...entity('sensor', measured.key, `${loop.name} ${measured.key}`, measured.key),
+        ...entity('sensor', measured.key, name(measured.name), measured.key),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.measured,
         stat_cla: 'measurement',
@@ -149,7 +226,7 @@ function sensors({ loop, state, entity }: LoopContext): KeyedComponent[] {
     [
       'output',
       {
-        ...entity('sensor', 'output', `${loop.name} output`, 'output'),
+        ...entity('sensor', 'output', name('output'), 'output'),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.outputPercent,
         stat_cla: 'measurement',
@@ -161,12 +238,12 @@ function sensors({ loop, state, entity }: LoopContext): KeyedComponent[] {
 }
 
 /** The loop's problems: faulted, and storage unusable. */
-function binarySensors({ loop, state, entity }: LoopContext): KeyedComponent[] {
+function binarySensors({ state, entity, name }: LoopContext): KeyedComponent[] {
   return [
     [
       'fault',
       {
-        ...entity('binary_sensor', 'fault', `${loop.name} fault`, 'fault'),
+        ...entity('binary_sensor', 'fault', name('fault'), 'fault'),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.faulted,
         dev_cla: 'problem',
@@ -176,7 +253,7 @@ function binarySensors({ loop, state, entity }: LoopContext): KeyedComponent[] {
     [
       'storage',
       {
-        ...entity('binary_sensor', 'storage', `${loop.name} storage problem`, 'storage'),
+        ...entity('binary_sensor', 'storage', name('storage problem'), 'storage'),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.storageProblem,
         dev_cla: 'problem',
@@ -186,11 +263,11 @@ function binarySensors({ loop, state, entity }: LoopContext): KeyedComponent[] {
   ];
 }
 
-function faultResetButton({ loopId, loop, topics, entity }: LoopContext): KeyedComponent {
+function faultResetButton({ loopId, topics, entity, name }: LoopContext): KeyedComponent {
   return [
     'fault_reset',
     {
-      ...entity('button', 'fault_reset', `${loop.name} reset fault`, 'fault_reset'),
+      ...entity('button', 'fault_reset', name('reset fault'), 'fault_reset'),
       cmd_t: topics.loopFaultReset(loopId),
       pl_prs: 'reset',
       ent_cat: 'config',
@@ -205,11 +282,11 @@ function faultResetButton({ loopId, loop, topics, entity }: LoopContext): KeyedC
  * `<loop>/result`), one that cancels it, one that accepts the newest stored tuning (`latest`),
  * and a sensor with the phase (`idle` before any run) and the whole run as attributes.
  */
-function autotuneComponents({ loopId, loop, topics, state, entity }: LoopContext): KeyedComponent[] {
-  const button = (key: string, name: string, topic: string, payload: string): KeyedComponent => [
+function autotuneComponents({ loopId, topics, state, entity, name }: LoopContext): KeyedComponent[] {
+  const button = (key: string, short: string, topic: string, payload: string): KeyedComponent => [
     key,
     {
-      ...entity('button', key, `${loop.name} ${name}`, key),
+      ...entity('button', key, name(short), key),
       cmd_t: topic,
       pl_prs: payload,
       ent_cat: 'config',
@@ -223,7 +300,7 @@ function autotuneComponents({ loopId, loop, topics, state, entity }: LoopContext
     [
       'autotune_status',
       {
-        ...entity('sensor', 'autotune_status', `${loop.name} autotune status`, 'autotune_status'),
+        ...entity('sensor', 'autotune_status', name('autotune status'), 'autotune_status'),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.autotunePhase,
         json_attr_t: state,
@@ -234,18 +311,34 @@ function autotuneComponents({ loopId, loop, topics, state, entity }: LoopContext
   ];
 }
 
-/** The measured-value sensor per quantity; device_class only with a unit HA accepts for it. */
-const MEASURED: Record<LoopConfig['quantity'], { key: string; deviceClass?: string; units: string[] }> = {
-  temperature: { key: 'temperature', deviceClass: 'temperature', units: ['°C', '°F', 'K'] },
-  humidity: { key: 'humidity', deviceClass: 'humidity', units: ['%'] },
-  generic: { key: 'measured', units: [] },
+/**
+ * The measured-value sensor per quantity; device_class only with a unit HA accepts for it
+ * (sensor/const.py DEVICE_CLASS_UNITS: temperature °C, °F, K; humidity %), so a misspelt unit
+ * is shown as it is rather than converted as a temperature.
+ */
+const MEASURED: Record<
+  LoopConfig['quantity'],
+  { key: string; name: string; deviceClass?: string; units: string[] }
+> = {
+  temperature: {
+    key: 'temperature',
+    name: 'temperature',
+    deviceClass: 'temperature',
+    units: ['°C', '°F', 'K'],
+  },
+  humidity: { key: 'humidity', name: 'humidity', deviceClass: 'humidity', units: ['%'] },
+  generic: { key: 'measured', name: 'measured value', units: [] },
 };
 
 function unit(loop: LoopConfig): { unit_of_meas?: string } {
   return loop.unit ? { unit_of_meas: loop.unit } : {};
 }
 
-function climate({ loopId, loop, topics, state }: LoopContext, base: EntityBase): DiscoveryComponent {
+function climate(
+  { loopId, loop, topics, state }: LoopContext,
+  base: EntityBase,
+  temperatureUnit: 'C' | 'F',
+): DiscoveryComponent {
   return {
     ...base,
     modes: allowedModes(loop).map((mode) => CLIMATE_MODE[mode] ?? mode),
@@ -261,20 +354,24 @@ function climate({ loopId, loop, topics, state }: LoopContext, base: EntityBase)
     act_tpl: STATE_TEMPLATES.climateAction,
     min_temp: loop.limits.min,
     max_temp: loop.limits.max,
+    // The UI's +/- step is the loop's step (HA's default is 1.0); precision is how values show.
     temp_step: loop.step,
-    temp_unit: loop.unit === '°F' ? 'F' : 'C',
-    // Retained commands would be replayed on every reconnect and undo later changes.
+    precision: climatePrecision(loop.step),
+    temp_unit: temperatureUnit,
+    // HA's default is retain false already (config.py DEFAULT_RETAIN); stated because a
+    // retained command would be replayed on every reconnect and undo later changes.
     ret: false,
   };
 }
 
-function humidifier({ loopId, loop, topics, state }: LoopContext, base: EntityBase): DiscoveryComponent {
+function humidifier(
+  { loopId, loop, topics, state }: LoopContext,
+  base: EntityBase,
+  bounds: { min: number; max: number },
+): DiscoveryComponent {
   const activeModes = allowedModes(loop).filter((mode) => mode !== 'off');
   // Turning the entity on restores the file's mode, or the mode using every actuator.
   const onMode = loop.mode !== 'off' ? loop.mode : defaultMode(loop);
-  // HA bounds: 0 <= min < max <= 100 (whole percent in older versions).
-  const minHumidity = clamp(Math.ceil(loop.limits.min), 0, 99);
-  const maxHumidity = clamp(Math.floor(loop.limits.max), minHumidity + 1, 100);
   return {
     ...base,
     dev_cla: loop.raise === undefined ? 'dehumidifier' : 'humidifier',
@@ -286,13 +383,14 @@ function humidifier({ loopId, loop, topics, state }: LoopContext, base: EntityBa
     stat_val_tpl: STATE_TEMPLATES.humidifierState(onMode),
     hum_cmd_t: topics.loopSetpointSet(loopId),
     hum_stat_t: state,
-    hum_state_tpl: STATE_TEMPLATES.setpoint,
-    current_humidity_topic: state,
-    current_humidity_template: STATE_TEMPLATES.measured,
+    // The setpoint as the whole percent HA keeps, within the bounds (see humidifierBounds).
+    hum_state_tpl: STATE_TEMPLATES.targetHumidity(bounds.min, bounds.max),
+    curr_hum_t: state,
+    curr_hum_tpl: STATE_TEMPLATES.measured,
     act_t: state,
     act_tpl: STATE_TEMPLATES.humidifierAction,
-    min_hum: minHumidity,
-    max_hum: maxHumidity,
+    min_hum: bounds.min,
+    max_hum: bounds.max,
     // With both actuators the user also picks humidify, dehumidify or auto.
     ...(activeModes.length > 1
       ? {
@@ -302,11 +400,8 @@ function humidifier({ loopId, loop, topics, state }: LoopContext, base: EntityBa
           mode_stat_tpl: STATE_TEMPLATES.humidifierMode,
         }
       : {}),
-    // The humidifier platform retains commands by default; retained commands would be replayed.
+    // HA's default is retain false already (config.py DEFAULT_RETAIN); stated because a
+    // retained command would be replayed on every reconnect and undo later changes.
     ret: false,
   };
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, value));
 }

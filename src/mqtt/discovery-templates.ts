@@ -22,12 +22,24 @@ export const HUMIDIFIER_ACTIONS = ['off', 'humidifying', 'drying', 'idle'] as co
  * Value templates over the retained `<loop>/state` JSON. They read `mode`, `setpoint`,
  * `measured` (number or null/absent), `output` (−1..1), `action`, `conditions` (a list of
  * `{type, status}`) and `autotune` (an object with `phase`, absent when the loop never ran
- * one): the status publisher must keep those names. `'None'` is HA's payload for
- * "unknown" (sensors, climate current temperature and action, humidifier mode), so a missing
- * reading shows as unknown rather than as a stale number.
+ * one): the status publisher must keep those names. `'None'` is HA's payload for "unknown"
+ * (const.py PAYLOAD_NONE; the humidifier's payload_reset_humidity and payload_reset_mode
+ * default to it too): sensors, climate current temperature, target and action, humidifier
+ * state, current and target humidity and mode reset to unknown on it, so a missing reading
+ * shows as unknown rather than as a stale number. The humidifier's action is the exception:
+ * HA ignores 'None' there (the last action stays).
  */
 export const STATE_TEMPLATES = {
   setpoint: '{{ value_json.setpoint }}',
+  /**
+   * The humidifier's target: HA rounds it to a whole percent and drops one outside its
+   * min..max (humidifier.py), so a 30.5 % setpoint under a 31 % minimum would leave HA showing
+   * a stale target. Rendered here as the nearest whole percent within the announced bounds
+   * (HA shows whole percents anyway); 'None' (unknown) without a number.
+   */
+  targetHumidity: (min: number, max: number) =>
+    `{{ ([[value_json.setpoint | round(0) | int, ${min}] | max, ${max}] | min) ` +
+    "if value_json.setpoint is number else 'None' }}",
   mode: '{{ value_json.mode }}',
   measured: "{{ value_json.measured if value_json.measured is number else 'None' }}",
   /** Signed percent: positive raises, negative lowers. */

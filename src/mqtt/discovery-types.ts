@@ -11,7 +11,10 @@ export interface DiscoveryPayload {
   o: { name: string; sw: string; url?: string };
   /** Shared availability: every entity goes unavailable with the node's last will. */
   avty_t: string;
-  /** Shared QoS: commands from HA arrive at least once (they are absolute, so duplicates are harmless). */
+  /**
+   * Root QoS, kept for HA versions that apply it; HA up to 2026.5 does not pass it on to the
+   * components, which carry their own (discovery-components.ts).
+   */
   qos: 1;
   cmps: Record<string, DiscoveryComponent>;
 }

@@ -13,7 +13,8 @@
  * payload" and "Supported abbreviations"; checked against home-assistant/core
  * homeassistant/components/mqtt/discovery.py and abbreviations.py):
  * - `dev` and `o` are required at the root of a device payload; `o.name` is required.
- *   Shared root options (availability, qos…) are inherited by every component.
+ *   The shared availability at the root is inherited by every component; the root `qos` is
+ *   not passed on (up to 2026.5), so every component carries its own (discovery-components.ts).
  * - Each component needs `p` (platform) and, for entities, `uniq_id`.
  * - Abbreviations are expanded at the root, in `dev`, in `o` and inside every component.
  * - `default_entity_id` (`def_ent_id`, a full entity id such as `climate.x`) replaces the
@@ -22,8 +23,12 @@
  * - One component is removed by republishing the device payload with that component reduced
  *   to its platform only (`{"p": "sensor"}`), then once more without it.
  *
- * Keys: the documented abbreviation where one exists, the full name otherwise (temp_step,
- * current_humidity_topic, …); test/mqtt/discovery.test.ts checks every key against the docs.
+ * - Entities have has_entity_name (entity.py): HA shows "<device name> <entity name>", and
+ *   `name: null` is the device's name alone (see LoopNaming).
+ *
+ * Keys: the documented abbreviation where one exists (abbreviations.py), the full name
+ * otherwise (temp_step, precision, …); test/mqtt/discovery-keys.test.ts checks every key and
+ * the required ones against HA's platform schemas.
  *
  * Pure: no clock, no IO. The payload's types are in discovery-types.ts, the value templates in
  * discovery-templates.ts, each loop's components in discovery-components.ts and the reconcile in
@@ -35,6 +40,12 @@ import { loopComponents } from './discovery-components.js';
 import type { DiscoveryComponent, DiscoveryMessage, DiscoveryOptions } from './discovery-types.js';
 import { assertPlainTopic, topicsFor } from './topics.js';
 
+export {
+  climatePrecision,
+  climateTemperatureUnit,
+  humidifierBounds,
+  type LoopNaming,
+} from './discovery-components.js';
 export { type DiscoveryDiff, type DiscoveryPublish, discoveryDiff } from './discovery-diff.js';
 export {
   CLIMATE_ACTIONS,
@@ -56,6 +67,10 @@ export function homeAssistantStatusTopic(prefix: string): string {
   return `${prefix}/status`;
 }
 
+function sameName(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
 /** `<prefix>/device/<nodeId>/config`. */
 export function discoveryTopic(prefix: string, nodeId: string): string {
   assertPlainTopic('discovery prefix', prefix);
@@ -67,8 +82,11 @@ export function discoveryPayload(config: Config, opts: DiscoveryOptions): Discov
   const nodeId = config.node.id;
   const topics = topicsFor(opts.baseTopic, nodeId);
   const cmps: Record<string, DiscoveryComponent> = {};
-  for (const [loopId, loop] of Object.entries(config.loops)) {
-    Object.assign(cmps, loopComponents(nodeId, loopId, loop, topics));
+  const loops = Object.entries(config.loops);
+  for (const [loopId, loop] of loops) {
+    // A loop that is the whole device needs no loop name in front of its entities' names.
+    const standalone = loops.length === 1 || sameName(loop.name, config.node.name);
+    Object.assign(cmps, loopComponents(nodeId, loopId, loop, topics, { standalone }));
   }
   return {
     topic: discoveryTopic(opts.prefix, nodeId),

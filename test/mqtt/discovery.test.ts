@@ -27,6 +27,8 @@ const ABBREVIATIONS: Record<string, string> = {
   avty_t: 'availability_topic',
   cmd_t: 'command_topic',
   cmps: 'components',
+  curr_hum_t: 'current_humidity_topic',
+  curr_hum_tpl: 'current_humidity_template',
   curr_temp_t: 'current_temperature_topic',
   curr_temp_tpl: 'current_temperature_template',
   def_ent_id: 'default_entity_id',
@@ -113,6 +115,7 @@ const PLATFORM_KEYS: Record<string, string[]> = {
     'mode_state_template',
     'mode_state_topic',
     'modes',
+    'precision',
     'retain',
     'temp_step',
     'temperature_command_topic',
@@ -328,6 +331,7 @@ describe('discoveryPayload: one device, one component per entity', () => {
       min_temp: 5,
       max_temp: 30,
       temp_step: 0.5,
+      precision: 0.5,
       temp_unit: 'C',
       ret: false,
       qos: 1,
@@ -478,7 +482,7 @@ describe('humidity loops: a humidifier entity', () => {
     const cmp = component(payload, 'homeostat_pi-1_air_humidifier');
     assert.deepEqual(cmp, {
       p: 'humidifier',
-      name: 'air',
+      name: null, // the only loop: the entity is the device (named Cellar in HA)
       uniq_id: 'homeostat_pi-1_air_humidifier',
       def_ent_id: 'humidifier.homeostat_pi_1_air',
       dev_cla: 'humidifier',
@@ -489,14 +493,14 @@ describe('humidity loops: a humidifier entity', () => {
       stat_val_tpl: "{{ 'off' if value_json.mode == 'off' else 'humidify' }}",
       hum_cmd_t: 'homeostat/pi-1/air/setpoint/set',
       hum_stat_t: 'homeostat/pi-1/air/state',
-      hum_state_tpl: '{{ value_json.setpoint }}',
-      current_humidity_topic: 'homeostat/pi-1/air/state',
-      current_humidity_template: STATE_TEMPLATES.measured,
+      hum_state_tpl: STATE_TEMPLATES.targetHumidity(31, 80),
+      curr_hum_t: 'homeostat/pi-1/air/state',
+      curr_hum_tpl: STATE_TEMPLATES.measured,
       act_t: 'homeostat/pi-1/air/state',
       act_tpl: STATE_TEMPLATES.humidifierAction,
       min_hum: 31, // limits 30.5..80: HA takes whole percent within them
       max_hum: 80,
-      ret: false, // the humidifier platform defaults to retained commands
+      ret: false, // HA's default too (DEFAULT_RETAIN); stated so no HA version can retain commands
       qos: 1,
     });
     const sensor = component(payload, 'homeostat_pi-1_air_humidity');
@@ -524,30 +528,36 @@ describe('humidity loops: a humidifier entity', () => {
     assert.equal(cmp.pl_on, 'dehumidify');
   });
 
-  test('humidity bounds stay within HA rules (0 <= min < max <= 100) whatever the limits', () => {
-    const table: [limits: [number, number], bounds: [number, number]][] = [
+  test('humidity bounds: the limits rounded inward, within HA rules (0 <= min < max <= 100); else a number', () => {
+    const table: [limits: [number, number], bounds: [number, number] | 'number'][] = [
       [
         [30, 80],
         [30, 80],
+      ],
+      [
+        [30.5, 80.5],
+        [31, 80],
       ],
       [
         [-10, 120],
         [0, 100],
       ],
-      [
-        [99.5, 100],
-        [99, 100],
-      ],
-      [
-        [40.2, 40.8],
-        [41, 42],
-      ],
+      // Fewer than two whole percents inside the limits: HA's humidifier cannot show them.
+      [[99.5, 100], 'number'],
+      [[40.2, 40.8], 'number'],
     ];
     for (const [[min, max], bounds] of table) {
       const config = makeConfig(
         `  air: { quantity: humidity, sensor: rh, raise: fogger, setpoint: ${(min + max) / 2}, limits: { min: ${min}, max: ${max} }, controller: { type: pid, kp: 0.1 } }`,
       );
-      const cmp = component(discoveryPayload(config, options).payload, 'homeostat_pi-1_air_humidifier');
+      const { payload } = discoveryPayload(config, options);
+      if (bounds === 'number') {
+        assert.equal(payload.cmps['homeostat_pi-1_air_humidifier'], undefined, `limits ${min}..${max}`);
+        const number = component(payload, 'homeostat_pi-1_air_setpoint');
+        assert.deepEqual([number.min, number.max, number.unit_of_meas], [min, max, '%']);
+        continue;
+      }
+      const cmp = component(payload, 'homeostat_pi-1_air_humidifier');
       assert.deepEqual([cmp.min_hum, cmp.max_hum], bounds, `limits ${min}..${max}`);
     }
   });
