@@ -202,7 +202,28 @@ if (jsonOnly) {
   const plants = PLANTS.map((p) => ({ ...p, tuning: simcTuning(p) }));
   const controllers = CONTROLLERS.map(({ id, note, actuators }) => ({ id, note, actuators }));
   process.stdout.write(
-    `${JSON.stringify({ versions, settings, plants, scenarios: BENCH_SCENARIOS, controllers, results, targets, windowSweep, actStep, feedforward: { disturbance: feedforward.disturbance, steps: feedforward.steps }, autotune: { rows: autotune.rows, spread: autotune.spread, targets: autotune.targets } }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        versions,
+        settings,
+        plants,
+        scenarios: BENCH_SCENARIOS,
+        controllers,
+        results,
+        targets,
+        windowSweep,
+        actStep,
+        feedforward: { disturbance: feedforward.disturbance, steps: feedforward.steps },
+        autotune: {
+          rows: autotune.rows,
+          spread: autotune.spread,
+          targets: autotune.targets,
+          equalConstraint: autotune.equalConstraint,
+        },
+      },
+      null,
+      2,
+    )}\n`,
   );
 } else {
   const out: string[] = [];
@@ -259,7 +280,12 @@ if (jsonOnly) {
       windowSweep,
       actStep,
       feedforward: { disturbance: feedforward.disturbance, steps: feedforward.steps },
-      autotune: { rows: autotune.rows, spread: autotune.spread, targets: autotune.targets },
+      autotune: {
+        rows: autotune.rows,
+        spread: autotune.spread,
+        targets: autotune.targets,
+        equalConstraint: autotune.equalConstraint,
+      },
     }),
   );
   process.stdout.write(`${out.join('\n')}\n`);

@@ -21,6 +21,11 @@ export interface SimPlant {
   /** What the sensor reads at `atMs`: noise, then quantisation. */
   read(atMs: number): number;
   setLevel(level: number, atMs: number): void;
+  /**
+   * A load on the plant in output fractions (an ambient step of `load`·K through the plant's
+   * own dynamics; negative: a loss the output must make up), 0 at the start.
+   */
+  setLoad(load: number, atMs: number): void;
 }
 
 /** The level that holds `setpoint` at steady state. */
@@ -36,6 +41,9 @@ export function simPlant(plant: TestPlant, level: number, seed: number): SimPlan
     T0_MS,
   );
   fopdt.addInput('actuator', plant.gain, level);
+  // Two load inputs: the plant's levels are 0..1, a load either sign.
+  fopdt.addInput('load+', plant.gain, 0);
+  fopdt.addInput('load-', -plant.gain, 0);
   let current = level;
   const valueAt = secondLag(fopdt, plant.secondLagS, initial);
   return {
@@ -46,6 +54,11 @@ export function simPlant(plant: TestPlant, level: number, seed: number): SimPlan
       current = next;
       valueAt(atMs); // the second lag is integrated up to the switch first (time only goes on)
       fopdt.setInput('actuator', next, atMs);
+    },
+    setLoad: (load, atMs) => {
+      valueAt(atMs);
+      fopdt.setInput('load+', Math.max(load, 0), atMs);
+      fopdt.setInput('load-', Math.max(-load, 0), atMs);
     },
   };
 }

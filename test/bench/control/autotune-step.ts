@@ -39,6 +39,11 @@ export interface StepSetup {
   windowS?: number;
   seed: number;
   stepC: number;
+  /**
+   * A load step at the step time instead of (or beside) the setpoint step, in output
+   * fractions (autotune-plant.ts setLoad; −0.1: a loss the output must raise 10 % to cover).
+   */
+  loadStep?: number;
   warmupS: number;
   horizonS: number;
   /** Settling band, °C. */
@@ -64,6 +69,8 @@ export interface StepRun {
    * has long settled: a relay's ripple (on a continuous actuator, the noise's trace).
    */
   ripplePpC: number;
+  /** Largest |setpoint − true value| after the step, °C (a load step's dip). */
+  peakDeviationC: number;
   trace: StepTrace;
 }
 
@@ -91,6 +98,7 @@ export function runStep(setup: StepSetup): StepRun {
   for (let s = 0; s <= endS; s++) {
     const atMs = T0_MS + s * 1000;
     const setpoint = s >= stepAtS ? spAfter : spBefore;
+    if (s === stepAtS && setup.loadStep !== undefined) sim.setLoad(setup.loadStep, atMs);
     const value = sim.valueAt(atMs);
     if (s % SAMPLE_S === 0) {
       lastMeasured = sim.read(atMs);
@@ -141,5 +149,7 @@ export function runStep(setup: StepSetup): StepRun {
     low = Math.min(low, values[i]!);
     high = Math.max(high, values[i]!);
   }
-  return { metrics, ripplePpC: high - low, trace };
+  let peakDeviationC = 0;
+  for (const value of values) peakDeviationC = Math.max(peakDeviationC, Math.abs(spAfter - value));
+  return { metrics, ripplePpC: high - low, peakDeviationC, trace };
 }

@@ -5,7 +5,10 @@
  * step with the autotuned SIMC gains (and setpoint weight b, simc.ts) beside SIMC on the true
  * parameters (b = 1, the target's reference, and with the same b rule) and the
  * relay-plus-Ziegler–Nichols tunings of ESPHome and Klipper (autotune-peers.ts). Writes one
- * step-response SVG per plant and summary.json into `outDir`.
+ * step-response SVG per plant and summary.json into `outDir`. Then, for the target "better IAE
+ * than relay + ZN", the same comparison under an equal constraint (autotune-constraint.ts): ZN's
+ * gains with the autotune's setpoint-weight rule, a load step for every tuning, and on the
+ * continuous rows every b for the autotune's gains (summary.json `equalConstraint`).
  *
  * Choices (printed with the report):
  * - Sensor: σ 0.05 °C, quantum 0.0625 °C, a reading every 5 s, one seed, in the tunes and the
@@ -34,12 +37,19 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AutotuneResult } from '../../../src/core/tuning/autotune.js';
 import { BUDGET_WINDOW_S } from '../../../src/core/tuning/modulation.js';
-import { simcGains } from '../../../src/core/tuning/simc.js';
+import { type SimcModel, simcGains } from '../../../src/core/tuning/simc.js';
 import { driveAutotune } from '../../core/tuning/autotune-driver.js';
 import { TUNING_PLANTS } from '../../core/tuning/plants.js';
+import {
+  CONSTRAINT_TUNINGS,
+  type ConstraintRow,
+  type ConstraintTuning,
+  constraintRow,
+  LOAD_STEP,
+} from './autotune-constraint.js';
 import { esphomeTune, type IsaGains, klipperTune, type PeerTune } from './autotune-peers.js';
 import { NOISE_SIGMA_C, QUANTUM_C, SAMPLE_S } from './autotune-plant.js';
-import { RELAY_MIN_MS, runStep, type StepTrace } from './autotune-step.js';
+import { RELAY_MIN_MS, runStep, type StepSetup, type StepTrace } from './autotune-step.js';
 import type { RunMetrics } from './metrics.js';
 import { renderStepSvg, type StepPanel } from './step-svg.js';
 
@@ -136,6 +146,8 @@ export interface AutotuneBench {
   rows: AutotuneRow[];
   spread: SeedSpread[];
   targets: TargetLine[];
+  /** ZN held to the autotune's overshoot rule, and a load step (autotune-constraint.ts). */
+  equalConstraint: ConstraintRow[];
   text: string;
 }
 
@@ -143,6 +155,7 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
   const write = options.write ?? true;
   const rows: AutotuneRow[] = [];
+  const constraint: ConstraintRow[] = [];
   const svgs: { file: string; svg: string }[] = [];
   for (const plant of TUNING_PLANTS) {
     const trueModel = {
@@ -211,10 +224,8 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
       for (const modulation of variants) {
         const row: AutotuneRow = { ...base, modulation, steps: {} };
         const traces: Partial<Record<Tuning, StepTrace>> = {};
-        for (const tuning of TUNINGS) {
-          const g = gains[tuning];
-          if (g === undefined) continue;
-          const run = runStep({
+        const runWith = (g: IsaGains, extra: Partial<StepSetup> = {}) =>
+          runStep({
             plant,
             gains: g,
             actuator,
@@ -226,7 +237,12 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
             horizonS: Math.round(HORIZON_TIME_CONSTANTS * spanS),
             settlingBandC: SETTLING_BAND_C[actuator],
             preS: SAMPLE_S * Math.round((0.5 * spanS) / SAMPLE_S),
+            ...extra,
           });
+        for (const tuning of TUNINGS) {
+          const g = gains[tuning];
+          if (g === undefined) continue;
+          const run = runWith(g);
           row.steps[tuning] = {
             ...run.metrics,
             overshootPct: (100 * run.metrics.overshootC) / STEP_C,
@@ -245,6 +261,26 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
           };
         }
         rows.push(row);
+        if (modulation !== 'band') {
+          const model: SimcModel = result
+            ? { ...result.identification.model, secondLagS: secondLagOf(result.identification) }
+            : { ...trueModel, secondLagS: plant.secondLagS ?? 0 };
+          constraint.push(
+            constraintRow(
+              { plant: plant.id, actuator: actuatorLabel(row) },
+              model,
+              result ? 'identified' : 'true',
+              {
+                ...(result ? { autotune: result.gains } : {}),
+                esphome: esphome.gains,
+                klipper: klipper.gains,
+              },
+              runWith,
+              STEP_C,
+              actuator === 'continuous' ? TARGETS.overshootPctOfStep : undefined,
+            ),
+          );
+        }
         panels.push({
           title:
             modulation === null
@@ -285,14 +321,19 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
     for (const { file, svg } of svgs) writeFileSync(join(outDir, file), svg);
     writeFileSync(
       join(outDir, 'summary.json'),
-      `${JSON.stringify({ setup: setupFigures(), rows, spread, targets }, null, 2)}\n`,
+      `${JSON.stringify({ setup: setupFigures(), rows, spread, targets, equalConstraint: constraint }, null, 2)}\n`,
     );
   }
   return {
     rows,
     spread,
     targets,
-    text: formatReport(rows, spread, targets, write ? outDir : undefined, files),
+    equalConstraint: constraint,
+    text: [
+      formatReport(rows, spread, targets, write ? outDir : undefined, files),
+      '',
+      formatConstraint(constraint),
+    ].join('\n'),
   };
 }
 
@@ -353,6 +394,12 @@ function setupFigures() {
     relayMinOnOffMs: RELAY_MIN_MS,
     targets: TARGETS,
   };
+}
+
+/** The fitted second lag (the result holds the half rule's identification; its type, the FOPDT one). */
+function secondLagOf(identification: AutotuneResult['identification']): number {
+  const lagS = (identification as { secondLagS?: unknown }).secondLagS;
+  return typeof lagS === 'number' ? lagS : 0;
 }
 
 function round3(value: number): number {
@@ -638,4 +685,89 @@ function short(t: Tuning): string {
   return { simcTrue: 'simc', simcTrueWeighted: 'simc b', autotune: 'at', esphome: 'ESPH', klipper: 'Klip' }[
     t
   ];
+}
+
+const CONSTRAINT_SHORT: Record<ConstraintTuning, string> = {
+  autotune: 'at',
+  esphome: 'ESPH',
+  esphomeWeighted: 'ESPHw',
+  klipper: 'Klip',
+  klipperWeighted: 'Klipw',
+};
+
+/** The equal-constraint table: ZN with and without the autotune's b rule, step and load. */
+export function formatConstraint(rows: readonly ConstraintRow[]): string {
+  const others = CONSTRAINT_TUNINGS.filter((t) => t !== 'autotune');
+  return [
+    `### Equal constraint: ZN with the autotune's setpoint weight (b: nominal overshoot ≤ 1.5 % on the identified model), and a load step`,
+    ...table(
+      [
+        'plant',
+        'actuator',
+        ...CONSTRAINT_TUNINGS.flatMap((t) => {
+          const n = CONSTRAINT_SHORT[t];
+          return [`${n} b`, `${n} IAE`, 'ov %', 'load IAE', 'dip °C'];
+        }),
+        ...others.flatMap((t) => [`at/${CONSTRAINT_SHORT[t]}`, 'load']),
+      ],
+      rows.map((r) => [
+        r.plant,
+        r.actuator,
+        ...CONSTRAINT_TUNINGS.flatMap((t) => {
+          const f = r.tunings[t];
+          if (f === undefined) return ['—', '—', '—', '—', '—'];
+          return [
+            fmt(f.setpointWeight, 2),
+            fmt(f.stepIae, 0),
+            fmt(f.stepOvershootPct, 1),
+            fmt(f.loadIae, 0),
+            fmt(f.loadPeakC, 2),
+          ];
+        }),
+        ...others.flatMap((t) => [fmt(r.ratio[t]?.step, 2), fmt(r.ratio[t]?.load, 2)]),
+      ]),
+    ),
+    '',
+    `+${STEP_C} °C setpoint step as above (IAE °C·s, overshoot % of the step); load: an ambient step worth ${-LOAD_STEP * 100} % of full output`,
+    `(ΔT ambient = ${LOAD_STEP}·K, through the plant's dynamics) at a fixed setpoint, IAE over the same horizon and its largest dip.`,
+    "ESPHw, Klipw: the peer's ZN gains with b from simc.ts's rule on the autotune's identified model (ZN held to the autotune's overshoot;",
+    'where even b = 0 overshoots more than 1.5 % nominally, the rule keeps the largest b within 0.25 % of b = 0, so ZN still overshoots:',
+    "its overshoot is in the loop itself, not in the setpoint path). b does not enter the load path: their load columns are plain ZN's.",
+    "at/X: the autotune's IAE over X's (< 1: the autotune better).",
+    '',
+    `Any setpoint weight for the autotune's gains, tried on the plant (b = 0 … 1.5, continuous rows; hindsight no rule on the model has):`,
+    ...table(
+      [
+        'plant',
+        'actuator',
+        'rule b',
+        'IAE',
+        'ov %',
+        `best b (ov ≤ ${TARGETS.overshootPctOfStep} %)`,
+        'IAE',
+        'ov %',
+        'best ZN IAE',
+        'best b / ZN',
+      ],
+      rows
+        .filter((r) => r.bestWeight !== undefined)
+        .map((r) => {
+          const at = r.tunings.autotune!;
+          const best = r.bestWeight!;
+          const zn = Math.min(r.tunings.esphome?.stepIae ?? Infinity, r.tunings.klipper?.stepIae ?? Infinity);
+          return [
+            r.plant,
+            r.actuator,
+            fmt(at.setpointWeight, 2),
+            fmt(at.stepIae, 0),
+            fmt(at.stepOvershootPct, 1),
+            fmt(best.setpointWeight, 2),
+            fmt(best.stepIae, 0),
+            fmt(best.stepOvershootPct, 1),
+            fmt(zn, 0),
+            fmt(best.stepIae / zn, 2),
+          ];
+        }),
+    ),
+  ].join('\n');
 }
