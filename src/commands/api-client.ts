@@ -146,6 +146,8 @@ export const storedTuningView = z.looseObject({
   source: z.string(),
   active: z.boolean(),
   gains: gainsView,
+  /** A loop with a heater and a cooler: the lower side's gains (absent: `gains` serve both). */
+  lowerGains: gainsView.optional(),
   model: tuningModelView.nullable().optional(),
   details: z.unknown().optional(),
 });

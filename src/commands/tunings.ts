@@ -48,6 +48,7 @@ export function fromDatabase(dbPath: string, loop: string): TuningsResponse {
       source: t.source,
       active: t.active,
       gains: { ...t.gains },
+      ...(t.lowerGains === undefined ? {} : { lowerGains: { ...t.lowerGains } }),
       ...(t.model ? { model: { ...t.model, standardError: { ...t.model.standardError } } } : {}),
       ...(t.details === undefined ? {} : { details: t.details }),
     }));
@@ -64,11 +65,12 @@ export function tuningTable(answer: TuningsResponse): string[] {
     `${t.active ? '*' : ' '} ${t.version}`,
     t.createdAt.slice(0, 16).replace('T', ' '),
     t.source,
-    significant(t.gains.kp),
-    `${significant(t.gains.tiS)} s`,
-    `${significant(t.gains.tdS)} s`,
+    sides(t, (g) => significant(g.kp)),
+    sides(t, (g) => `${significant(g.tiS)} s`),
+    sides(t, (g) => `${significant(g.tdS)} s`),
     modelText(t),
   ]);
+  const perSide = answer.tunings.some((t) => t.lowerGains !== undefined);
   rows.push([`${answer.active === 'config' ? '*' : ' '} config`, '', 'file', '', '', '', '']);
   const header = ['  version', 'created (UTC)', 'source', 'kp', 'tiS', 'tdS', 'model (gain, τ, θ)'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -81,7 +83,13 @@ export function tuningTable(answer: TuningsResponse): string[] {
     `${answer.loop}: ${answer.tunings.length} stored tuning(s); in force: ${inForce}`,
     line(header),
     ...rows.map(line),
+    ...(perSide ? ["a / b: the raise side's / the lower side's gains (heater / cooler)"] : []),
   ];
+}
+
+/** A gain of a tuning's one side, or `raise / lower` when it has the lower side's own. */
+function sides(t: StoredTuningView, cell: (gains: StoredTuningView['gains']) => string): string {
+  return t.lowerGains === undefined ? cell(t.gains) : `${cell(t.gains)} / ${cell(t.lowerGains)}`;
 }
 
 function modelText(t: StoredTuningView): string {

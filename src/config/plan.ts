@@ -105,12 +105,23 @@ export function loopSectionHash(config: Config, loopId: string): string {
   const section = {
     loop,
     sensor: withOldKeyNames('sensors', own(config.sensors, loop.sensor)),
-    raise:
-      loop.raise === undefined ? undefined : withOldKeyNames('actuators', own(config.actuators, loop.raise)),
-    lower:
-      loop.lower === undefined ? undefined : withOldKeyNames('actuators', own(config.actuators, loop.lower)),
+    raise: loop.raise === undefined ? undefined : hashedActuator(own(config.actuators, loop.raise)),
+    lower: loop.lower === undefined ? undefined : hashedActuator(own(config.actuators, loop.lower)),
   };
   return createHash('sha256').update(canonicalJson(section)).digest('hex');
+}
+
+/**
+ * An actuator section as hashed: under its old key names, without `modulationDefaulted` (a
+ * relay's note that its file chose no modulation, derived from what the file leaves out: hashing
+ * it would change every relay loop's hash stored before it existed).
+ */
+function hashedActuator(actuator: Config['actuators'][string] | undefined): unknown {
+  if (actuator === undefined || !('modulationDefaulted' in actuator)) {
+    return withOldKeyNames('actuators', actuator);
+  }
+  const { modulationDefaulted: _derived, ...written } = actuator;
+  return withOldKeyNames('actuators', written);
 }
 
 export { canonicalJson };
@@ -121,7 +132,7 @@ export { canonicalJson };
 /** What plan needs of a loop's stored desired state (DesiredStore.allDesired's rows). */
 export interface PlanTuningRow {
   loop: string;
-  tuning?: { version: number; gains: PlanGains };
+  tuning?: { version: number; gains: PlanGains; lowerGains?: PlanGains };
   lastTuningVersion?: number;
 }
 
@@ -129,6 +140,8 @@ interface PlanGains {
   kp: number;
   tiS: number;
   tdS: number;
+  /** A split-range loop's lower side (the file's `controller.lower`, a tuning's `lowerGains`). */
+  lower?: PlanGains;
 }
 
 /**
@@ -157,8 +170,9 @@ export function planTunings(
     else if (setAside)
       line =
         `tuning ${id}: config (${formatGains(fileGains)}): the file changes the gains, so version ` +
-        `${tuning.version} (${formatGains(tuning.gains)}) is set aside`;
-    else line = `tuning ${id}: version ${tuning.version} (${formatGains(tuning.gains)}), not the file's`;
+        `${tuning.version} (${formatGains(tuningGains(tuning))}) is set aside`;
+    else
+      line = `tuning ${id}: version ${tuning.version} (${formatGains(tuningGains(tuning))}), not the file's`;
     const latest = row?.lastTuningVersion;
     if (latest !== undefined && latest !== tuning?.version)
       line += `; version ${latest} proposed, not applied (homeostat tuning ${id} latest)`;
@@ -170,16 +184,29 @@ export function planTunings(
 function pidGains(config: Config, id: string): PlanGains | undefined {
   const controller = own(config.loops, id)?.controller;
   if (controller?.type !== 'pid') return undefined;
-  return { kp: controller.kp, tiS: controller.tiS, tdS: controller.tdS };
+  const { kp, tiS, tdS, lower } = controller;
+  return {
+    kp,
+    tiS,
+    tdS,
+    ...(lower === undefined ? {} : { lower: { kp: lower.kp, tiS: lower.tiS, tdS: lower.tdS } }),
+  };
+}
+
+function tuningGains(tuning: NonNullable<PlanTuningRow['tuning']>): PlanGains {
+  return tuning.lowerGains === undefined ? tuning.gains : { ...tuning.gains, lower: tuning.lowerGains };
 }
 
 function sameGains(a: PlanGains, b: PlanGains): boolean {
-  return a.kp === b.kp && a.tiS === b.tiS && a.tdS === b.tdS;
+  const same = (x: PlanGains, y: PlanGains) => x.kp === y.kp && x.tiS === y.tiS && x.tdS === y.tdS;
+  if (a.lower === undefined || b.lower === undefined) return same(a, b) && a.lower === b.lower;
+  return same(a, b) && same(a.lower, b.lower);
 }
 
-function formatGains({ kp, tiS, tdS }: PlanGains): string {
+function formatGains(gains: PlanGains): string {
   const round = (value: number) => Math.round(value * 1000) / 1000;
-  return `kp ${round(kp)}, tiS ${round(tiS)} s, tdS ${round(tdS)} s`;
+  const one = ({ kp, tiS, tdS }: PlanGains) => `kp ${round(kp)}, tiS ${round(tiS)} s, tdS ${round(tdS)} s`;
+  return gains.lower === undefined ? one(gains) : `raise ${one(gains)}; lower ${one(gains.lower)}`;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import type { DisturbanceSpec } from '../core/feedforward.js';
 import type { ActuatorSpec, LoopSpec } from '../core/loop-spec.js';
+import { defaultDerivativeFilterS } from '../core/pid.js';
 import type { Quantity } from '../core/types.js';
 import { LOOP_POLICY } from '../kinds/loop-policy.js';
 import { actuatorKindOf } from '../kinds/registry.js';
@@ -93,12 +94,28 @@ function controllerSpec(config: Config, loop: LoopConfig): LoopSpec['controller'
       derivativeFilterS: controller.derivativeFilterS,
       setpointWeight: controller.setpointWeight,
     },
+    ...(controller.lower && loop.raise && loop.lower ? { lowerPid: lowerPidSpec(controller.lower) } : {}),
     ...(controller.model ? { model: controller.model } : {}),
     ...(controller.model && controller.feedforward
       ? { disturbance: disturbanceSpec(config, loop, controller.feedforward) }
       : {}),
   };
 }
+
+/** The lower side's gains; its derivative filter defaults to its own tdS, like the raise side's. */
+function lowerPidSpec(
+  lower: NonNullable<PidLower>,
+): NonNullable<Extract<LoopSpec['controller'], { type: 'pid' }>['lowerPid']> {
+  return {
+    kp: lower.kp,
+    tiS: lower.tiS,
+    tdS: lower.tdS,
+    derivativeFilterS: defaultDerivativeFilterS(lower.tdS),
+    ...(lower.setpointWeight === undefined ? {} : { setpointWeight: lower.setpointWeight }),
+  };
+}
+
+type PidLower = Extract<LoopConfig['controller'], { type: 'pid' }>['lower'];
 
 /** The disturbance sensor of a PID's feedforward; stale after the sensor's own staleAfterS. */
 function disturbanceSpec(
@@ -116,8 +133,14 @@ function disturbanceSpec(
   };
 }
 
-/** The actuator's part of the loop spec, built by its kind (relay timing and band, or a level). */
+/**
+ * The actuator's part of the loop spec, built by its kind (relay timing and band, or a level).
+ * A relay's duty band scales with the kp of the side it serves (the lower side's own, if any).
+ */
 function actuatorSpec(id: string, actuator: ActuatorConfig, loop: LoopConfig): ActuatorSpec {
-  const pidKp = loop.controller.type === 'pid' ? loop.controller.kp : undefined;
+  const controller = loop.controller;
+  const lowerKp =
+    controller.type === 'pid' && id === loop.lower && loop.raise ? controller.lower?.kp : undefined;
+  const pidKp = controller.type === 'pid' ? (lowerKp ?? controller.kp) : undefined;
   return actuatorKindOf(actuator.kind).spec(id, actuator, { pidKp });
 }

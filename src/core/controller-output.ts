@@ -1,6 +1,6 @@
 import { absorbedFeedforward, type Feedforward, feedforward } from './feedforward.js';
 import { type HysteresisParams, hysteresisStep } from './hysteresis.js';
-import { directionsForMode, type LoopSpec } from './loop-spec.js';
+import { type ControllerSpec, directionsForMode, type LoopSpec } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 import { clamp } from './numbers.js';
 import {
@@ -48,7 +48,7 @@ export function controllerOutput(
     return { output, pid: memory.pid, hysteresisOn };
   }
   const params = {
-    ...controller.pid,
+    ...sideGains(controller, sideActing(spec, directions, desired, observed, measured, memory)),
     outputMin: directions.lower ? -1 : 0,
     outputMax: directions.raise ? 1 : 0,
     errorDeadband: spec.deadband,
@@ -77,6 +77,42 @@ export function controllerOutput(
   // A mode that narrows the range (heat_cool → heat) takes effect even without a new reading.
   const output = clamp(result.output, params.outputMin, params.outputMax);
   return { output, pid, hysteresisOn: memory.hysteresisOn };
+}
+
+/**
+ * The side whose actuator acts (or is about to): the only one the mode enables, else the sign of
+ * the PID's last output (of what the actuators really do when resuming, as resumedPidMemory
+ * starts from it), else at 0 the sign of the error. Decides the gains of a split-range loop
+ * with per-side gains; the switch where the output crosses 0 is bumpless (pidStep re-bases its
+ * integral on the new kp, td and b so the new gains reproduce the last output).
+ */
+export function sideActing(
+  spec: LoopSpec,
+  directions: Record<Direction, boolean>,
+  desired: Pick<LoopDesired, 'setpoint'>,
+  observed: LoopObserved,
+  measured: number,
+  memory: Pick<LoopMemory, 'regulating' | 'pid'>,
+): Direction {
+  if (!directions.lower) return 'raise';
+  if (!directions.raise) return 'lower';
+  const last = memory.regulating ? memory.pid.lastOutput : actualSignedOutput(spec, observed);
+  if (last < 0) return 'lower';
+  if (last > 0) return 'raise';
+  return desired.setpoint - measured < 0 ? 'lower' : 'raise';
+}
+
+/** The PID gains of `side`: the lower side's own when the spec has them, else `pid`'s. */
+function sideGains(
+  controller: Extract<ControllerSpec, { type: 'pid' }>,
+  side: Direction,
+): Omit<PidParams, 'outputMin' | 'outputMax' | 'errorDeadband'> {
+  const lower = controller.lowerPid;
+  if (side === 'raise' || lower === undefined) return controller.pid;
+  const { derivativeFilterS: _raiseFilter, trackingTimeS: _raiseTracking, ...shared } = controller.pid;
+  // A key present but undefined must not wipe the shared one (b absent: the raise side's).
+  const own = Object.fromEntries(Object.entries(lower).filter(([, value]) => value !== undefined));
+  return { ...shared, ...own } as typeof controller.pid;
 }
 
 const NO_FEEDFORWARD: Feedforward = { value: 0, disturbance: undefined };

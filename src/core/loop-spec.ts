@@ -26,6 +26,12 @@ export interface ActuatorSpec {
    */
   band?: Pick<DutyBandParams, 'halfBand'>;
   /**
+   * Relays only: the file chose no modulation (neither `modulation` nor `windowS`), so the band
+   * above is only the default; a tuning's suggested modulation may replace it
+   * (runtime/tuning-modulation.ts). Absent: the file's choice, kept.
+   */
+  modulationDefaulted?: true;
+  /**
    * Longest time continuously above 0, ms; reaching it latches a fault (safety-monitors.ts).
    * Only for actuators whose safe level is 0. Default: none.
    */
@@ -42,12 +48,23 @@ export type ControllerSpec =
       type: 'pid';
       /** Tuning; the output range follows from the mode (heater 0..1, cooler −1..0, both −1..1). */
       pid: Omit<PidParams, 'outputMin' | 'outputMax' | 'errorDeadband'>;
+      /**
+       * Split range only: the lower side's gains (a cooler is another plant than the heater: a
+       * fridge and a heat mat differ 10× in gain). The PID runs with them while the lower side
+       * acts (controller-output.ts: sideGains); the rest of `pid` (maxGapS) serves both. Absent:
+       * `pid` serves both sides.
+       */
+      lowerPid?: LowerPidParams;
       /** Optional static plant model for feedforward (feedforward.ts). */
       model?: PlantModel;
       /** Optional disturbance sensor whose reading feeds forward through `model` (needs it). */
       disturbance?: DisturbanceSpec;
     }
   | { type: 'hysteresis'; hysteresis: HysteresisParams };
+
+/** The lower side's gains (ControllerSpec 'pid'): b absent takes `pid`'s; filter and tracking their defaults. */
+export type LowerPidParams = Pick<PidParams, 'kp' | 'tiS' | 'tdS'> &
+  Partial<Pick<PidParams, 'setpointWeight' | 'derivativeFilterS' | 'trackingTimeS'>>;
 
 /** Everything static about a loop: what it measures, drives and how. Pure data. */
 export interface LoopSpec {

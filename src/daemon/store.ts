@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import type { LoopMemory } from '../core/loop-state.js';
 import type { LoopStatus } from '../core/status.js';
 import { redactConfigText } from '../redact.js';
-import type { DesiredStore } from '../store/desired-store.js';
+import type { ConfigLoop, DesiredStore } from '../store/desired-store.js';
 import type { EventFeed } from '../store/event-feed.js';
 import type { StorageHealth } from '../store/health.js';
 import type { StateStore } from '../store/state-store.js';
@@ -52,9 +52,7 @@ export function applyConfig(store: DaemonStore, config: Config, text: string) {
         mode: loop.mode,
         sectionHash: loopSectionHash(config, id),
         // A file that changes a PID's gains sets an applied tuning aside (newer intent wins).
-        ...(loop.controller.type === 'pid'
-          ? { gains: { kp: loop.controller.kp, tiS: loop.controller.tiS, tdS: loop.controller.tdS } }
-          : {}),
+        ...(loop.controller.type === 'pid' ? { gains: fileGains(loop.controller) } : {}),
       },
     ]),
   );
@@ -89,4 +87,20 @@ export function storedLoopState(
     return stored.status ? { status: stored.status } : {};
   }
   return { memory: memory as LoopMemory, ...(stored.status ? { status: stored.status } : {}) };
+}
+
+/** A PID's gains as the store compares them, with its lower side's (controller.lower) when it has one. */
+function fileGains(controller: {
+  kp: number;
+  tiS: number;
+  tdS: number;
+  lower?: { kp: number; tiS: number; tdS: number } | undefined;
+}): NonNullable<ConfigLoop['gains']> {
+  const { kp, tiS, tdS, lower } = controller;
+  return {
+    kp,
+    tiS,
+    tdS,
+    ...(lower === undefined ? {} : { lower: { kp: lower.kp, tiS: lower.tiS, tdS: lower.tdS } }),
+  };
 }

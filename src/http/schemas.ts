@@ -272,6 +272,19 @@ export const tuningRequest = z
   })
   .register(apiSchemas, { id: 'TuningRequest' });
 
+/** One side's PID gains in a stored tuning. */
+const tuningGainsView = z.object({
+  kp: z.number(),
+  tiS: z.number(),
+  tdS: z.number(),
+  setpointWeight: z
+    .number()
+    .optional()
+    .describe(
+      'Setpoint weight b, 0..1 (absent: the config’s b stays); the autotune derives it from the model',
+    ),
+});
+
 /** One stored tuning (DesiredStore.tunings). */
 export const tuningView = z
   .object({
@@ -279,17 +292,14 @@ export const tuningView = z
     createdAt: isoTime,
     source: z.string().describe('Where the gains came from: autotune or manual'),
     active: z.boolean().describe('In force now'),
-    gains: z.object({
-      kp: z.number(),
-      tiS: z.number(),
-      tdS: z.number(),
-      setpointWeight: z
-        .number()
-        .optional()
-        .describe(
-          'Setpoint weight b, 0..1 (absent: the config’s b stays); the autotune derives it from the model',
-        ),
-    }),
+    gains: tuningGainsView.describe(
+      'The PID’s gains; on a loop with a heater and a cooler, the raise side’s',
+    ),
+    lowerGains: tuningGainsView
+      .optional()
+      .describe(
+        'A loop with a heater and a cooler: the lower side’s gains (absent: `gains` serve both sides)',
+      ),
     model: z
       .object({
         gain: z.number(),

@@ -3,7 +3,7 @@ import { allowedModes } from '../config/schema.js';
 import type { AutotuneStatus, LoopStatus } from '../core/status.js';
 import type { PublishedLoopStatus } from '../runtime/loop-reconciler.js';
 import { type PublishedTuning, publishedTuning } from '../runtime/loop-tuning.js';
-import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
+import type { LoopDesiredRow, StoredEvent, StoredTuning, TuningGains } from '../store/desired-store.js';
 import type { AutotuneView, EventView, LoopView, TuningView } from './schemas.js';
 
 /** Clock ms → ISO text (the API's one time format). */
@@ -72,6 +72,16 @@ export function toEventView(event: StoredEvent): EventView {
   };
 }
 
+/** One side's gains as the API shows them (b only when the tuning has one). */
+function gainsView(gains: TuningGains): TuningView['gains'] {
+  return {
+    kp: gains.kp,
+    tiS: gains.tiS,
+    tdS: gains.tdS,
+    ...(gains.setpointWeight === undefined ? {} : { setpointWeight: gains.setpointWeight }),
+  };
+}
+
 /** A stored tuning as the API shows it: times ISO, unknown standard errors (NaN) as null. */
 export function toTuningView(tuning: StoredTuning & { active: boolean }): TuningView {
   const { model } = tuning;
@@ -81,12 +91,8 @@ export function toTuningView(tuning: StoredTuning & { active: boolean }): Tuning
     createdAt: isoTime(tuning.createdAtMs),
     source: tuning.source,
     active: tuning.active,
-    gains: {
-      kp: tuning.gains.kp,
-      tiS: tuning.gains.tiS,
-      tdS: tuning.gains.tdS,
-      ...(tuning.gains.setpointWeight === undefined ? {} : { setpointWeight: tuning.gains.setpointWeight }),
-    },
+    gains: gainsView(tuning.gains),
+    ...(tuning.lowerGains === undefined ? {} : { lowerGains: gainsView(tuning.lowerGains) }),
     ...(model === undefined
       ? {}
       : {

@@ -220,6 +220,11 @@ export type WithBand<Section extends RawRelayFields> = Omit<
   band: number;
   windowS: number;
   modulation: 'window' | 'band';
+  /**
+   * The file gave neither `modulation` nor `windowS`: the modulation is only the default, and a
+   * tuning's suggested modulation may replace it (runtime/tuning-modulation.ts).
+   */
+  modulationDefaulted: boolean;
 };
 /** A relay's fields once resolved (what the relay spec builder reads). */
 export type RelayFields = WithBand<RawRelayFields>;
@@ -250,5 +255,6 @@ export function resolveRelayBand<Section extends RawRelayFields>(raw: Section): 
     band: relayBandOf(raw).band,
     windowS: windowS ?? DEFAULT_WINDOW_S,
     modulation: relayModulationOf(raw),
+    modulationDefaulted: raw.modulation === undefined && windowS === undefined,
   };
 }

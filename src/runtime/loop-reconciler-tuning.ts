@@ -102,7 +102,7 @@ export class LoopTunings {
     marked: M,
     requestEvent: AutotuneEvent | undefined,
   ): { memory: M; events: AutotuneEvent[]; writeNow: boolean; status: TuningStatus } {
-    const recorded = this.recordResult(spec, marked);
+    const recorded = this.recordResult(spec, desired.tuning, marked);
     const memory = recorded.memory;
     const events = [requestEvent, autotuneTransition(this.seen, memory.autotune), recorded.event].filter(
       (event): event is AutotuneEvent => event !== undefined,
@@ -123,9 +123,12 @@ export class LoopTunings {
    */
   private recordResult<M extends MarkedMemory>(
     spec: LoopSpec,
+    active: ActiveTuning | undefined,
     memory: M,
   ): { memory: M; event?: AutotuneEvent } {
-    const tuning = unrecordedTuning(memory);
+    // The side not tuned keeps the gains in force (the tuning only while it is the PID's).
+    const inForce = spec.controller.type === 'pid' ? active : undefined;
+    const tuning = unrecordedTuning(memory, { spec, tuning: inForce });
     const record = this.port.recordTuning;
     if (tuning === undefined || record === undefined || memory.autotune === undefined) {
       this.unrecorded = undefined;

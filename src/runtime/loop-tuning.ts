@@ -4,7 +4,10 @@ import type { LoopDesired, LoopMemory, LoopObserved } from '../core/loop-state.j
 import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
 import type { AutotuneMemory, AutotuneOptions } from '../core/tuning/autotune.js';
 import { isActive } from '../core/tuning/autotune.js';
-import type { AutotuneRequest, NewTuning, StoredTuning } from '../store/desired-store.js';
+import type { ModulationSuggestion } from '../core/tuning/modulation.js';
+import type { Direction } from '../core/types.js';
+import type { AutotuneRequest, NewTuning, StoredTuning, TuningGains } from '../store/desired-store.js';
+import { modulationSuggestionFor, tunedRelayModulation } from './tuning-modulation.js';
 
 /**
  * The runtime's part of tunings and autotune (issue 12), pure: the stored tuning's gains in the
@@ -13,7 +16,8 @@ import type { AutotuneRequest, NewTuning, StoredTuning } from '../store/desired-
  */
 
 /** The tuning in force as a cycle reads it from desired state. */
-export type ActiveTuning = Pick<StoredTuning, 'version' | 'gains' | 'model'>;
+export type ActiveTuning = Pick<StoredTuning, 'version' | 'gains' | 'model' | 'lowerGains'> &
+  Partial<Pick<StoredTuning, 'details'>>;
 
 /** The loop's autotune settings from its config section (`autotune`). */
 export interface AutotuneDefaults {
@@ -48,7 +52,10 @@ export interface AutotuneEvent {
  * `spec` with the tuning's gains in place of the config's, and its model for the feedforward
  * when the config gives none (the file's model, measured or written by a person, wins). Only a
  * PID has gains: any other controller is returned as it is. A relay's duty band is band·kp:
- * scaled with kp so the band stays the same in the loop's unit (capped as the config's is).
+ * scaled with its side's kp so the band stays the same in the loop's unit (capped as the
+ * config's is). On a loop with a heater and a cooler a tuning's `lowerGains` are the lower
+ * side's (ControllerSpec.lowerPid); a tuning without them has one gain set for both sides (as
+ * every tuning did before per-side gains), which then replaces the config's `lower` too.
  */
 export function tunedLoopSpec(
   spec: LoopSpec,
@@ -57,29 +64,55 @@ export function tunedLoopSpec(
 ): LoopSpec {
   const controller = spec.controller;
   // Gains a damaged row (or a bug) made unusable never reach the PID: the file's stay in force.
-  if (tuning === undefined || controller.type !== 'pid' || !usableGains(tuning.gains)) return spec;
-  const { kp, tiS, tdS, setpointWeight } = tuning.gains;
+  if (tuning === undefined || controller.type !== 'pid' || !usableTuning(tuning)) return spec;
   const model = controller.model ?? feedforwardModel(tuning.model);
-  const scale = controller.pid.kp > 0 ? kp / controller.pid.kp : 1;
-  const band = (actuator: LoopSpec['raise']): LoopSpec['raise'] =>
-    actuator?.band === undefined
-      ? actuator
-      : { ...actuator, band: { halfBand: Math.min(actuator.band.halfBand * scale, maxHalfBand) } };
+  const splitRange = spec.raise !== undefined && spec.lower !== undefined;
+  const lowerGains = splitRange ? (tuning.lowerGains ?? tuning.gains) : undefined;
+  const { lowerPid: _fileLower, ...rest } = controller;
+  const fileLowerKp = controller.lowerPid?.kp ?? controller.pid.kp;
+  // A relay whose file chose no modulation takes the one the tuning's run suggested for its side.
+  const modulated = (actuator: LoopSpec['raise'], side: Direction): LoopSpec['raise'] =>
+    actuator && tunedRelayModulation(actuator, modulationSuggestionFor(tuning.details, side));
+  const scaled = (actuator: LoopSpec['raise'], kp: number, fileKp: number): LoopSpec['raise'] => {
+    if (actuator?.band === undefined) return actuator;
+    const scale = fileKp > 0 ? kp / fileKp : 1;
+    return { ...actuator, band: { halfBand: Math.min(actuator.band.halfBand * scale, maxHalfBand) } };
+  };
   return {
     ...spec,
     controller: {
-      ...controller,
-      // A tuning without a setpoint weight (entered by hand, or older) leaves the config's b.
-      pid: { ...controller.pid, kp, tiS, tdS, ...(setpointWeight === undefined ? {} : { setpointWeight }) },
+      ...rest,
+      pid: withGains(controller.pid, tuning.gains),
+      ...(lowerGains === undefined
+        ? {}
+        : { lowerPid: withGains(controller.lowerPid ?? controller.pid, lowerGains, controller.pid) }),
       ...(model ? { model } : {}),
     },
-    ...(spec.raise ? { raise: band(spec.raise) } : {}),
-    ...(spec.lower ? { lower: band(spec.lower) } : {}),
+    ...(spec.raise
+      ? { raise: modulated(scaled(spec.raise, tuning.gains.kp, controller.pid.kp), 'raise') }
+      : {}),
+    ...(spec.lower
+      ? { lower: modulated(scaled(spec.lower, lowerGains?.kp ?? tuning.gains.kp, fileLowerKp), 'lower') }
+      : {}),
   };
 }
 
+/**
+ * `pid` with the gains kp, tiS and tdS of `gains`; a tuning without a setpoint weight (entered
+ * by hand, or older) leaves the config's b (for the lower side: its own, else the raise side's).
+ */
+function withGains<P extends { kp: number; tiS: number; tdS: number; setpointWeight?: number }>(
+  pid: P,
+  gains: TuningGains,
+  fallback: { setpointWeight?: number } = pid,
+): P {
+  const { kp, tiS, tdS, setpointWeight } = gains;
+  const weight = setpointWeight ?? pid.setpointWeight ?? fallback.setpointWeight;
+  return { ...pid, kp, tiS, tdS, ...(weight === undefined ? {} : { setpointWeight: weight }) };
+}
+
 /** Gains the PID can run with: kp finite above 0, times finite and not negative, b within 0..1. */
-export function usableGains(gains: ActiveTuning['gains']): boolean {
+export function usableGains(gains: TuningGains): boolean {
   const { kp, tiS, tdS, setpointWeight } = gains;
   const time = (value: number) => Number.isFinite(value) && value >= 0;
   return (
@@ -89,6 +122,11 @@ export function usableGains(gains: ActiveTuning['gains']): boolean {
     time(tdS) &&
     (setpointWeight === undefined || (setpointWeight >= 0 && setpointWeight <= 1))
   );
+}
+
+/** A tuning the PID can run with: both sides' gains usable (a damaged lower side spoils it whole). */
+export function usableTuning(tuning: Pick<ActiveTuning, 'gains' | 'lowerGains'>): boolean {
+  return usableGains(tuning.gains) && (tuning.lowerGains === undefined || usableGains(tuning.lowerGains));
 }
 
 /**
@@ -112,17 +150,35 @@ export const AUTO_APPLY_MAX_KP_RATIO = 10;
 
 /**
  * Whether a finished autotune's gains may go in force without a person looking (the loop's
- * `autotune.autoApply`): not on a loop with a heater and a cooler, where one gain set serves both
- * sides and only one was tuned; not gains 10× away from the file's (a fit gone wrong gives a huge
- * or tiny kp). Such a result is stored as a proposal, to accept with `homeostat tuning LOOP latest`.
+ * `autotune.autoApply`): not gains 10× away from the file's for the side tuned (a fit gone wrong
+ * gives a huge or tiny kp; on a loop with a heater and a cooler, the lower side's kp is held to
+ * the file's `lower` kp, else its kp), not a result whose side is unknown there. Such a result is
+ * stored as a proposal, to accept with `homeostat tuning LOOP latest`.
  */
 export function mayApplyUnseen(spec: LoopSpec, tuning: NewTuning): boolean {
-  if (spec.raise !== undefined && spec.lower !== undefined) return false;
-  if (!usableGains(tuning.gains)) return false;
-  const fileKp = spec.controller.type === 'pid' ? spec.controller.pid.kp : undefined;
-  if (fileKp === undefined || !(fileKp > 0)) return true;
-  const ratio = tuning.gains.kp / fileKp;
+  if (!usableTuning(tuning)) return false;
+  const controller = spec.controller;
+  if (controller.type !== 'pid') return true;
+  let kp = tuning.gains.kp;
+  let fileKp = controller.pid.kp;
+  if (spec.raise !== undefined && spec.lower !== undefined) {
+    const side = tunedSide(tuning);
+    if (side === undefined) return false;
+    if (side === 'lower') {
+      if (tuning.lowerGains === undefined) return false;
+      kp = tuning.lowerGains.kp;
+      fileKp = controller.lowerPid?.kp ?? controller.pid.kp;
+    }
+  }
+  if (!(fileKp > 0)) return true;
+  const ratio = kp / fileKp;
   return ratio <= AUTO_APPLY_MAX_KP_RATIO && ratio >= 1 / AUTO_APPLY_MAX_KP_RATIO;
+}
+
+/** The side an autotune result tuned (its `details.side`); undefined when not known. */
+function tunedSide(tuning: Pick<NewTuning, 'details'>): Direction | undefined {
+  const side = (tuning.details as { side?: unknown } | undefined)?.side;
+  return side === 'raise' || side === 'lower' ? side : undefined;
 }
 
 /** The core's options for a request: the loop's config defaults, the request's own winning. */
@@ -197,21 +253,37 @@ export function applyStoredAutotuneRequest<M extends LoopMemory & AutotuneMark>(
   return { memory: started.memory as M };
 }
 
-/** The finished run's result as the tuning to store; undefined when there is none to store. */
-export function unrecordedTuning(memory: LoopMemory & AutotuneMark): NewTuning | undefined {
+/**
+ * The finished run's result as the tuning to store; undefined when there is none to store. On a
+ * loop with a heater and a cooler (`spec` given) the run tuned one side: the tuning gets the new
+ * gains on that side and keeps the gains in force on the other (the active tuning's, else the
+ * config's), so putting it in force changes only the side tuned.
+ */
+export function unrecordedTuning(
+  memory: LoopMemory & AutotuneMark,
+  inForce?: { spec: LoopSpec; tuning: ActiveTuning | undefined },
+): NewTuning | undefined {
   const autotune = memory.autotune;
   if (autotune?.phase !== 'done' || autotune.result === undefined) return undefined;
   if (memory.tuningRecorded?.startedAtMs === autotune.startedAtMs) return undefined;
   const r = autotune.result;
   const { model, standardError, rmsResidual } = r.identification;
+  const tuned: TuningGains = {
+    kp: r.gains.kp,
+    tiS: r.gains.tiS,
+    tdS: r.gains.tdS,
+    // Absent from a result stored by an older build (the memory outlives an upgrade).
+    ...(r.gains.setpointWeight === undefined ? {} : { setpointWeight: r.gains.setpointWeight }),
+  };
+  const sides = inForce === undefined ? undefined : sideGainsInForce(inForce.spec, inForce.tuning);
+  const gains =
+    sides === undefined
+      ? { gains: tuned }
+      : autotune.side === 'lower'
+        ? { gains: sides.raise, lowerGains: tuned }
+        : { gains: tuned, lowerGains: sides.lower };
   return {
-    gains: {
-      kp: r.gains.kp,
-      tiS: r.gains.tiS,
-      tdS: r.gains.tdS,
-      // Absent from a result stored by an older build (the memory outlives an upgrade).
-      ...(r.gains.setpointWeight === undefined ? {} : { setpointWeight: r.gains.setpointWeight }),
-    },
+    ...gains,
     model: { ...model, standardError, rmsResidual },
     details: {
       // Identifies the run: a result stored before a crash is not stored twice (see the reconciler).
@@ -226,8 +298,42 @@ export function unrecordedTuning(memory: LoopMemory & AutotuneMark): NewTuning |
       ...(autotune.noise ? { noiseSigma: autotune.noise.sigma, noiseQuantum: autotune.noise.quantum } : {}),
       ...(autotune.hysteresis === undefined ? {} : { hysteresis: autotune.hysteresis }),
       modulation: r.modulation,
+      // The other side keeps the relay modulation its own run suggested (tuning-modulation.ts).
+      ...(sides === undefined
+        ? {}
+        : { modulationBySide: modulationBySide(inForce?.tuning, autotune.side, r.modulation) }),
     },
   };
+}
+
+/** Both sides' suggested modulation: the run's for its side, the tuning in force's for the other. */
+function modulationBySide(
+  inForce: ActiveTuning | undefined,
+  side: Direction,
+  suggestion: ModulationSuggestion,
+): Partial<Record<Direction, ModulationSuggestion>> {
+  const other: Direction = side === 'raise' ? 'lower' : 'raise';
+  const kept = modulationSuggestionFor(inForce?.details, other);
+  return { [side]: suggestion, ...(kept === undefined ? {} : { [other]: kept }) };
+}
+
+/**
+ * The gains each side of a PID loop with a heater and a cooler runs with now (the active
+ * tuning's over the file's, tunedLoopSpec); undefined for any other loop.
+ */
+export function sideGainsInForce(
+  spec: LoopSpec,
+  tuning: ActiveTuning | undefined,
+): { raise: TuningGains; lower: TuningGains } | undefined {
+  if (spec.raise === undefined || spec.lower === undefined) return undefined;
+  const controller = tunedLoopSpec(spec, tuning).controller;
+  if (controller.type !== 'pid') return undefined;
+  return { raise: gainsOf(controller.pid), lower: gainsOf(controller.lowerPid ?? controller.pid) };
+}
+
+function gainsOf(pid: TuningGains): TuningGains {
+  const { kp, tiS, tdS, setpointWeight } = pid;
+  return { kp, tiS, tdS, ...(setpointWeight === undefined ? {} : { setpointWeight }) };
 }
 
 /** The run a stored tuning came from (its `details.runStartedAtMs`); undefined when unknown. */

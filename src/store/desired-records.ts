@@ -85,7 +85,7 @@ export interface ConfigLoop {
    * re-applied file changed them since it was last applied, the active tuning gives way to
    * them; without them a tuning survives every config change.
    */
-  gains?: TuningGains;
+  gains?: TuningGains & { lower?: TuningGains };
 }
 
 /** Hex SHA-256 of a UTF-8 text. */

@@ -13,7 +13,7 @@ import {
   toStoredTuning,
   toTuningRecord,
 } from './tuning-records.js';
-import { nextTuningVersion } from './tunings.js';
+import { insertTuningRow, nextTuningVersion } from './tunings.js';
 
 /**
  * Storage failover, the desired-state side: carrying the runtime changes kept in memory into
@@ -121,7 +121,8 @@ function storedVersionOf(stmt: DesiredStatements, row: DesiredRecord, tuning: St
   if (stored !== undefined && sameTuning(toStoredTuning(stored), tuning)) return tuning.version;
   const version = stored === undefined ? tuning.version : nextTuningVersion(stmt, row);
   const details = tuning.details === undefined ? null : JSON.stringify(tuning.details);
-  stmt.insertTuning.run(
+  insertTuningRow(
+    stmt,
     toTuningRecord(row.loop, version, tuning.createdAtMs, tuning.source, tuning, details),
   );
   row.last_tuning_version = Math.max(row.last_tuning_version ?? 0, version);

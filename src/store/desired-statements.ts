@@ -50,9 +50,11 @@ export function prepareStatements(db: Database.Database) {
     ),
     insertTuning: db.prepare<[TuningRecord]>(
       `INSERT INTO tunings (loop, version, created_at_ms, source, kp, ti_s, td_s, setpoint_weight,
+         lower_kp, lower_ti_s, lower_td_s, lower_setpoint_weight,
          model_gain, model_time_constant_s, model_dead_time_s, model_ambient, se_gain,
          se_time_constant_s, se_dead_time_s, rms_residual, details_json)
        VALUES (@loop, @version, @created_at_ms, @source, @kp, @ti_s, @td_s, @setpoint_weight,
+         @lower_kp, @lower_ti_s, @lower_td_s, @lower_setpoint_weight,
          @model_gain, @model_time_constant_s, @model_dead_time_s, @model_ambient, @se_gain,
          @se_time_constant_s, @se_dead_time_s, @rms_residual, @details_json)`,
     ),

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { isActive } from '../core/tuning/autotune.js';
 import type { Mode } from '../core/types.js';
 import { applyConfigInTransaction } from './apply-config.js';
 import {
@@ -28,8 +29,15 @@ import { differingLoops, restoreInTransaction } from './desired-restore.js';
 import { type DesiredStatements, prepareStatements } from './desired-statements.js';
 import type { EventFeed } from './event-feed.js';
 import { refusedChange } from './health.js';
+import { decodeStateRow, type StateRow } from './loop-state-codec.js';
 import { observed, type StoreObserver } from './observer.js';
-import { type NewTuning, type StoredTuning, TuningError } from './tuning-records.js';
+import {
+  type AutotuneRequest,
+  checkedAutotuneOptions,
+  type NewTuning,
+  type StoredTuning,
+  TuningError,
+} from './tuning-records.js';
 import {
   applyTuningInTransaction,
   liveDesiredRows,
@@ -280,9 +288,11 @@ export class DesiredStore {
    * A request to start or cancel `loop`'s autotune, stored as desired state like a fault
    * reset: the next generation, and an 'autotune-requested' or 'autotune-cancel-requested'
    * event, committed before returning. Every request gets a new generation (the loop acts on
-   * each once). Throws TuningError for invalid options, and for an unknown or removed loop.
+   * each once), except a duplicate start (duplicateStart: a QoS 1 redelivery, a second press):
+   * the same request, answered with the stored one's generation and nothing written.
+   * Throws TuningError for invalid options, and for an unknown or removed loop.
    */
-  requestAutotune(loop: string, request: AutotuneCommand): { generation: number } {
+  requestAutotune(loop: string, request: AutotuneCommand): { generation: number; duplicate?: true } {
     const { action, requestedAtMs } = request;
     if (action !== 'start' && action !== 'cancel')
       throw new TuningError(
@@ -292,10 +302,25 @@ export class DesiredStore {
       throw new TuningError(
         `loop "${loop}": autotune request time must be a finite number, got ${requestedAtMs}`,
       );
-    const { committed } = this.commitLoopChange('requestAutotune', loop, () => ({
-      committed: requestAutotuneInTransaction(this.stmt, this.nowMs, loop, request),
-    }));
+    const { committed, duplicateOf } = this.commitLoopChange('requestAutotune', loop, () => {
+      const stored = this.live.get(loop);
+      if (stored !== undefined && duplicateStart(loop, request, stored, this.storedMemory(loop)))
+        return { committed: undefined, duplicateOf: stored.generation };
+      return {
+        committed: requestAutotuneInTransaction(this.stmt, this.nowMs, loop, request),
+        duplicateOf: undefined,
+      };
+    });
+    if (duplicateOf !== undefined) return { generation: duplicateOf, duplicate: true };
     return { generation: committed!.generation };
+  }
+
+  /** The loop's memory as its last flush stored it (StateStore); undefined when none or unreadable. */
+  private storedMemory(loop: string): unknown {
+    const row = this.db
+      .prepare<[string], StateRow>('SELECT state, memory_json, status_json FROM loop_state WHERE loop = ?')
+      .get(loop);
+    return row === undefined ? undefined : decodeStateRow(row).memory;
   }
 
   /**
@@ -532,4 +557,35 @@ export class DesiredStore {
     this.live.clear();
     for (const row of rows) this.live.set(row.loop, row);
   }
+}
+
+/** How close to the stored start request a same start counts as its duplicate, ms. */
+export const DUPLICATE_START_WINDOW_MS = 30_000;
+
+/**
+ * Whether `request` repeats the stored start request (a QoS 1 redelivery, a second press of the
+ * button): a start with the same options, received within DUPLICATE_START_WINDOW_MS of it, while
+ * that one is still to come (the loop has not acted on it) or its run is going. Stored again,
+ * it would get a generation of its own and the loop would refuse it ("already running"). A
+ * start after the stored one was refused or its run ended is a new request. `memory`: the loop's
+ * memory as stored (a loop acting on a request writes it at once).
+ */
+export function duplicateStart(
+  loop: string,
+  request: AutotuneCommand,
+  row: LoopDesiredRow,
+  memory: unknown,
+): boolean {
+  const stored: AutotuneRequest | undefined = row.autotuneRequest;
+  if (request.action !== 'start' || stored?.action !== 'start' || stored.optionsUnreadable) return false;
+  if (Math.abs(request.requestedAtMs - stored.atMs) > DUPLICATE_START_WINDOW_MS) return false;
+  if (checkedAutotuneOptions(loop, request.options ?? {}) !== checkedAutotuneOptions(loop, stored.options))
+    return false;
+  const marks = (memory ?? {}) as {
+    autotuneRequestGeneration?: unknown;
+    autotuneRefused?: { generation?: unknown };
+    autotune?: Parameters<typeof isActive>[0];
+  };
+  if (marks.autotuneRequestGeneration !== stored.generation) return true;
+  return marks.autotuneRefused?.generation !== stored.generation && isActive(marks.autotune);
 }

@@ -223,6 +223,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: "the lower side's gains of a tuning (split range: heater and cooler tuned apart)",
+    up: (db) => {
+      db.exec(`
+        -- A loop with a heater and a cooler keeps gains per side: kp, ti_s, td_s and
+        -- setpoint_weight are the raise side's, these the lower side's. All NULL: the tuning has
+        -- one gain set for both sides (every row written before this version).
+        ALTER TABLE tunings ADD COLUMN lower_kp REAL CHECK (lower_kp IS NULL OR lower_kp > 0);
+        ALTER TABLE tunings ADD COLUMN lower_ti_s REAL CHECK (lower_ti_s IS NULL OR lower_ti_s >= 0);
+        ALTER TABLE tunings ADD COLUMN lower_td_s REAL CHECK (lower_td_s IS NULL OR lower_td_s >= 0);
+        ALTER TABLE tunings ADD COLUMN lower_setpoint_weight REAL
+          CHECK (lower_setpoint_weight IS NULL OR (lower_setpoint_weight >= 0 AND lower_setpoint_weight <= 1));
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes and understands. */

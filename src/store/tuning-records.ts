@@ -2,7 +2,7 @@ import type { Direction } from '../core/types.js';
 import type { ChangeSource } from './desired-records.js';
 
 /**
- * The shapes of versioned tunings (schema version 5): as the daemon, CLI and HTTP read them
+ * The shapes of versioned tunings (schema version 5; the lower side's gains: 6): as the daemon, CLI and HTTP read them
  * (StoredTuning, AutotuneRequest), as SQLite stores them (TuningRecord), the conversions and the
  * checks a new tuning or request passes before anything is written.
  *
@@ -46,7 +46,14 @@ export interface TuningModel {
 
 /** A tuning to store (DesiredStore.recordTuning). */
 export interface NewTuning {
+  /** The PID's gains; on a loop with a heater and a cooler, the raise side's. */
   gains: TuningGains;
+  /**
+   * A loop with a heater and a cooler: the lower side's gains (schema version 6). Absent: `gains`
+   * serve both sides. An autotune of one side stores the other side's gains in force here or in
+   * `gains`, so the tuning is complete.
+   */
+  lowerGains?: TuningGains;
   model?: TuningModel;
   /**
    * Any JSON value: the autotune's summary (duration, cycles, noise, band, modulation
@@ -106,6 +113,11 @@ export interface TuningRecord {
   td_s: number;
   /** NULL: the tuning has no setpoint weight. Optional: rows are written by a statement that may not name it. */
   setpoint_weight?: number | null;
+  /** The lower side's gains (schema version 6); NULL: none, `gains` serve both sides. */
+  lower_kp?: number | null;
+  lower_ti_s?: number | null;
+  lower_td_s?: number | null;
+  lower_setpoint_weight?: number | null;
   model_gain: number | null;
   model_time_constant_s: number | null;
   model_dead_time_s: number | null;
@@ -143,18 +155,28 @@ function assertFinite(loop: string, what: string, value: number, min?: number): 
     );
 }
 
+/** Checks one side's gains (`side`: '' or 'lower ', for the message). */
+function checkGains(loop: string, gains: TuningGains, side: string): void {
+  if (gains === null || typeof gains !== 'object')
+    throw new TuningError(`loop "${loop}": tuning ${side}gains must be an object`);
+  assertFinite(loop, `${side}kp`, gains.kp);
+  if (gains.kp <= 0) throw new TuningError(`loop "${loop}": tuning ${side}kp must be > 0, got ${gains.kp}`);
+  assertFinite(loop, `${side}tiS`, gains.tiS, 0);
+  assertFinite(loop, `${side}tdS`, gains.tdS, 0);
+  if (gains.setpointWeight !== undefined) {
+    assertFinite(loop, `${side}setpointWeight`, gains.setpointWeight, 0);
+    if (gains.setpointWeight > 1)
+      throw new TuningError(
+        `loop "${loop}": tuning ${side}setpointWeight must be ≤ 1, got ${gains.setpointWeight}`,
+      );
+  }
+}
+
 /** Checks a tuning before it is stored; returns its details serialized (null: none). */
 export function checkedTuning(loop: string, tuning: NewTuning): string | null {
-  const { gains, model, details } = tuning;
-  assertFinite(loop, 'kp', gains.kp);
-  if (gains.kp <= 0) throw new TuningError(`loop "${loop}": tuning kp must be > 0, got ${gains.kp}`);
-  assertFinite(loop, 'tiS', gains.tiS, 0);
-  assertFinite(loop, 'tdS', gains.tdS, 0);
-  if (gains.setpointWeight !== undefined) {
-    assertFinite(loop, 'setpointWeight', gains.setpointWeight, 0);
-    if (gains.setpointWeight > 1)
-      throw new TuningError(`loop "${loop}": tuning setpointWeight must be ≤ 1, got ${gains.setpointWeight}`);
-  }
+  const { gains, lowerGains, model, details } = tuning;
+  checkGains(loop, gains, '');
+  if (lowerGains !== undefined) checkGains(loop, lowerGains, 'lower ');
   if (model) {
     for (const key of ['gain', 'timeConstantS', 'deadTimeS', 'ambient', 'rmsResidual'] as const)
       assertFinite(loop, `model ${key}`, model[key]);
@@ -183,7 +205,7 @@ export function toTuningRecord(
   tuning: NewTuning,
   detailsJson: string | null,
 ): TuningRecord {
-  const { gains, model } = tuning;
+  const { gains, lowerGains, model } = tuning;
   // SQLite stores NaN as NULL anyway; written explicitly so the reader knows what NULL means.
   const orNull = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? null : value);
   return {
@@ -195,6 +217,10 @@ export function toTuningRecord(
     ti_s: gains.tiS,
     td_s: gains.tdS,
     setpoint_weight: gains.setpointWeight ?? null,
+    lower_kp: lowerGains?.kp ?? null,
+    lower_ti_s: lowerGains?.tiS ?? null,
+    lower_td_s: lowerGains?.tdS ?? null,
+    lower_setpoint_weight: lowerGains?.setpointWeight ?? null,
     model_gain: orNull(model?.gain),
     model_time_constant_s: orNull(model?.timeConstantS),
     model_dead_time_s: orNull(model?.deadTimeS),
@@ -223,6 +249,8 @@ export function toStoredTuning(row: TuningRecord): StoredTuning {
         : { setpointWeight: row.setpoint_weight }),
     },
   };
+  const lowerGains = lowerGainsOf(row);
+  if (lowerGains !== undefined) tuning.lowerGains = lowerGains;
   if (
     row.model_gain !== null &&
     row.model_time_constant_s !== null &&
@@ -253,6 +281,24 @@ export function toStoredTuning(row: TuningRecord): StoredTuning {
   return tuning;
 }
 
+/**
+ * The lower side's gains of a row; undefined when it has none (every lower column NULL). A row
+ * with some of them NULL is damaged: its lower gains read as NaN, which no PID runs with
+ * (runtime usableTuning), so the file's gains stay in force instead of half a gain set.
+ */
+function lowerGainsOf(row: TuningRecord): TuningGains | undefined {
+  const { lower_kp: kp, lower_ti_s: tiS, lower_td_s: tdS, lower_setpoint_weight: weight } = row;
+  const absent = (value: number | null | undefined) => value === null || value === undefined;
+  if (absent(kp) && absent(tiS) && absent(tdS) && absent(weight)) return undefined;
+  const number = (value: number | null | undefined) => (typeof value === 'number' ? value : Number.NaN);
+  return {
+    kp: number(kp),
+    tiS: number(tiS),
+    tdS: number(tdS),
+    ...(absent(weight) ? {} : { setpointWeight: number(weight) }),
+  };
+}
+
 /** Whether two tunings store the same gains from the same moment (the same tuning, maybe renumbered). */
 export function sameTuning(a: StoredTuning, b: StoredTuning): boolean {
   return (
@@ -261,7 +307,25 @@ export function sameTuning(a: StoredTuning, b: StoredTuning): boolean {
     a.gains.kp === b.gains.kp &&
     a.gains.tiS === b.gains.tiS &&
     a.gains.tdS === b.gains.tdS &&
-    a.gains.setpointWeight === b.gains.setpointWeight
+    a.gains.setpointWeight === b.gains.setpointWeight &&
+    a.lowerGains?.kp === b.lowerGains?.kp &&
+    a.lowerGains?.tiS === b.lowerGains?.tiS &&
+    a.lowerGains?.tdS === b.lowerGains?.tdS &&
+    a.lowerGains?.setpointWeight === b.lowerGains?.setpointWeight
+  );
+}
+
+/**
+ * The largest options a stored request may hold, seconds, on write and on read: the bounds every
+ * way in holds requests to (MQTT: mqtt/tuning-commands.ts, HTTP: http/schemas.ts). A larger
+ * value is a unit mistake or a damaged row; read back, it must not become a run of months.
+ */
+export const MAX_AUTOTUNE_OPTION_S = { closedLoopS: 86_400, maxDurationS: 7 * 86_400 } as const;
+
+/** Whether `value` is a stored option `key` may hold: seconds above 0, at most its bound. */
+function optionInRange(key: keyof typeof MAX_AUTOTUNE_OPTION_S, value: unknown): value is number {
+  return (
+    typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_AUTOTUNE_OPTION_S[key]
   );
 }
 
@@ -274,8 +338,10 @@ export function checkedAutotuneOptions(loop: string, options: AutotuneOptions): 
     ['closedLoopS', closedLoopS],
     ['maxDurationS', maxDurationS],
   ] as const) {
-    if (value !== undefined && (!Number.isFinite(value) || value <= 0))
-      throw new TuningError(`loop "${loop}": autotune ${key} must be a finite number > 0, got ${value}`);
+    if (value !== undefined && !optionInRange(key, value))
+      throw new TuningError(
+        `loop "${loop}": autotune ${key} must be a finite number > 0 and ≤ ${MAX_AUTOTUNE_OPTION_S[key]} s, got ${value}`,
+      );
   }
   // Only the known keys: the column stays small whatever a caller passes.
   return JSON.stringify({
@@ -306,9 +372,19 @@ export function parseAutotuneOptions(
   return { options: {}, optionsUnreadable: true };
 }
 
-/** The file's gains as stored in loop_desired.file_gains_json (fixed key order: compared as text). */
-export function fileGainsJson(gains: TuningGains): string {
-  return JSON.stringify({ kp: gains.kp, tiS: gains.tiS, tdS: gains.tdS });
+/**
+ * The file's gains as stored in loop_desired.file_gains_json (fixed key order: compared as text).
+ * `lower`: the file's lower side (controller.lower), when it has one; absent, the text is the one
+ * written before per-side gains, so an upgrade is no change of the file's gains.
+ */
+export function fileGainsJson(gains: TuningGains & { lower?: TuningGains }): string {
+  const { lower } = gains;
+  return JSON.stringify({
+    kp: gains.kp,
+    tiS: gains.tiS,
+    tdS: gains.tdS,
+    ...(lower === undefined ? {} : { lower: { kp: lower.kp, tiS: lower.tiS, tdS: lower.tdS } }),
+  });
 }
 
 /** The stored options that pass the write checks; `dropped` when any key did not. */
@@ -320,12 +396,7 @@ function readableAutotuneOptions(raw: Record<string, unknown>): {
   let dropped = false;
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'side' && (value === 'raise' || value === 'lower')) options.side = value;
-    else if (
-      (key === 'closedLoopS' || key === 'maxDurationS') &&
-      typeof value === 'number' &&
-      Number.isFinite(value) &&
-      value > 0
-    )
+    else if ((key === 'closedLoopS' || key === 'maxDurationS') && optionInRange(key, value))
       options[key] = value;
     else dropped = true;
   }

@@ -7,6 +7,7 @@ import {
   type NewTuning,
   type StoredTuning,
   type TuningChangeSource,
+  type TuningRecord,
   type TuningSource,
   toStoredTuning,
   toTuningRecord,
@@ -45,6 +46,19 @@ export function nextTuningVersion(stmt: DesiredStatements, row: DesiredRecord): 
   return Math.max(stored, row.last_tuning_version ?? 0) + 1;
 }
 
+/** Inserts a tunings row, with its lower side's gains (schema version 6) when it has them. */
+export function insertTuningRow(stmt: DesiredStatements, record: TuningRecord): void {
+  // The statement names every column: a record that leaves the optional ones out stores NULL.
+  stmt.insertTuning.run({
+    setpoint_weight: null,
+    lower_kp: null,
+    lower_ti_s: null,
+    lower_td_s: null,
+    lower_setpoint_weight: null,
+    ...record,
+  });
+}
+
 /** Who did what, for a tuning's event. */
 interface TuningCommand {
   loop: string;
@@ -64,12 +78,13 @@ export function recordTuningInTransaction(
   const row = liveRow(stmt, loop);
   const now = nowMs();
   const version = nextTuningVersion(stmt, row);
-  stmt.insertTuning.run(toTuningRecord(loop, version, now, source, tuning, detailsJson));
+  insertTuningRow(stmt, toTuningRecord(loop, version, now, source, tuning, detailsJson));
   const committed: DesiredRecord = { ...row, last_tuning_version: version };
   const summary = {
     version,
     tuningSource: source,
     gains: tuning.gains,
+    ...(tuning.lowerGains === undefined ? {} : { lowerGains: tuning.lowerGains }),
     ...(tuning.model === undefined ? {} : { model: tuning.model }),
     ...(requestId === undefined ? {} : { requestId }),
   };
@@ -143,6 +158,7 @@ export function applyTuningInTransaction(
       to: versionName(target),
       generation,
       ...(tuning === undefined ? {} : { gains: tuning.gains }),
+      ...(tuning?.lowerGains === undefined ? {} : { lowerGains: tuning.lowerGains }),
       ...(requestId === undefined ? {} : { requestId }),
     },
   });
@@ -167,7 +183,10 @@ export function versionName(version: number | null): number | 'config' {
   return version ?? 'config';
 }
 
-function gainsText({ gains }: NewTuning): string {
-  const weight = gains.setpointWeight === undefined ? '' : `, setpointWeight ${gains.setpointWeight}`;
-  return `kp ${gains.kp}, tiS ${gains.tiS}, tdS ${gains.tdS}${weight}`;
+function gainsText({ gains, lowerGains }: NewTuning): string {
+  const side = (g: typeof gains) => {
+    const weight = g.setpointWeight === undefined ? '' : `, setpointWeight ${g.setpointWeight}`;
+    return `kp ${g.kp}, tiS ${g.tiS}, tdS ${g.tdS}${weight}`;
+  };
+  return lowerGains === undefined ? side(gains) : `raise ${side(gains)}; lower ${side(lowerGains)}`;
 }

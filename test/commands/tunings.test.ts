@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import { tuningsCommand } from '../../src/commands/tunings.js';
+import { tuningsCommand, tuningTable } from '../../src/commands/tunings.js';
 import { openStore } from '../../src/store/database.js';
 import { DesiredStore, sha256 } from '../../src/store/desired-store.js';
 import { runCli } from '../integration/helpers.js';
@@ -53,6 +53,40 @@ const TUNINGS = {
     },
   ],
 };
+
+describe("tuningTable: a loop with a heater and a cooler shows each side's gains", () => {
+  test('given a tuning with the lower side’s gains, then its cells read raise / lower, and a line says so', () => {
+    const answer = {
+      loop: 'fermenter',
+      active: 4,
+      tunings: [
+        {
+          version: 4,
+          createdAt: '2026-11-30T12:00:00.000Z',
+          source: 'autotune',
+          active: true,
+          gains: { kp: 0.05, tiS: 3600, tdS: 0 },
+          lowerGains: { kp: 0.5, tiS: 900, tdS: 10 },
+        },
+        {
+          version: 3,
+          createdAt: '2026-11-29T08:30:00.000Z',
+          source: 'manual',
+          active: false,
+          gains: { kp: 0.3, tiS: 900, tdS: 0 },
+        },
+      ],
+    };
+    assert.deepEqual(tuningTable(answer), [
+      'fermenter: 2 stored tuning(s); in force: version 4',
+      '  version  created (UTC)     source    kp          tiS             tdS         model (gain, τ, θ)',
+      '* 4        2026-11-30 12:00  autotune  0.05 / 0.5  3600 s / 900 s  0 s / 10 s',
+      '  3        2026-11-29 08:30  manual    0.3         900 s           0 s',
+      '  config                     file',
+      "a / b: the raise side's / the lower side's gains (heater / cooler)",
+    ]);
+  });
+});
 
 describe('homeostat tunings LOOP', () => {
   test('given the daemon, then a table: newest first, * on the one in force, the config row last; exit 0', async (t) => {

@@ -91,6 +91,7 @@ describe('GPIO sensor and actuator defaults', () => {
       minOffS: 0,
       windowS: 600,
       modulation: 'band',
+      modulationDefaulted: true,
       band: 0.25,
       safeState: 'off',
     });

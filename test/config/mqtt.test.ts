@@ -66,6 +66,7 @@ describe('mqtt_switch presets', () => {
       minOffS: 0,
       windowS: 600,
       modulation: 'band',
+      modulationDefaulted: true,
       band: 0.25,
       safeState: 'off',
       deadManS: 600,

@@ -66,4 +66,29 @@ describe('planTunings', () => {
     const lines = planTunings(undefined, CURRENT, [{ loop: 'room', tuning: V3, lastTuningVersion: 3 }]);
     assert.ok(lines.includes("tuning room: version 3 (kp 0.9, tiS 700 s, tdS 0 s), not the file's"));
   });
+
+  test('a tuning with both sides of a split-range loop shows each side', () => {
+    const lines = planTunings(CURRENT, CURRENT, [
+      { loop: 'room', tuning: { ...V3, lowerGains: { kp: 0.05, tiS: 1500, tdS: 0 } }, lastTuningVersion: 3 },
+    ]);
+    assert.ok(
+      lines.includes(
+        "tuning room: version 3 (raise kp 0.9, tiS 700 s, tdS 0 s; lower kp 0.05, tiS 1500 s, tdS 0 s), not the file's",
+      ),
+      lines.join('\n'),
+    );
+  });
+
+  test('the file changing only its lower side sets a tuning aside', () => {
+    const withLower = (kp: number) =>
+      config(
+        DEMO.replace('      kp: 1.0\n', `      kp: 1.0\n      lower: { kp: ${kp}, tiS: 1500, tdS: 0 }\n`),
+      );
+    const before = withLower(0.05);
+    const after = withLower(0.07);
+    const line = planTunings(before, after, [{ loop: 'fermenter', tuning: V3, lastTuningVersion: 3 }]).find(
+      (l) => l.startsWith('tuning fermenter:'),
+    );
+    assert.match(line ?? '', /the file changes the gains, so version 3/);
+  });
 });

@@ -76,6 +76,8 @@ describe('defaults', () => {
         gain: 20,
         windowS: 600,
         modulation: 'band',
+        // Neither modulation nor windowS written: a tuning's suggested modulation may replace it.
+        modulationDefaulted: true,
         band: 0.25,
         minOnS: 0,
         minOffS: 0,

@@ -245,3 +245,27 @@ describe('a tuning with a setpoint weight, as the API shows it', () => {
     assert.deepEqual(Object.keys(view.gains), ['kp', 'tiS', 'tdS']);
   });
 });
+
+describe("a tuning with the lower side's own gains (split range), as the API shows it", () => {
+  const stored = {
+    loop: 'fermenter',
+    version: 5,
+    createdAtMs: Date.UTC(2026, 0, 1),
+    source: 'autotune' as const,
+    active: false,
+    gains: { kp: 0.05, tiS: 3600, tdS: 0 },
+    lowerGains: { kp: 0.5, tiS: 900, tdS: 10, setpointWeight: 0.7 },
+  };
+
+  test('given lower gains, then the view carries them beside the raise side’s and the schema accepts it', () => {
+    const view = toTuningView(stored);
+    assert.deepEqual(view.gains, { kp: 0.05, tiS: 3600, tdS: 0 });
+    assert.deepEqual(view.lowerGains, { kp: 0.5, tiS: 900, tdS: 10, setpointWeight: 0.7 });
+    assert.equal(tuningView.safeParse(view).success, true);
+  });
+
+  test('given no lower gains, then the view has no lowerGains key', () => {
+    const { lowerGains: _none, ...oneSet } = stored;
+    assert.equal('lowerGains' in toTuningView(oneSet), false);
+  });
+});

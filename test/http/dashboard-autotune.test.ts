@@ -271,7 +271,9 @@ else
         result: RESULT,
       };
       fermenter.tunings.push(
-        tuningRow(2, 'autotune', 0.0724, 3540, {
+        tuningRow(2, 'autotune', 0.05, 3600, {
+          // The cooler tuned: the heater keeps version 1's gains, the cooler gets the result.
+          lowerGains: { kp: 0.0724, tiS: 3540, tdS: 0 },
           model: MODEL,
         }),
       );
@@ -291,6 +293,10 @@ else
         ['v1', 'in force'],
         ['config', 'Back to config'],
       ]);
+      const gainsCell = (version: number) =>
+        role('fermenter', 'tuning-history').locator(`tr[data-version="${version}"] td`).nth(3).textContent();
+      assert.equal(await gainsCell(2), 'heat: kp 0.05 · Ti 3600 s · cool: kp 0.0724 · Ti 3540 s');
+      assert.equal(await gainsCell(1), 'kp 0.05 · Ti 3600 s');
       if (SHOTS) {
         await card('fermenter').screenshot({ path: path.join(SHOTS, 'dashboard-autotune-done.png') });
         await page.setViewportSize({ width: 390, height: 1400 });

@@ -363,3 +363,105 @@ describe('the tuning in force', () => {
     assert.deepEqual(h.status().tuning, { active: 'config', latest: 2 });
   });
 });
+
+describe('an autotune of the cooler on a loop with a heater and a cooler (split range)', () => {
+  /**
+   * A warm cellar (ambient 25 °C) held at 20 °C by a cooler on a dimmer (−10 °C at full power)
+   * beside a heater (+20 °C): the cooler acts, half on. The file's gains: the heater's kp 0.1,
+   * the cooler's own kp 0.2.
+   */
+  function cellar(autotune: AutotuneDefaults) {
+    const clock = new ManualClock(T0);
+    const plant = new FopdtPlant({ ambient: 25, timeConstantS: 600, deadTimeS: 60, initial: 20 }, T0);
+    plant.addInput('heater', 20, 0);
+    plant.addInput('cooler', -10, 0.5);
+    const heater = new PlantActuator('heater', 'continuous', plant, clock);
+    const cooler = new PlantActuator('cooler', 'continuous', plant, clock);
+    cooler.level = 0.5;
+    const spec: LoopSpec = {
+      ...DIMMER,
+      id: 'cellar',
+      controller: {
+        type: 'pid',
+        pid: { kp: 0.1, tiS: 600, tdS: 0 },
+        lowerPid: { kp: 0.2, tiS: 600, tdS: 0 },
+      },
+      lower: { id: 'cooler', kind: 'continuous', safeLevel: 0 },
+    };
+    const desired: CycleDesired = { generation: 1, setpoint: 20, mode: 'heat_cool' };
+    const recorded: Harness['recorded'] = [];
+    const random = new Random(11);
+    const cycles: CompletedCycle[] = [];
+    const reconciler = new LoopReconciler({
+      spec,
+      desired: () => desired,
+      latestReading: () => {
+        const nowMs = clock.nowMs();
+        const noisy = plant.valueAt(nowMs) + 0.03 * random.gaussian();
+        return { value: Math.round(noisy / 0.0625) * 0.0625, atMs: nowMs };
+      },
+      actuators: new Map([
+        ['heater', heater],
+        ['cooler', cooler],
+      ]),
+      clock,
+      logger: pino({ level: 'silent' }),
+      onCycle: (cycle) => cycles.push(cycle),
+      autotuneDefaults: () => autotune,
+      recordTuning: (tuning, apply) => {
+        const version = (desired.lastTuningVersion ?? 0) + 1;
+        recorded.push({ tuning, apply, version });
+        desired.lastTuningVersion = version;
+        if (apply) {
+          desired.tuning = {
+            version,
+            gains: tuning.gains,
+            ...(tuning.lowerGains ? { lowerGains: tuning.lowerGains } : {}),
+          };
+          desired.generation += 1;
+        }
+        return { version };
+      },
+    });
+    const runFor = async (ms: number, until?: (cycle: CompletedCycle) => boolean) => {
+      const end = clock.nowMs() + ms;
+      while (clock.nowMs() < end) {
+        await clock.advance(READING_EVERY_MS);
+        await reconciler.run();
+        if (until?.(cycles.at(-1)!)) return;
+      }
+    };
+    const requestLower = () => {
+      desired.generation += 1;
+      desired.autotuneRequest = {
+        action: 'start',
+        atMs: clock.nowMs(),
+        generation: desired.generation,
+        options: { side: 'lower' },
+      };
+    };
+    return { runFor, requestLower, recorded, cycles, status: () => reconciler.status! };
+  }
+
+  test('with autoApply, the result is put in force on the cooler side; the heater keeps the file’s gains', async () => {
+    const h = cellar({ autoApply: true });
+    await h.runFor(30 * 60_000);
+    h.requestLower();
+    await h.runFor(8 * HOURS, ended);
+    const last = h.cycles.at(-1)!;
+    assert.equal(phase(last), 'done', last.memory.autotune?.abortReason);
+    await h.runFor(10 * 60_000);
+    assert.equal(h.recorded.length, 1);
+    const { tuning, apply } = h.recorded[0]!;
+    assert.equal(apply, true, 'a split-range result is no longer only a proposal');
+    assert.deepEqual(tuning.gains, { kp: 0.1, tiS: 600, tdS: 0 }, "the heater's gains in force, kept");
+    const result = last.memory.autotune?.result?.gains;
+    assert.equal(tuning.lowerGains?.kp, result?.kp, "the cooler's gains: the run's");
+    assert.equal(tuning.lowerGains?.tiS, result?.tiS);
+    assert.deepEqual(h.status().tuning, { active: 1, latest: 1 });
+    // Regulating on the cooler side, with the cooler's new kp.
+    const now = h.cycles.at(-1)!.memory.pid;
+    assert.ok(now.lastOutput < 0, `the cooler acts: ${now.lastOutput}`);
+    assert.equal(now.lastKp, tuning.lowerGains?.kp);
+  });
+});

@@ -4,12 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { LoopMemory } from '../../src/core/loop-state.js';
 import type { AutotuneMemory } from '../../src/core/tuning/autotune.js';
 import {
   autotuneOptions,
   autotuneTransition,
   mayApplyUnseen,
   tunedLoopSpec,
+  unrecordedTuning,
 } from '../../src/runtime/loop-tuning.js';
 import { heaterRelayLoop, hysteresisHeaterLoop, relay, splitRangeLoop } from '../core/fixtures.js';
 
@@ -177,12 +179,6 @@ describe('mayApplyUnseen: autoApply puts a result in force only when nothing is 
       kp: 1,
       want: false,
     },
-    {
-      name: 'a heater and a cooler (one gain set for both)',
-      spec: splitRangeLoop({ controller: file(1) }),
-      kp: 1,
-      want: false,
-    },
     { name: 'unusable gains', spec: heaterRelayLoop({ controller: file(1) }), kp: Number.NaN, want: false },
   ];
   for (const { name, spec, kp, want } of cases) {
@@ -190,4 +186,171 @@ describe('mayApplyUnseen: autoApply puts a result in force only when nothing is 
       assert.equal(mayApplyUnseen(spec, { gains: { kp, tiS: 600, tdS: 0 } }), want);
     });
   }
+});
+
+describe('mayApplyUnseen on a loop with a heater and a cooler: the tuned side against its own file kp', () => {
+  // The heater's file kp 0.1, the cooler's 1 (a fridge: 10× weaker plant, 10× the gain).
+  const spec = splitRangeLoop({
+    controller: { type: 'pid', pid: { kp: 0.1, tiS: 600, tdS: 0 }, lowerPid: { kp: 1, tiS: 600, tdS: 0 } },
+  });
+  const heater = { kp: 0.1, tiS: 600, tdS: 0 };
+  const cooler = (kp: number) => ({ kp, tiS: 600, tdS: 0 });
+  const cases: { name: string; tuning: Parameters<typeof mayApplyUnseen>[1]; want: boolean }[] = [
+    {
+      name: 'the lower side tuned, kp 2× its file kp (20× the heater’s)',
+      tuning: { gains: heater, lowerGains: cooler(2), details: { side: 'lower' } },
+      want: true,
+    },
+    {
+      name: 'the lower side tuned, kp 20× its file kp',
+      tuning: { gains: heater, lowerGains: cooler(20), details: { side: 'lower' } },
+      want: false,
+    },
+    {
+      name: 'the raise side tuned, kp 5× its file kp',
+      tuning: { gains: { ...heater, kp: 0.5 }, lowerGains: cooler(1), details: { side: 'raise' } },
+      want: true,
+    },
+    {
+      name: 'the raise side tuned, kp 20× its file kp (the cooler’s 2×)',
+      tuning: { gains: { ...heater, kp: 2 }, lowerGains: cooler(1), details: { side: 'raise' } },
+      want: false,
+    },
+    { name: 'the side not known', tuning: { gains: heater, lowerGains: cooler(1) }, want: false },
+    {
+      name: 'the lower side tuned, its gains unusable',
+      tuning: { gains: heater, lowerGains: cooler(Number.NaN), details: { side: 'lower' } },
+      want: false,
+    },
+  ];
+  for (const { name, tuning, want } of cases) {
+    test(`${name} → ${want ? 'applied' : 'a proposal'}`, () => {
+      assert.equal(mayApplyUnseen(spec, tuning), want);
+    });
+  }
+
+  test('without the file’s lower gains, the lower side is held to the shared kp', () => {
+    const shared = splitRangeLoop({ controller: { type: 'pid', pid: { kp: 0.1, tiS: 600, tdS: 0 } } });
+    const tuning = (kp: number) => ({ gains: heater, lowerGains: cooler(kp), details: { side: 'lower' } });
+    assert.equal(mayApplyUnseen(shared, tuning(0.5)), true);
+    assert.equal(mayApplyUnseen(shared, tuning(2)), false);
+  });
+});
+
+describe('tunedLoopSpec on a loop with a heater and a cooler', () => {
+  const banded = (id: string, halfBand: number) => ({ ...relay(id), band: { halfBand } });
+  const spec = splitRangeLoop({
+    controller: {
+      type: 'pid',
+      pid: { kp: 0.1, tiS: 600, tdS: 0, setpointWeight: 0.8 },
+      lowerPid: { kp: 1, tiS: 900, tdS: 0 },
+    },
+    raise: banded('heater', 0.05),
+    lower: banded('compressor', 0.2),
+  });
+  const tuning = {
+    version: 4,
+    gains: { kp: 0.2, tiS: 500, tdS: 0 },
+    lowerGains: { kp: 2, tiS: 800, tdS: 10, setpointWeight: 0.7 },
+  };
+
+  test('both sides get their gains; each relay’s duty band scales with its own side’s kp', () => {
+    const tuned = tunedLoopSpec(spec, tuning);
+    assert.ok(tuned.controller.type === 'pid');
+    assert.deepEqual(tuned.controller.pid, { kp: 0.2, tiS: 500, tdS: 0, setpointWeight: 0.8 });
+    assert.deepEqual(tuned.controller.lowerPid, { kp: 2, tiS: 800, tdS: 10, setpointWeight: 0.7 });
+    assert.equal(tuned.raise?.band?.halfBand, 0.1, 'heater kp 0.1 → 0.2');
+    assert.equal(tuned.lower?.band?.halfBand, 0.4, 'cooler kp 1 → 2');
+  });
+
+  test('a tuning with one gain set (stored before per-side gains) serves both sides', () => {
+    const tuned = tunedLoopSpec(spec, { version: 2, gains: { kp: 0.5, tiS: 600, tdS: 0 } });
+    assert.ok(tuned.controller.type === 'pid');
+    assert.equal(tuned.controller.lowerPid?.kp, 0.5);
+    assert.equal(tuned.controller.lowerPid?.tiS, 600);
+  });
+
+  test('a damaged lower side (NaN, negative) keeps the whole tuning from the PID: the file’s gains stay', () => {
+    for (const lowerGains of [
+      { kp: Number.NaN, tiS: 600, tdS: 0 },
+      { kp: 1, tiS: -1, tdS: 0 },
+      { kp: 1, tiS: 600, tdS: 0, setpointWeight: 1.5 },
+    ])
+      assert.equal(tunedLoopSpec(spec, { ...tuning, lowerGains }), spec);
+  });
+
+  test('on a loop with one actuator, lowerGains are ignored', () => {
+    const heaterOnly = heaterRelayLoop();
+    const tuned = tunedLoopSpec(heaterOnly, tuning);
+    assert.ok(tuned.controller.type === 'pid');
+    assert.equal(tuned.controller.lowerPid, undefined);
+    assert.equal(tuned.controller.pid.kp, 0.2);
+  });
+});
+
+describe('unrecordedTuning on a loop with a heater and a cooler: the side not tuned keeps its gains in force', () => {
+  const spec = splitRangeLoop({
+    controller: { type: 'pid', pid: { kp: 0.1, tiS: 600, tdS: 0 }, lowerPid: { kp: 1, tiS: 900, tdS: 0 } },
+  });
+  const done = (side: 'raise' | 'lower') =>
+    ({
+      regulating: true,
+      autotune: {
+        phase: 'done',
+        side,
+        setpoint: 20,
+        startedAtMs: 1_000,
+        maxDurationMs: 60_000,
+        result: {
+          gains: { kp: 3, tiS: 300, tdS: 5, setpointWeight: 0.9 },
+          identification: {
+            model: { gain: -2, timeConstantS: 600, deadTimeS: 30, ambient: 22 },
+            standardError: { gain: 0.1, timeConstantS: 10, deadTimeS: 2 },
+            rmsResidual: 0.02,
+          },
+          durationMs: 3_600_000,
+          cycles: 4,
+          periodS: 400,
+          peakToPeak: 0.6,
+          closedLoopS: 30,
+          modulation: {},
+        },
+      },
+    }) as unknown as LoopMemory;
+  const tuned = { kp: 3, tiS: 300, tdS: 5, setpointWeight: 0.9 };
+
+  test("the lower side tuned, no tuning in force: the raise side keeps the config's gains", () => {
+    const tuning = unrecordedTuning(done('lower'), { spec, tuning: undefined });
+    assert.deepEqual(tuning?.gains, { kp: 0.1, tiS: 600, tdS: 0 });
+    assert.deepEqual(tuning?.lowerGains, tuned);
+  });
+
+  test("the raise side tuned, no tuning in force: the lower side keeps the config's lower gains", () => {
+    const tuning = unrecordedTuning(done('raise'), { spec, tuning: undefined });
+    assert.deepEqual(tuning?.gains, tuned);
+    assert.deepEqual(tuning?.lowerGains, { kp: 1, tiS: 900, tdS: 0 });
+  });
+
+  test("the raise side tuned over an active tuning: the lower side keeps the active tuning's", () => {
+    const active = {
+      version: 5,
+      gains: { kp: 0.2, tiS: 700, tdS: 0 },
+      lowerGains: { kp: 1.5, tiS: 1_000, tdS: 0, setpointWeight: 0.6 },
+    };
+    const tuning = unrecordedTuning(done('raise'), { spec, tuning: active });
+    assert.deepEqual(tuning?.gains, tuned);
+    assert.deepEqual(tuning?.lowerGains, active.lowerGains);
+    // Put in force, it changes only the side tuned.
+    const before = tunedLoopSpec(spec, active).controller;
+    const after = tunedLoopSpec(spec, { version: 6, ...tuning! }).controller;
+    assert.ok(before.type === 'pid' && after.type === 'pid');
+    assert.deepEqual(after.lowerPid, before.lowerPid);
+    assert.notDeepEqual(after.pid, before.pid);
+  });
+
+  test('a loop with one actuator: one gain set, as before', () => {
+    const tuning = unrecordedTuning(done('raise'), { spec: heaterRelayLoop(), tuning: undefined });
+    assert.deepEqual(tuning?.gains, tuned);
+    assert.equal(tuning?.lowerGains, undefined);
+  });
 });

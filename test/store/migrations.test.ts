@@ -47,6 +47,7 @@ interface Column {
 const SEED_VALUES: Record<string, unknown> = {
   'tunings.source': 'manual',
   'tunings.setpoint_weight': 0.5,
+  'tunings.lower_setpoint_weight': 0.5,
 };
 
 /**

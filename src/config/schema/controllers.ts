@@ -27,6 +27,35 @@ const pidSchema = z
       .describe(
         'Weight b of the setpoint in the proportional term (b·r − y); < 1 softens setpoint steps. Default 1.',
       ),
+    lower: z
+      .strictObject({
+        kp: z
+          .number()
+          .gt(0)
+          .describe(
+            "The lower side's proportional gain: output fraction (0..1) per unit of error. Required.",
+          ),
+        tiS: z
+          .number()
+          .min(0)
+          .default(0)
+          .describe("The lower side's integral time, seconds; 0 = none. Default 0."),
+        tdS: z
+          .number()
+          .min(0)
+          .default(0)
+          .describe("The lower side's derivative time, seconds; 0 = none. Default 0."),
+        setpointWeight: z
+          .number()
+          .min(0)
+          .max(1)
+          .optional()
+          .describe("The lower side's setpoint weight b, 0..1. Default: the controller's setpointWeight."),
+      })
+      .optional()
+      .describe(
+        "Split range (a raise and a lower actuator) only: the lower side's gains, for a cooler that is another plant than the heater (a fridge and a heat mat differ 10× in gain). The PID runs with them while the lower side acts; the switch is bumpless. Default: kp, tiS, tdS serve both sides.",
+      ),
     model: z
       .strictObject({
         gain: z

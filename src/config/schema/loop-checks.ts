@@ -24,6 +24,7 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
   checkLoopMonitors(loop, ctx);
   checkFeedforward(loop, ctx);
   checkAutotune(loop, ctx);
+  checkLowerGains(loop, ctx);
   if (loop.raise === undefined && loop.lower === undefined) {
     ctx.addIssue({ code: 'custom', path: [], message: 'needs a raise or a lower actuator (or both)' });
   } else if (loop.mode !== undefined) {
@@ -45,6 +46,18 @@ function checkAutotune(loop: RawLoop, ctx: z.RefinementCtx): void {
     code: 'custom',
     path: ['autotune'],
     message: 'needs controller type pid (an autotune computes PID gains; hysteresis has none)',
+  });
+}
+
+/** The lower side's own gains need a lower side, and a raise side whose gains are the others. */
+function checkLowerGains(loop: RawLoop, ctx: z.RefinementCtx): void {
+  if (loop.controller.type !== 'pid' || loop.controller.lower === undefined) return;
+  if (loop.raise !== undefined && loop.lower !== undefined) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['controller', 'lower'],
+    message:
+      "needs both a raise and a lower actuator (split range): the lower side's own gains; with one actuator, kp, tiS and tdS are its gains",
   });
 }
 

@@ -191,8 +191,8 @@ function actuatorsServeOneLoop(config: RawConfig, issue: Issue): void {
  * file uses (band, or its old name bandC).
  */
 function bandModulationFitsThePid(config: RawConfig, issue: Issue): void {
-  for (const { loopId, loop, actuatorId, actuator } of loopActuators(config)) {
-    if (actuator) checkModulation(actuatorId, actuator, loopId, loop.controller, issue);
+  for (const { loopId, loop, role, actuatorId, actuator } of loopActuators(config)) {
+    if (actuator) checkModulation(actuatorId, actuator, loopId, loop.controller, role, issue);
   }
 }
 
@@ -201,6 +201,7 @@ function checkModulation(
   actuator: RawActuator,
   loopId: string,
   controller: RawLoop['controller'],
+  role: 'raise' | 'lower',
   issue: Issue,
 ): void {
   if (!isRelay(actuator) || actuator.modulation !== 'band') return;
@@ -213,12 +214,16 @@ function checkModulation(
     return;
   }
   const { key, band } = relayBandOf(actuator);
-  const halfBand = controller.kp * band;
+  // A split-range loop's lower actuator runs on the lower side's gains when it has its own.
+  const lowerKp = role === 'lower' ? controller.lower?.kp : undefined;
+  const kp = lowerKp ?? controller.kp;
+  const kpName = lowerKp === undefined ? 'kp' : 'lower.kp';
+  const halfBand = kp * band;
   if (halfBand >= 0.5) {
     issue(
       ['actuators', actuatorId, key],
-      `band too wide for kp: kp ${controller.kp} × ${key} ${band} = ${round(halfBand)} ` +
-        `(must be < 0.5, so ${key} < ${round(0.5 / controller.kp)} for loops.${loopId})`,
+      `band too wide for ${kpName}: ${kpName} ${kp} × ${key} ${band} = ${round(halfBand)} ` +
+        `(must be < 0.5, so ${key} < ${round(0.5 / kp)} for loops.${loopId})`,
     );
   }
 }

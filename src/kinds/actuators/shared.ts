@@ -20,6 +20,7 @@ export const relayOutput = {
       minOffMs: relay.minOffS * 1000,
     },
     ...relayBand(relay, loop),
+    ...(relay.modulationDefaulted ? { modulationDefaulted: true as const } : {}),
     ...(relay.maxOnS !== undefined ? { maxOnMs: relay.maxOnS * 1000 } : {}),
     ...(relay.maxStartsPerHour !== undefined ? { maxStartsPerHour: relay.maxStartsPerHour } : {}),
   }),
