@@ -99,6 +99,11 @@ export function renderAutotune(card, v) {
   }
 }
 
+/** One side's gains as the history shows them. */
+export function gainsText(g) {
+  return `kp ${sig(g.kp)} · Ti ${sig(g.tiS)} s${g.tdS ? ` · Td ${sig(g.tdS)} s` : ''}`;
+}
+
 /** Fetches and shows the tuning history (newest first, the one in force marked). */
 export async function loadTunings(card) {
   const { part } = card;
@@ -116,7 +121,7 @@ export async function loadTunings(card) {
       cell(new Date(t.createdAt).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })),
       cell(t.source),
       cell(
-        `kp ${sig(t.gains.kp)} · Ti ${sig(t.gains.tiS)} s${t.gains.tdS ? ` · Td ${sig(t.gains.tdS)} s` : ''}`,
+        t.lowerGains ? `heat: ${gainsText(t.gains)} · cool: ${gainsText(t.lowerGains)}` : gainsText(t.gains),
       ),
       t.active ? cell('in force', 1, 'in-force') : buttonCell(`Restore`, t.version),
     ]);
