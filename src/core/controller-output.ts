@@ -47,8 +47,9 @@ export function controllerOutput(
     const output = hysteresisOn.raise ? 1 : hysteresisOn.lower ? -1 : 0;
     return { output, pid: memory.pid, hysteresisOn };
   }
+  const side = sideActing(spec, directions, desired, observed, measured, memory);
   const params = {
-    ...sideGains(controller, sideActing(spec, directions, desired, observed, measured, memory)),
+    ...sideGains(controller, side),
     outputMin: directions.lower ? -1 : 0,
     outputMax: directions.raise ? 1 : 0,
     errorDeadband: spec.deadband,
@@ -62,7 +63,13 @@ export function controllerOutput(
   const ff = controllerFeedforward(spec, desired, observed, memory);
   // Resuming from off or a fault: start from what the actuators really do now (bumpless).
   const start = memory.regulating
-    ? absorbFeedforwardChange(spec, memory.pid, ff)
+    ? switchedSide(
+        controller,
+        absorbFeedforwardChange(spec, memory.pid, ff),
+        side,
+        desired.setpoint,
+        spec.deadband,
+      )
     : resumedPidMemory(spec, desired, observed, params, ff);
   const result = pidStep(params, start, {
     setpoint: desired.setpoint,
@@ -70,21 +77,28 @@ export function controllerOutput(
     atMs: reading.atMs,
     feedforward: ff.value,
   });
+  const stepped = controller.lowerPid === undefined ? result.memory : { ...result.memory, side };
   const pid =
     ff.disturbance === undefined
-      ? withoutDisturbance(result.memory)
-      : { ...result.memory, lastDisturbance: ff.disturbance };
+      ? withoutDisturbance(stepped)
+      : { ...stepped, lastDisturbance: ff.disturbance };
   // A mode that narrows the range (heat_cool → heat) takes effect even without a new reading.
   const output = clamp(result.output, params.outputMin, params.outputMax);
   return { output, pid, hysteresisOn: memory.hysteresisOn };
 }
 
 /**
- * The side whose actuator acts (or is about to): the only one the mode enables, else the sign of
- * the PID's last output (of what the actuators really do when resuming, as resumedPidMemory
- * starts from it), else at 0 the sign of the error. Decides the gains of a split-range loop
- * with per-side gains; the switch where the output crosses 0 is bumpless (pidStep re-bases its
- * integral on the new kp, td and b so the new gains reproduce the last output).
+ * The side whose gains a split-range loop with per-side gains runs with: the only one the mode
+ * enables; else, while regulating, the sign of the output at rest (integral, setpoint-weight
+ * offset and feedforward: what the output would be with no error), which moves slowly; else the
+ * sign of what the actuators really do (resuming, as resumedPidMemory starts from it), else of
+ * the error.
+ *
+ * Why not the sign of the last output: near 0 it flips with every noisy reading, and a step that
+ * crosses 0 taken with the larger kp one way and the smaller the other pumps the output towards
+ * one side on zero-mean noise (measured: a fridge with 10× the heater's kp held 0.76 °C off the
+ * setpoint). The output at rest does not follow the reading's noise, so within a side the PID is
+ * linear and nothing is pumped; see switchedSide for the crossing itself.
  */
 export function sideActing(
   spec: LoopSpec,
@@ -96,10 +110,55 @@ export function sideActing(
 ): Direction {
   if (!directions.lower) return 'raise';
   if (!directions.raise) return 'lower';
+  const controller = spec.controller;
+  const kept = memory.pid.side;
+  if (memory.regulating && kept !== undefined && controller.type === 'pid') {
+    const atRest = restOutput(sideGains(controller, kept), memory.pid, desired.setpoint, spec.deadband);
+    return atRest < 0 ? 'lower' : atRest > 0 ? 'raise' : kept;
+  }
   const last = memory.regulating ? memory.pid.lastOutput : actualSignedOutput(spec, observed);
   if (last < 0) return 'lower';
   if (last > 0) return 'raise';
   return desired.setpoint - measured < 0 ? 'lower' : 'raise';
+}
+
+/** The output with no error and no derivative: integral, setpoint-weight offset, feedforward. */
+function restOutput(
+  gains: Pick<PidParams, 'kp' | 'setpointWeight'>,
+  pid: PidMemory,
+  setpoint: number,
+  errorDeadband: number,
+): number {
+  return pid.integral + restOffset({ ...gains, errorDeadband }, setpoint) + pid.lastFeedforward;
+}
+
+/**
+ * The memory to step from when the side changes: the integral re-based so the output at rest
+ * stays where it was (the setpoint-weight offset kp·(b − 1)·r differs between the sides), and the
+ * gains marked as the new side's so pidStep does not re-base the proportional and derivative
+ * terms too. Those change by (Δkp)·e and Δ(kp·Td)·dy/dt at the crossing: a bump the size of the
+ * noise where the output is near 0 anyway, never stored in the integral (re-basing them would
+ * store it, and its sign follows the crossing's direction: the pump sideActing avoids).
+ */
+function switchedSide(
+  controller: Extract<ControllerSpec, { type: 'pid' }>,
+  pid: PidMemory,
+  side: Direction,
+  setpoint: number,
+  errorDeadband: number,
+): PidMemory {
+  if (controller.lowerPid === undefined || pid.side === undefined || pid.side === side) return pid;
+  const before = sideGains(controller, pid.side);
+  const after = sideGains(controller, side);
+  const offsetChange =
+    restOffset({ ...after, errorDeadband }, setpoint) - restOffset({ ...before, errorDeadband }, setpoint);
+  return {
+    ...pid,
+    integral: pid.integral - offsetChange,
+    lastKp: after.kp,
+    lastTdS: after.tdS,
+    lastSetpointWeight: after.setpointWeight ?? 1,
+  };
 }
 
 /** The PID gains of `side`: the lower side's own when the spec has them, else `pid`'s. */

@@ -92,6 +92,11 @@ export interface PidMemory {
   lastKp?: number;
   lastTdS?: number;
   lastSetpointWeight?: number;
+  /**
+   * Split-range loops with per-side gains: the side whose gains the memory was built with
+   * (controller-output.ts). Absent on every other loop, and in memory stored before it existed.
+   */
+  side?: 'raise' | 'lower';
 }
 
 export interface PidInput {

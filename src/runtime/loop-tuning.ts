@@ -1,6 +1,7 @@
 import type { PlantModel } from '../core/feedforward.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from '../core/loop-state.js';
+import { defaultDerivativeFilterS } from '../core/pid.js';
 import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
 import type { AutotuneMemory, AutotuneOptions } from '../core/tuning/autotune.js';
 import { isActive } from '../core/tuning/autotune.js';
@@ -101,14 +102,18 @@ export function tunedLoopSpec(
  * `pid` with the gains kp, tiS and tdS of `gains`; a tuning without a setpoint weight (entered
  * by hand, or older) leaves the config's b (for the lower side: its own, else the raise side's).
  */
-function withGains<P extends { kp: number; tiS: number; tdS: number; setpointWeight?: number }>(
-  pid: P,
-  gains: TuningGains,
-  fallback: { setpointWeight?: number } = pid,
-): P {
+function withGains<
+  P extends { kp: number; tiS: number; tdS: number; setpointWeight?: number; derivativeFilterS?: number },
+>(pid: P, gains: TuningGains, fallback: { setpointWeight?: number } = pid): P {
   const { kp, tiS, tdS, setpointWeight } = gains;
   const weight = setpointWeight ?? pid.setpointWeight ?? fallback.setpointWeight;
-  return { ...pid, kp, tiS, tdS, ...(weight === undefined ? {} : { setpointWeight: weight }) };
+  // The config's filter was sized for the file's tdS (its default is tdS itself; 0 for a PI): a tuned
+  // tdS keeps it only when tdS is unchanged, else gets its own, or a PI's 0-s filter would pass a
+  // tuned derivative unfiltered (each quantum step of a DS18B20 a full-scale kick).
+  // (Without a filter in the spec, or with no derivative, pidStep needs none from here.)
+  const refilter = tdS > 0 && tdS !== pid.tdS && pid.derivativeFilterS !== undefined;
+  const filter = refilter ? { derivativeFilterS: defaultDerivativeFilterS(tdS) } : {};
+  return { ...pid, kp, tiS, tdS, ...filter, ...(weight === undefined ? {} : { setpointWeight: weight }) };
 }
 
 /** Gains the PID can run with: kp finite above 0, times finite and not negative, b within 0..1. */

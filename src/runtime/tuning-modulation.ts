@@ -1,3 +1,4 @@
+import { MAX_HALF_BAND } from '../core/duty-band.js';
 import type { ActuatorSpec } from '../core/loop-spec.js';
 import { BUDGET_WINDOW_S, type ModulationSuggestion } from '../core/tuning/modulation.js';
 import type { Direction } from '../core/types.js';
@@ -59,7 +60,8 @@ export function tunedRelayModulation(
     return actuator;
   }
   if (suggestion.recommended === 'band') {
-    return { ...actuator, band: { halfBand: suggestion.halfBandDuty } };
+    // Capped as every band is (duty-band.ts): a stored 0.495 must not leave the relay no room.
+    return { ...actuator, band: { halfBand: Math.min(suggestion.halfBandDuty, MAX_HALF_BAND) } };
   }
   const { band: _band, ...windowed } = actuator;
   const timing = actuator.timeProportioning ?? { windowMs: 0, minOnMs: 0, minOffMs: 0 };

@@ -92,31 +92,87 @@ describe('split range with per-side gains: the side acting picks the gains', () 
     assert.ok(Math.abs(step(shared, 'cool', 20.5, at(0), idle).output - -HEATER_GAINS.kp * 0.5) < 1e-12);
   });
 
-  test('the switch from heater to cooler gains is bumpless: only the new P and I terms move the output', () => {
-    // Given a loop regulating on the heater side with a small positive output …
+  // The side follows the output at rest (integral, setpoint-weight offset, feedforward), not the
+  // output: an output that crosses 0 on a noisy reading keeps its side's gains (the old rule,
+  // switching on the output's sign, pumped the output towards one side on zero-mean noise).
+  const regulatingOnHeater = (integral: number): Memory => ({
+    regulating: true,
+    hysteresisOn: { raise: false, lower: false },
+    pid: {
+      ...pidInitialMemory(integral),
+      lastMeasured: SETPOINT,
+      lastSetpoint: SETPOINT,
+      lastAtMs: at(0),
+      lastKp: HEATER_GAINS.kp,
+      lastTdS: 0,
+      lastSetpointWeight: 1,
+      side: 'raise',
+    },
+  });
+
+  test('a reading that swings the output below 0 keeps the heater’s gains while the output at rest is above 0', () => {
+    const result = step(loop(), 'heat_cool', 21, at(s(10)), regulatingOnHeater(0.05));
+    assert.ok(result.output < 0, `the output crossed 0: ${result.output}`);
+    assert.equal(result.pid.side, 'raise');
+    assert.equal(result.pid.lastKp, HEATER_GAINS.kp);
+    const expected = 0.05 - HEATER_GAINS.kp * 1 + ((HEATER_GAINS.kp * 10) / HEATER_GAINS.tiS) * -1;
+    assert.ok(Math.abs(result.output - expected) < 1e-12, `${result.output} vs ${expected}`);
+  });
+
+  test('once the output at rest is below 0 the cooler’s gains take over, the integral carried over as it was', () => {
+    const memory = regulatingOnHeater(-0.001);
+    const result = step(loop(), 'heat_cool', 20.3, at(s(10)), memory);
+    assert.equal(result.pid.side, 'lower');
+    assert.equal(result.pid.lastKp, COOLER_GAINS.kp);
+    // Not re-based by (Δkp)·e: the integral only integrates, with the cooler's gains.
+    const integral = -0.001 + ((COOLER_GAINS.kp * 10) / COOLER_GAINS.tiS) * -0.3;
+    assert.ok(Math.abs(result.pid.integral - integral) < 1e-12, `${result.pid.integral} vs ${integral}`);
+    assert.ok(Math.abs(result.output - (integral - COOLER_GAINS.kp * 0.3)) < 1e-12, `${result.output}`);
+  });
+
+  test('sides with different setpoint weights: the switch keeps the output at rest where it was', () => {
+    // Raise side b 0.5: its rest offset kp·(b − 1)·r = 0.1 · −0.5 · 20 = −1, carried by the integral.
+    const spec = loop({
+      type: 'pid',
+      pid: { ...HEATER_GAINS, setpointWeight: 0.5 },
+      lowerPid: { ...COOLER_GAINS, setpointWeight: 1 },
+    });
+    const memory = regulatingOnHeater(1 - 0.002);
+    memory.pid.lastSetpointWeight = 0.5;
+    const result = step(spec, 'heat_cool', SETPOINT, at(s(10)), memory);
+    assert.equal(result.pid.side, 'lower', 'the output at rest, 0.998 − 1, is below 0');
+    // Cooler b 1: no offset, so its integral is the output at rest, −0.002 (the reading is at the setpoint).
+    assert.ok(Math.abs(result.pid.integral - -0.002) < 1e-12, `${result.pid.integral}`);
+    assert.ok(Math.abs(result.output - -0.002) < 1e-12, `${result.output}`);
+  });
+
+  test('zero-mean noise around 0 output does not pump the output to one side', () => {
+    // Given readings alternating one DS18B20 quantum either side of the setpoint (mean error 0) …
     const spec = loop();
-    let memory: Memory = idle;
-    memory = { ...memory, ...step(spec, 'heat_cool', 19.99, at(0), memory), regulating: true };
-    const before = memory.pid.lastOutput;
-    assert.ok(before > 0, `heater side acting: ${before}`);
-    // … when the measurement passes the setpoint the output crosses 0 with the heater's kp …
-    const crossed = step(spec, 'heat_cool', 20.3, at(s(10)), memory);
-    assert.ok(crossed.output < 0, `output crossed 0: ${crossed.output}`);
-    const expectedCross =
-      before - HEATER_GAINS.kp * 0.31 + ((HEATER_GAINS.kp * 10) / HEATER_GAINS.tiS) * -0.3;
-    assert.ok(Math.abs(crossed.output - expectedCross) < 1e-12, `${crossed.output} vs ${expectedCross}`);
-    memory = { ...memory, pid: crossed.pid };
-    // … and the next step runs with the cooler's gains, continuing from the last output: the
-    // jump is exactly the cooler's P on the error's change plus its integral over the step.
-    const next = step(spec, 'heat_cool', 20.35, at(s(20)), memory);
-    const expected =
-      crossed.output - COOLER_GAINS.kp * 0.05 + ((COOLER_GAINS.kp * 10) / COOLER_GAINS.tiS) * -0.35;
-    assert.ok(Math.abs(next.output - expected) < 1e-12, `${next.output} vs ${expected}`);
-    assert.equal(next.pid.lastKp, COOLER_GAINS.kp);
-    // A reading that did not move costs nothing at the switch: no step from the gain change alone.
-    const still = step(spec, 'heat_cool', 20.3, at(s(20)), memory);
-    const integralOnly = crossed.output + ((COOLER_GAINS.kp * 10) / COOLER_GAINS.tiS) * -0.3;
-    assert.ok(Math.abs(still.output - integralOnly) < 1e-12, `${still.output} vs ${integralOnly}`);
+    let memory = regulatingOnHeater(0.003);
+    let sum = 0;
+    const steps = 400;
+    for (let k = 1; k <= steps; k++) {
+      const measured = k % 2 === 1 ? SETPOINT + 0.0625 : SETPOINT - 0.0625;
+      const result = step(spec, 'heat_cool', measured, at(s(10 * k)), memory);
+      memory = { ...memory, pid: result.pid };
+      sum += result.output;
+    }
+    // … the output averages about 0, not a value pumped to one side.
+    assert.ok(Math.abs(sum / steps) < 0.01, `mean output ${sum / steps}`);
+  });
+
+  test('closed loop with sensor noise: the loop holds the setpoint and uses the side the plant needs', () => {
+    const run = (ambientOffset: number) => noisyCellar(loop(), ambientOffset);
+    const atSetpoint = run(0);
+    assert.ok(
+      atSetpoint.meanAbsErrorC < 0.05,
+      `ambient at the setpoint: mean |error| ${atSetpoint.meanAbsErrorC}`,
+    );
+    const warm = run(0.3);
+    assert.ok(warm.meanAbsErrorC < 0.05, `ambient 0.3 above: mean |error| ${warm.meanAbsErrorC}`);
+    assert.ok(warm.heatPower < 0.01, `ambient above the setpoint: the heater idles (${warm.heatPower})`);
+    assert.ok(warm.coolPower > 0.25, `… and the cooler carries the load (${warm.coolPower})`);
   });
 });
 
@@ -163,3 +219,53 @@ describe('split range with per-side gains on a plant whose sides differ 10× in 
       assert.ok(Math.abs(iae - 300) < 0.15 * 300, `${side}: IAE ${iae}`);
   });
 });
+
+/** Deterministic Gaussian noise (a linear congruential generator and Box–Muller). */
+function gaussian(seed: number): () => number {
+  let state = seed >>> 0;
+  const uniform = () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  return () => Math.sqrt(-2 * Math.log(uniform() + 1e-12)) * Math.cos(2 * Math.PI * uniform());
+}
+
+/**
+ * A first-order cellar (τ 600 s) with a heater of gain 20 and a cooler of gain 2 (the per-side
+ * gains' 10× ratio), read every 10 s with σ 0.05 noise and 0.0625 quantisation, for 50,000 steps;
+ * figures over the last 45,000. The ambient sits `ambientOffset` above the setpoint.
+ */
+function noisyCellar(spec: LoopSpec, ambientOffset: number) {
+  const noise = gaussian(1);
+  const tauS = 600;
+  const dtS = 10;
+  let temperature = SETPOINT;
+  let output = 0;
+  let memory: Memory = idle;
+  let heat = 0;
+  let cool = 0;
+  let absError = 0;
+  let counted = 0;
+  for (let k = 0; k < 50_000; k++) {
+    const heater = Math.max(output, 0);
+    const cooler = Math.max(-output, 0);
+    temperature += (dtS / tauS) * (SETPOINT + ambientOffset + 20 * heater - 2 * cooler - temperature);
+    const measured = Math.round((temperature + 0.05 * noise()) / 0.0625) * 0.0625;
+    const result = controllerOutput(
+      spec,
+      desired('heat_cool', SETPOINT),
+      { reading: { value: measured, atMs: at(s(dtS * k)) }, actuators: { mat: heater, fridge: cooler } },
+      measured,
+      memory,
+    );
+    memory = { ...memory, regulating: true, pid: result.pid };
+    output = result.output;
+    if (k >= 5_000) {
+      heat += Math.max(output, 0);
+      cool += Math.max(-output, 0) * 2;
+      absError += Math.abs(temperature - SETPOINT);
+      counted++;
+    }
+  }
+  return { meanAbsErrorC: absError / counted, heatPower: (heat * 20) / counted, coolPower: cool / counted };
+}

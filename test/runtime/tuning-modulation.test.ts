@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ActuatorSpec } from '../../src/core/loop-spec.js';
+import { defaultDerivativeFilterS } from '../../src/core/pid.js';
 import type { ModulationSuggestion } from '../../src/core/tuning/modulation.js';
 import { tunedLoopSpec } from '../../src/runtime/loop-tuning.js';
 import { modulationSuggestionFor, tunedRelayModulation } from '../../src/runtime/tuning-modulation.js';
@@ -35,6 +36,15 @@ describe('a relay whose file chose no modulation takes the tuning’s suggestion
     const tuned = tunedRelayModulation(defaultedRelay, { ...windowSuggestion, recommended: 'band' });
     assert.deepEqual(tuned.band, { halfBand: 0.3 });
     assert.equal(tuned.timeProportioning?.windowMs, 600_000);
+  });
+
+  it('a band suggestion wider than any band may be is capped at 0.49', () => {
+    const tuned = tunedRelayModulation(defaultedRelay, {
+      ...windowSuggestion,
+      recommended: 'band',
+      halfBandDuty: 0.495,
+    });
+    assert.deepEqual(tuned.band, { halfBand: 0.49 });
   });
 
   const unchanged: [string, ActuatorSpec, ModulationSuggestion | undefined][] = [
@@ -145,5 +155,26 @@ describe('tunedLoopSpec: the tuning in force modulates relays the file left to t
       tuned.raise?.band !== undefined,
       'the heater has no suggestion of its own: its default band stays',
     );
+  });
+});
+
+describe('tunedLoopSpec: a tuned derivative gets a filter sized for it', () => {
+  it('given a PI file (tdS 0, filter 0) and a tuning with tdS 60, then the filter is its default for tdS 60 (60 s), not 0', () => {
+    const spec = heaterRelayLoop({
+      controller: { type: 'pid', pid: { kp: 0.5, tiS: 1200, tdS: 0, derivativeFilterS: 0 } },
+    });
+    const tuned = tunedLoopSpec(spec, { version: 1, gains: { kp: 0.4, tiS: 900, tdS: 60 } });
+    assert.ok(tuned.controller.type === 'pid');
+    assert.equal(tuned.controller.pid.tdS, 60);
+    assert.equal(tuned.controller.pid.derivativeFilterS, defaultDerivativeFilterS(60));
+  });
+
+  it('given a tuning with the file’s tdS, then the file’s filter stays', () => {
+    const spec = heaterRelayLoop({
+      controller: { type: 'pid', pid: { kp: 0.5, tiS: 1200, tdS: 30, derivativeFilterS: 12 } },
+    });
+    const tuned = tunedLoopSpec(spec, { version: 1, gains: { kp: 0.4, tiS: 900, tdS: 30 } });
+    assert.ok(tuned.controller.type === 'pid');
+    assert.equal(tuned.controller.pid.derivativeFilterS, 12);
   });
 });
