@@ -138,6 +138,28 @@ describe('autotune through reconcile on the room plant', () => {
   });
 });
 
+describe('autotune of a relay whose plant has not moved since the loop started regulating', () => {
+  // The demo's fermenter after a restart: the chamber sits at its 30 °C ambient, far above the
+  // 20 °C setpoint, and the loop has been cooling for one reading when the cooler's autotune
+  // starts. Held off, the value never turns (it is already at rest): the run must take the
+  // flat record as the plant at rest, not wait for a turn and abort as "setpoint unreachable".
+  test('split range, heat_cool, the lower side from a plant at rest at its ambient: done, model within 20 %', () => {
+    const spec = splitRangeLoop({ deadband: 0, changeoverMs: 0 });
+    const params: PlantLoopParams = {
+      ambient: 30,
+      timeConstantS: 600,
+      deadTimeS: 60,
+      gains: { heater: 20, compressor: -20 },
+      initial: 30,
+    };
+    const loop = new PlantLoop(spec, desired('heat_cool', 20), params, T0);
+    loop.run(T0 + s(10));
+    start(loop, { side: 'lower' });
+    const cycles = loop.run(loop.nowMs + ROOM_BUDGET_MS, ended);
+    assertModel(cycles[cycles.length - 1]!.result.memory, -20, 600, 60);
+  });
+});
+
 describe('autotune through reconcile: a relay that was regulating with windows or the duty band', () => {
   // A relay's PID output is its mean level, not what the plant saw during the last dead time
   // (the window's on/off pattern): fitted as if the plant rested at it, these starts gave an

@@ -131,6 +131,12 @@ export const MAX_SAMPLES = 1500;
  */
 export const STALL_MIN_MS = 30 * 60_000;
 /**
+ * A regulating relay's start whose value stays within one band under the held low level this
+ * long is a plant at rest: the fit starts where it went flat (watchTurn). Shorter than
+ * STALL_MIN_MS, so such a start is taken before it could count as a setpoint never reached.
+ */
+export const FLAT_MS = 15 * 60_000;
+/**
  * A regulating relay's start: the value has turned under the held low level once it is this many
  * bands past its extreme since the start (3 bands ≥ 9σ: noise alone does not get there). The fit
  * starts there at the earliest (identify-half-rule.ts: and 1.2 dead times after the start), and
@@ -193,7 +199,15 @@ export interface AutotuneMemory {
    * level (see TURN_BANDS). `extreme`: the highest value since the start (lowest for the lower
    * side); `fitFromMs`: ms since startedAtMs of the first reading TURN_BANDS bands past it.
    */
-  turn?: { extreme?: number; fitFromMs?: number };
+  turn?: {
+    extreme?: number;
+    fitFromMs?: number;
+    /**
+     * Where the value has stayed within one band since `sinceMs` (ms since startedAtMs): held
+     * low that long (FLAT_MS) without moving, the plant is at rest and the fit starts there.
+     */
+    flat?: { value: number; sinceMs: number };
+  };
   /** The level the machine wants now (its relay state). */
   level: number;
   noise?: SensorNoise;
@@ -599,16 +613,35 @@ function finish(
 function watchTurn(memory: AutotuneMemory, value: number): AutotuneMemory {
   const turn = memory.turn;
   if (turn === undefined || relayPhase(memory).some(([, level]) => level === memory.highLevel)) return memory;
+  if (turn.fitFromMs !== undefined) return memory;
+  const h = memory.hysteresis;
+  const nowMs = memory.lastReadingAtMs! - memory.startedAtMs;
+  const flat = watchFlat(turn.flat, value, nowMs, h);
   // At the low level the value moves down for a heater: its extreme is the highest value.
   const sign = pushesUp(memory) ? 1 : -1;
   if (turn.extreme === undefined || sign * (value - turn.extreme) > 0) {
-    return { ...memory, turn: { extreme: value } };
+    return { ...memory, turn: { extreme: value, flat } };
   }
-  const h = memory.hysteresis;
-  if (turn.fitFromMs !== undefined || h === undefined || sign * (turn.extreme - value) < TURN_BANDS * h) {
-    return memory;
+  if (h !== undefined && sign * (turn.extreme - value) >= TURN_BANDS * h) {
+    return { ...memory, turn: { ...turn, flat, fitFromMs: nowMs } };
   }
-  return { ...memory, turn: { ...turn, fitFromMs: memory.lastReadingAtMs! - memory.startedAtMs } };
+  // A value that does not move under the held level is a plant at rest there (a chamber at its
+  // ambient when the loop had only begun to regulate): it will never turn, and its input since it
+  // went flat is known, so the fit starts where it went flat.
+  if (nowMs - flat.sinceMs >= FLAT_MS) return { ...memory, turn: { ...turn, flat, fitFromMs: flat.sinceMs } };
+  return { ...memory, turn: { ...turn, flat } };
+}
+
+/** The flat stretch's watch: restarted wherever the value leaves one band (h) of where it began. */
+function watchFlat(
+  flat: { value: number; sinceMs: number } | undefined,
+  value: number,
+  nowMs: number,
+  h: number | undefined,
+): { value: number; sinceMs: number } {
+  if (flat === undefined || h === undefined || Math.abs(value - flat.value) > h)
+    return { value, sinceMs: nowMs };
+  return flat;
 }
 
 /**
