@@ -31,6 +31,8 @@ Usage:
                      the result; Ctrl-C stops watching, not the run
   homeostat tunings  LOOP [--json]                        the stored tunings, the one in force marked
   homeostat tuning   LOOP VERSION|latest|config           puts a tuning in force (accept, restore, file gains)
+  homeostat preset   LOOP NAME|none                       selects a preset of the loop, or none
+  homeostat profile  LOOP start NAME|pause|resume|stop    starts, pauses, resumes or stops a profile
   homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
   homeostat safe     [--config FILE] [--sysfs-root DIR]   drives every GPIO relay to its safe level and exits
                      (systemd's ExecStopPost=; no database needed); MQTT actuators get their safe command
@@ -155,6 +157,10 @@ async function main(argv: string[]): Promise<number> {
       );
     case 'tuning':
       return tuningFromArgs(parsed, talk, { write, note });
+    case 'preset':
+      return presetFromArgs(parsed, talk, { write, note });
+    case 'profile':
+      return profileFromArgs(parsed, talk, { write, note });
     case 'init':
       return (await import('./commands/init.js')).initCommand(
         {
@@ -273,6 +279,49 @@ async function autotuneFromArgs(parsed: Options, talk: Talk, out: Out): Promise<
       ...(maxDurationS === undefined ? {} : { maxDurationS }),
       wait: !parsed['no-wait'],
       cancel: parsed.cancel,
+    },
+    out.write,
+    out.note,
+  );
+}
+
+async function presetFromArgs(parsed: Options, talk: Talk, out: Out): Promise<number> {
+  const [loop, name] = parsed.positionals;
+  if (!loop || !name) {
+    process.stderr.write(
+      'homeostat preset: name a loop and a preset, or none, e.g. homeostat preset living eco\n',
+    );
+    return 2;
+  }
+  return (await import('./commands/preset.js')).presetCommand(
+    {
+      configPath: talk.configPath,
+      loop,
+      preset: name === 'none' ? null : name,
+      ...(talk.apiUrl === undefined ? {} : { apiUrl: talk.apiUrl }),
+    },
+    out.write,
+    out.note,
+  );
+}
+
+async function profileFromArgs(parsed: Options, talk: Talk, out: Out): Promise<number> {
+  const profile = await import('./commands/profile.js');
+  const [loop, ...words] = parsed.positionals;
+  const command = profile.parseProfileArgs(words);
+  if (!loop || !command) {
+    const got = words.length === 0 ? '' : ` (got "${words.join(' ')}")`;
+    process.stderr.write(
+      `homeostat profile: name a loop and start NAME, pause, resume or stop${got}, e.g. homeostat profile fermenter start ale\n`,
+    );
+    return 2;
+  }
+  return profile.profileCommand(
+    {
+      configPath: talk.configPath,
+      loop,
+      command,
+      ...(talk.apiUrl === undefined ? {} : { apiUrl: talk.apiUrl }),
     },
     out.write,
     out.note,

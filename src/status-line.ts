@@ -10,7 +10,20 @@ export function formatStatusLine(status: LoopStatus, unit: string): string {
   const output = `${Math.round(status.output * 100)} %`;
   const problems = status.conditions.filter(isProblem).map(flagText);
   const flags = problems.length > 0 ? problems.join(' ') : 'ok';
-  return `${status.loop}  ${measured} → ${status.setpoint} ${unit}  ${status.mode}  output ${output}  ${status.action}${autotuneNote(status)}  [${flags}]`;
+  return `${status.loop}  ${measured} → ${status.setpoint} ${unit}  ${status.mode}  output ${output}  ${status.action}${autotuneNote(status)}  [${flags}]${sensorsNote(status)}`;
+}
+
+/** A loop with several sensors: `  sensors: median of 3 (dropped b: stale)`, else nothing. */
+function sensorsNote(status: LoopStatus): string {
+  return status.sensors === undefined ? '' : `  sensors: ${status.sensors.summary}`;
+}
+
+/**
+ * Which sensors of a set are dropped and why (`b Stale, c Outlier`): a sensor lost or back is
+ * worth a line; its distance moving every cycle is not.
+ */
+function droppedSensors(status: LoopStatus): string | undefined {
+  return status.sensors?.dropped.map((d) => `${d.sensor} ${d.reason}`).join(', ');
 }
 
 /** A running autotune's phase and cycles (`  autotune relay 1/2`), else nothing. */
@@ -44,6 +57,8 @@ export interface WrittenStatusLine {
   flags: Map<ConditionType, string>;
   /** Clock time it was written, ms. */
   atMs: number;
+  /** A loop with several sensors: the ones dropped and why (absent: one sensor). */
+  droppedSensors?: string;
 }
 
 export function writtenStatusLine(status: LoopStatus, atMs: number): WrittenStatusLine {
@@ -54,6 +69,7 @@ export function writtenStatusLine(status: LoopStatus, atMs: number): WrittenStat
     measured: status.measured,
     flags: new Map(status.conditions.map((c) => [c.type, isProblem(c) ? flagText(c) : 'ok'])),
     atMs,
+    ...(status.sensors === undefined ? {} : { droppedSensors: droppedSensors(status) ?? '' }),
   };
 }
 
@@ -86,8 +102,8 @@ export function measuredStep(quantity: Quantity, setpoint: number): number {
 /**
  * Why `status` is worth a status line now, given the last line written for its loop: the
  * first line, a changed mode or setpoint, a changed action or condition (a wiggling one once it
- * held SETTLE_MS; `actionSinceMs` is when the loop's current action was first seen), a reading
- * lost or back, or the measured value's distance from the setpoint moved by measuredStep; undefined when nothing changed
+ * held SETTLE_MS; `actionSinceMs` is when the loop's current action was first seen), a sensor
+ * of a set dropped or back, a reading lost or back, or the measured value's distance from the setpoint moved by measuredStep; undefined when nothing changed
  * meaningfully (the hourly line still comes).
  */
 export function statusLineChange(
@@ -106,6 +122,7 @@ export function statusLineChange(
     const settled = nowMs - condition.lastTransitionMs >= SETTLE_MS;
     if (!WIGGLING_CONDITIONS.has(condition.type) || settled) return condition.type;
   }
+  if (droppedSensors(status) !== last.droppedSensors) return 'sensors';
   if ((status.measured === undefined) !== (last.measured === undefined)) return 'measured';
   if (status.measured !== undefined && last.measured !== undefined) {
     // The distance from the setpoint, not the value: a loop swinging ±0.5 °C around its setpoint

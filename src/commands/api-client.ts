@@ -197,7 +197,15 @@ export interface DaemonApi {
   ): Promise<ApiAnswer<WriteResult>>;
   /** GET /api/loops/{loop}/tunings: the stored versions, newest first. */
   tunings(loop: string): Promise<ApiAnswer<TuningsResponse>>;
+  /** POST /api/loops/{loop}/preset: select a preset, or none (null). */
+  preset(loop: string, body: { preset: string | null; requestId: string }): Promise<ApiAnswer<WriteResult>>;
+  /** POST /api/loops/{loop}/profile: start (with a name), pause, resume or stop the profile. */
+  profile(loop: string, body: ProfileBody): Promise<ApiAnswer<WriteResult>>;
 }
+
+export type ProfileBody =
+  | { action: 'start'; name: string; requestId: string }
+  | { action: 'pause' | 'resume' | 'stop'; requestId: string };
 
 /** No API to ask, and why (printed as the start of the fallback notice). */
 export interface NoApi {
@@ -226,6 +234,16 @@ export interface Token {
 export function apiClient(baseUrl: string, token: Token, opts: ApiTimeouts = {}): DaemonApi {
   const call = <T>(request: ApiRequest<T>) => callApi(baseUrl, token, request);
   const readMs = opts.readTimeoutMs ?? READ_TIMEOUT_MS;
+  // Refusals (422, 429, 503, a 404 in this shape) are answers too: `accepted: false`.
+  const write = (path: string, body: unknown) =>
+    call({
+      method: 'POST',
+      path,
+      body,
+      schema: writeResult,
+      anyStatus: true,
+      timeoutMs: opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS,
+    });
   return {
     kind: 'api',
     baseUrl,
@@ -290,6 +308,8 @@ export function apiClient(baseUrl: string, token: Token, opts: ApiTimeouts = {})
       }),
     tunings: (loop) =>
       call({ method: 'GET', path: `${loopPath(loop)}/tunings`, schema: tuningsResponse, timeoutMs: readMs }),
+    preset: (loop, body) => write(`${loopPath(loop)}/preset`, body),
+    profile: (loop, body) => write(`${loopPath(loop)}/profile`, body),
   };
 }
 

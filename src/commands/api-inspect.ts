@@ -247,5 +247,6 @@ function statusOfView(view: LoopView): LoopStatus {
       observedGeneration: c.observedGeneration,
     })),
     updatedAtMs: view.updatedAt === null ? 0 : Date.parse(view.updatedAt),
+    ...(view.sensors === undefined ? {} : { sensors: view.sensors }),
   };
 }

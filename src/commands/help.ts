@@ -4,7 +4,7 @@
  * argument is a loop or the config file. src/cli.ts parses with it.
  */
 
-export type PositionalKind = 'loop' | 'loop-version' | 'config' | 'out' | 'none';
+export type PositionalKind = 'loop' | 'loop-version' | 'loop-action' | 'config' | 'out' | 'none';
 
 export interface CommandHelp {
   /** One line: what it does. */
@@ -13,7 +13,11 @@ export interface CommandHelp {
   /** The options it takes, as `--name`, each with its meaning. */
   options: Record<string, string>;
   example: string;
-  /** A positional argument: the loop (set, history), the loop and a version (tuning), the config file (validate, plan, …), the file to write (init), or none. */
+  /**
+   * A positional argument: the loop (set, history), the loop and one value (tuning, preset), the
+   * loop, an action and a name (profile), the config file (validate, plan, …), the file to write
+   * (init), or none.
+   */
   positional: PositionalKind;
 }
 
@@ -153,6 +157,22 @@ export const COMMANDS: Record<string, CommandHelp> = {
     example: 'homeostat tuning room latest',
     positional: 'loop-version',
   },
+  preset: {
+    summary:
+      "selects one of the loop's presets (loops.<id>.presets) through the daemon, or none (the setpoint stays)",
+    usage: 'homeostat preset LOOP NAME|none [--config FILE] [--api-url URL]',
+    options: options(CONFIG, API),
+    example: 'homeostat preset living eco',
+    positional: 'loop-version',
+  },
+  profile: {
+    summary:
+      "starts one of the loop's profiles (loops.<id>.profiles) through the daemon, or pauses, resumes or stops it",
+    usage: 'homeostat profile LOOP start NAME|pause|resume|stop [--config FILE] [--api-url URL]',
+    options: options(CONFIG, API),
+    example: 'homeostat profile fermenter start ale',
+    positional: 'loop-action',
+  },
   doctor: {
     summary: 'checks GPIO, 1-Wire, the broker, the database, the HTTP port and systemd; says how to fix each',
     usage: 'homeostat doctor [CONFIG] [--config FILE] [--db FILE]',
@@ -219,6 +239,16 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
 };
 
+/** How many positional arguments each kind takes at most. */
+const POSITIONALS_AT_MOST: Record<PositionalKind, number> = {
+  loop: 1,
+  'loop-version': 2,
+  'loop-action': 3,
+  config: 1,
+  out: 1,
+  none: 0,
+};
+
 /** `homeostat <command> --help`. */
 export function commandHelp(name: string, help: CommandHelp): string {
   const lines = [
@@ -249,7 +279,7 @@ export function argumentProblem(
   if (refused !== undefined) {
     return `homeostat ${name}: ${refused} is not an option of ${name} (see homeostat ${name} --help)`;
   }
-  const most = help.positional === 'none' ? 0 : help.positional === 'loop-version' ? 2 : 1;
+  const most = POSITIONALS_AT_MOST[help.positional];
   if (positionals.length > most) {
     const extra = positionals[most]!;
     return `homeostat ${name}: unexpected argument "${extra}" (see homeostat ${name} --help)`;

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { loadConfigFile, parseConfigText } from '../config/load.js';
 import { formatPlan, planChanges, planTunings, summarizePlan } from '../config/plan.js';
+import { planSchedules } from '../config/plan-schedule.js';
 import type { LoopStatus } from '../core/status.js';
 import { redactConfigText } from '../redact.js';
 import { formatStatusLine } from '../status-line.js';
@@ -179,6 +180,8 @@ export function planCommand(opts: { configPath: string; dbPath: string }, write:
     ),
   };
   for (const line of planTunings(current?.ok ? current.config : undefined, tunedConfig, tuned)) write(line);
+  // Presets, schedules, profiles: the setpoint in force now and the next changes (local time).
+  for (const line of planSchedules(nextConfig, stored, Date.now())) write(line);
   return changes.length === 0 ? 0 : 2;
 }
 

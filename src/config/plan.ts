@@ -104,7 +104,11 @@ export function loopSectionHash(config: Config, loopId: string): string {
   if (loop === undefined) throw new Error(`loopSectionHash: unknown loop "${loopId}"`);
   const section = {
     loop,
-    sensor: withOldKeyNames('sensors', own(config.sensors, loop.sensor)),
+    // One sensor: hashed under `sensor` as before (an unchanged loop keeps its stored hash);
+    // several: each one's section under `sensors`, in the loop's order.
+    ...(loop.sensors === undefined
+      ? { sensor: withOldKeyNames('sensors', own(config.sensors, loop.sensor ?? '')) }
+      : { sensors: loop.sensors.map((id) => withOldKeyNames('sensors', own(config.sensors, id))) }),
     raise: loop.raise === undefined ? undefined : hashedActuator(own(config.actuators, loop.raise)),
     lower: loop.lower === undefined ? undefined : hashedActuator(own(config.actuators, loop.lower)),
   };

@@ -4,7 +4,8 @@ import { defaultDerivativeFilterS } from '../core/pid.js';
 import type { Quantity } from '../core/types.js';
 import { LOOP_POLICY } from '../kinds/loop-policy.js';
 import { actuatorKindOf } from '../kinds/registry.js';
-import { QUANTITY_DEFAULTS } from './schema/common.js';
+import { defaultPlausible } from './schema/common.js';
+import { sensorSetOf } from './schema/sensor-set.js';
 import type { ActuatorConfig, Config, LoopConfig } from './schema.js';
 
 /** The level an actuator is driven to on faults, stale readings, removal and shutdown. */
@@ -21,6 +22,7 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     controller: controllerSpec(config, loop),
     ...(loop.raise ? { raise: actuatorSpec(loop.raise, config.actuators[loop.raise]!, loop) } : {}),
     ...(loop.lower ? { lower: actuatorSpec(loop.lower, config.actuators[loop.lower]!, loop) } : {}),
+    ...sensorSetSpec(loop),
     staleAfterMs: loop.staleAfterS * 1000,
     plausibleMin: loop.plausible.min,
     plausibleMax: loop.plausible.max,
@@ -39,6 +41,12 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
       staleAfterMs: (config.sensors[interlock.sensor]?.staleAfterS ?? 30) * 1000,
     })),
   };
+}
+
+/** A loop with several sensors: its set, with the unit its status summary shows. */
+function sensorSetSpec(loop: LoopConfig): Pick<LoopSpec, 'sensorSet'> {
+  const set = sensorSetOf(loop);
+  return set ? { sensorSet: { ...set, unit: loop.unit } } : {};
 }
 
 /**
@@ -123,7 +131,7 @@ function disturbanceSpec(
   loop: LoopConfig,
   feedforward: NonNullable<Extract<LoopConfig['controller'], { type: 'pid' }>['feedforward']>,
 ): DisturbanceSpec {
-  const plausible = feedforward.plausible ?? QUANTITY_DEFAULTS[loop.quantity].plausible;
+  const plausible = feedforward.plausible ?? defaultPlausible(loop.quantity, loop.unit);
   return {
     sensorId: feedforward.sensor,
     coupling: feedforward.coupling,

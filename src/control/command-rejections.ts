@@ -53,6 +53,8 @@ export function kindName(kind: CommandKind): string {
     faultReset: 'fault reset',
     autotune: 'autotune',
     tuning: 'tuning',
+    preset: 'preset',
+    profile: 'profile',
   };
   return names[kind];
 }

@@ -38,8 +38,8 @@ export interface CommandAnswer {
   /** Why it was refused (absent when accepted). */
   refusal?: CommandRefusal;
   /**
-   * Tuning commands: whether the tuning in force changed (false: it was already the one asked
-   * for). Absent for the other commands.
+   * Tuning, preset and profile commands: whether the desired state changed (false: it already
+   * was what was asked for, e.g. a QoS 1 duplicate). Absent for the other commands.
    */
   changed?: boolean;
 }

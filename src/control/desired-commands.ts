@@ -18,6 +18,7 @@ import type {
   DesiredCommandsDeps,
   DesiredCommandsOptions,
 } from './command-types.js';
+import { commandProfile, selectPreset } from './schedule-commands.js';
 import { applyTuning, type CommandSteps, requestAutotune } from './tuning-commands.js';
 
 export type {
@@ -73,8 +74,8 @@ export class DesiredCommands {
   /**
    * One command. Refused: unknown loops, invalid payloads, changes beyond the loop's rate
    * (ChangeLimiter; stopping a loop or cancelling an autotune is never limited), writes the
-   * store does not take, fault resets with nothing latched, autotunes the loop cannot run and
-   * tunings it does not have. Asking for the current desired state is accepted and changes
+   * store does not take, fault resets with nothing latched, autotunes the loop cannot run,
+   * tunings it does not have, and presets or profiles it does not have. Asking for the current desired state is accepted and changes
    * nothing (same generation, no event).
    */
   submit(request: CommandRequest): CommandAnswer {
@@ -140,10 +141,12 @@ export class DesiredCommands {
       step: loopConfig.step,
     });
     if (!outcome.accepted) return this.refused(request, true, outcome, 'invalid');
-    const { faultReset, autotune, tuning } = outcome.change;
+    const { faultReset, autotune, tuning, preset, profile } = outcome.change;
     if (faultReset) return this.resetFault(request, outcome);
     if (autotune) return requestAutotune(this.steps, request, outcome, loopConfig, autotune);
     if (tuning !== undefined) return applyTuning(this.steps, request, outcome, loopConfig, tuning);
+    if (preset !== undefined) return selectPreset(this.steps, request, outcome, loopConfig, preset);
+    if (profile) return commandProfile(this.steps, request, outcome, loopConfig, profile);
     return this.applyChange(request, outcome);
   }
 

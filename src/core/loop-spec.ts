@@ -5,6 +5,7 @@ import type { HysteresisParams } from './hysteresis.js';
 import type { InterlockSpec } from './interlock.js';
 import type { PidParams } from './pid.js';
 import type { CutoffSpec, RunawayWatchSpec, StuckWatchSpec } from './safety-monitors.js';
+import type { SensorSetSpec } from './sensor-set.js';
 import type { TimeProportioningParams } from './time-proportioning.js';
 import type { Direction, Mode, Quantity } from './types.js';
 
@@ -73,7 +74,12 @@ export interface LoopSpec {
   controller: ControllerSpec;
   raise?: ActuatorSpec;
   lower?: ActuatorSpec;
-  /** A reading older than this (ms) counts as missing → safe state. */
+  /**
+   * Several sensors combined into the loop's reading (sensor-set.ts); absent: the loop's one
+   * sensor. `unit` (the loop's, '' for none) is for the status' summary only.
+   */
+  sensorSet?: SensorSetSpec & { unit: string };
+  /** A reading older than this (ms) counts as missing → safe state (each sensor of a set too). */
   staleAfterMs: number;
   plausibleMin: number;
   plausibleMax: number;

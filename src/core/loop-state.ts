@@ -2,6 +2,7 @@ import { type CommandMemory, LEVEL_TOLERANCE } from './command.js';
 import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
 import { idleSafetyMemory, type SafetyMemory } from './safety-monitors.js';
+import type { SensorSetResult } from './sensor-set.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
 import { type AutotuneMemory, isActive, requestAbort } from './tuning/autotune.js';
 import type { ActuatorLevel, Condition, Direction, Mode, Reading } from './types.js';
@@ -15,7 +16,13 @@ export interface LoopDesired {
 
 /** Observed state, read fresh by the runtime each cycle. */
 export interface LoopObserved {
+  /** The loop's reading: its one sensor's, or a sensor set's combined one (absent when it has none). */
   reading?: Reading;
+  /**
+   * A loop with several sensors (LoopSpec.sensorSet): combineReadings' result for this cycle,
+   * whose verdict the gate uses instead of judging `reading` again.
+   */
+  sensorSet?: SensorSetResult;
   /** Actual level of each actuator (GPIO readback, a plug's state); undefined = unknown. */
   actuators: Record<string, ActuatorLevel>;
   /** Latest reading of each interlock sensor (see LoopSpec.interlocks). */

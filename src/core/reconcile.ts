@@ -115,18 +115,37 @@ function gateCycle(
   latched: LatchedFault | undefined,
   nowMs: number,
 ): Gate {
-  const verdict = judgeReading(observed.reading, nowMs, spec);
+  const verdict = readingVerdict(spec, observed, nowMs);
   const interlock = trippedInterlock(spec, observed.interlocks, nowMs);
   const judged = { verdict, interlock };
   if (latched) return { ...judged, regulate: false, detail: latchedDetail(latched) };
   if (desired.mode === 'off') return { ...judged, regulate: false, detail: 'mode off' };
-  if (!verdict.ok) return { ...judged, regulate: false, detail: `sensor ${verdict.reason}` };
+  if (!verdict.ok) return { ...judged, regulate: false, detail: sensorDetail(spec, verdict) };
   if (interlock) return { ...judged, regulate: false, detail: interlock.message };
   return { ...judged, regulate: true, measured: verdict.value };
 }
 
+/**
+ * The reading's verdict: a sensor set's, when the loop has several sensors (its message names
+ * each one dropped); else the one sensor's reading judged. A set loop observed without a result
+ * (a runtime that did not combine) has no reading: safe, never regulating on an unjudged value.
+ */
+function readingVerdict(spec: LoopSpec, observed: LoopObserved, nowMs: number): ReadingVerdict {
+  if (observed.sensorSet) return observed.sensorSet.verdict;
+  if (spec.sensorSet) return { ok: false, reason: 'Missing', message: 'sensor set not combined' };
+  return judgeReading(observed.reading, nowMs, spec);
+}
+
 function latchedDetail(fault: LatchedFault): string {
   return `latched fault ${fault.reason}`;
+}
+
+/**
+ * Why a bad reading holds the actuators safe (their command's detail): the reason, and for a
+ * sensor set which sensors failed and why (`sensor Stale: 1 of 3 sensors healthy, 2 needed (…)`).
+ */
+function sensorDetail(spec: LoopSpec, verdict: Exclude<ReadingVerdict, { ok: true }>): string {
+  return spec.sensorSet ? `sensor ${verdict.reason}: ${verdict.message}` : `sensor ${verdict.reason}`;
 }
 
 /**

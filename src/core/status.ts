@@ -3,6 +3,8 @@ import { type LoopSpec, loopActuators } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 import { roundHundredths } from './numbers.js';
 import type { ReadingVerdict } from './sensor-health.js';
+import type { CombineMethod, DroppedSensor } from './sensor-set.js';
+import { describeSensorSet } from './sensor-set-report.js';
 import { type AutotuneMemory, type AutotuneProgress, autotuneProgress, isActive } from './tuning/autotune.js';
 import type { Action, Condition, ConditionType, Direction, Mode, Quantity } from './types.js';
 
@@ -27,6 +29,19 @@ export interface LoopStatus {
   updatedAtMs: number;
   /** The running autotune's progress, or the last one's result or abort reason. */
   autotune?: AutotuneStatus;
+  /** A loop with several sensors: which made the reading, which were left out and why. */
+  sensors?: SensorSetStatus;
+}
+
+/** A sensor set as the status shows it (sensor-set.ts). */
+export interface SensorSetStatus {
+  combine: CombineMethod;
+  /** Sensors whose readings made the measured value, in the config's order; none when it failed. */
+  used: string[];
+  /** Sensors left out this cycle, each with why (Missing, Stale, NotFinite, Implausible, Outlier, Disagree). */
+  dropped: DroppedSensor[];
+  /** One line for people: `median of 3 (dropped probe-2: 4.8 °C from the others)`. */
+  summary: string;
 }
 
 /** An autotune as the status shows it (see tuning/autotune.ts). */
@@ -218,6 +233,7 @@ export function loopStatus(
   const { verdict, interlock, memory, levels } = outcome;
   const measured = verdict.ok ? verdict.value : undefined;
   const autotune = memory.autotune ? autotuneStatus(memory.autotune, nowMs) : undefined;
+  const sensors = sensorSetStatus(spec, observed);
   const raiseOn = spec.raise !== undefined && (levels[spec.raise.id] ?? 0) >= IDLE_BELOW;
   const lowerOn = spec.lower !== undefined && (levels[spec.lower.id] ?? 0) >= IDLE_BELOW;
   return {
@@ -262,6 +278,20 @@ export function loopStatus(
     }),
     updatedAtMs: nowMs,
     ...(autotune ? { autotune } : {}),
+    ...(sensors ? { sensors } : {}),
+  };
+}
+
+/** The sensor set's part of the status; absent for a loop with one sensor. */
+function sensorSetStatus(spec: LoopSpec, observed: LoopObserved): SensorSetStatus | undefined {
+  const set = spec.sensorSet;
+  const result = observed.sensorSet;
+  if (!set || !result) return undefined;
+  return {
+    combine: set.combine,
+    used: [...result.used],
+    dropped: result.dropped.map((d) => ({ ...d })),
+    summary: describeSensorSet(set, result, set.unit),
   };
 }
 

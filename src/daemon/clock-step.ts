@@ -9,6 +9,8 @@ export interface ClockStepTargets {
   drivers: Drivers;
   loops: ReadonlyMap<string, RunningLoop>;
   logger: Logger;
+  /** The desired store: started profiles and manual changes move with the step (issue 13). */
+  schedules?: { rebaseSchedules(stepMs: number): void };
 }
 
 /**
@@ -21,9 +23,17 @@ export interface ClockStepTargets {
  */
 export function shiftRunningTimes(
   deltaMs: number,
-  { sampler, drivers, loops, logger }: ClockStepTargets,
+  { sampler, drivers, loops, logger, schedules }: ClockStepTargets,
 ): void {
   sampler.shiftTimes(deltaMs);
+  try {
+    // Stored desired state, committed before the loops run on the new time: a profile's step
+    // is neither skipped (forward) nor repeated (back), a manual hold keeps its length.
+    schedules?.rebaseSchedules(deltaMs);
+  } catch (error) {
+    // The store reports it (health); the profile then counts the step, the loop regulates on.
+    logger.error({ err: error }, 'could not move started profiles with the clock step');
+  }
   for (const plant of drivers.plants.values()) plant.shiftTimes(deltaMs);
   for (const driver of drivers.actuators.values()) shiftDriverTimes(driver, deltaMs);
   for (const loop of loops.values()) {

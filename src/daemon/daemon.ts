@@ -315,7 +315,13 @@ export class Daemon implements LoopControl {
   /** The wall clock stepped: every remembered time moves with it (clock-step.ts). */
   private onClockStep(deltaMs: number): void {
     const { drivers, sampler, loops } = this;
-    shiftRunningTimes(deltaMs, { sampler, drivers, loops, logger: this.opts.logger });
+    shiftRunningTimes(deltaMs, {
+      sampler,
+      drivers,
+      loops,
+      logger: this.opts.logger,
+      schedules: this.opts.store.desired,
+    });
   }
 
   /** A push driver's new value is sampled at once (and so reaches its loops at once). */
@@ -360,8 +366,9 @@ export class Daemon implements LoopControl {
   private triggerLoopsOf(sensorId: string, reason: string): void {
     for (const loop of this.loops.values()) {
       const config = this.config.loops[loop.id];
-      // Its own sensor, or an interlock: a window opening pauses the loop at once.
-      if (config?.sensor === sensorId || config?.interlocks.some((i) => i.sensor === sensorId)) {
+      // Its own sensor (one of its set), or an interlock: a window opening pauses the loop at once.
+      const own = config?.sensor === sensorId || config?.sensors?.includes(sensorId) === true;
+      if (own || config?.interlocks.some((i) => i.sensor === sensorId)) {
         loop.runner.trigger(reason);
       }
     }

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
+import { nodeTimeZone } from '../config/schema/schedule.js';
 import type { Config } from '../config/schema.js';
 import { toLoopSpec } from '../config/to-loop-spec.js';
 import type { LoopStatus } from '../core/status.js';
 import type { ActuatorDriver } from '../drivers/types.js';
 import type { Clock } from '../runtime/clock.js';
+import { effectiveDesired } from '../runtime/effective-desired.js';
 import { type CycleDesired, LoopReconciler } from '../runtime/loop-reconciler.js';
 import { LoopRunner } from '../runtime/loop-runner.js';
 import { tuningRunStartedAtMs } from '../runtime/loop-tuning.js';
@@ -72,6 +74,9 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
   return new LoopReconciler({
     spec: toLoopSpec(config(), id),
     desired: desiredFromStore(store, id),
+    // Presets, weekly schedule, profiles: the setpoint in force at the cycle's now (issue 13).
+    schedule: (desired, nowMs) =>
+      effectiveDesired(desired, config().loops[id] ?? {}, nodeTimeZone(config()), nowMs),
     ...storedLoopState(store, id, loopLogger),
     onCycle: (completed) => {
       try {
@@ -104,6 +109,12 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
       const sensor = config().loops[id]?.sensor;
       return sensor === undefined ? undefined : sampler.latestForLoop(sensor);
     },
+    // Several sensors: each one's latest, as the sampler keeps it (a sensor in several loops is
+    // read once, on its own period); combined by the reconciler at the cycle's now.
+    sensorReadings: () =>
+      Object.fromEntries(
+        (config().loops[id]?.sensors ?? []).map((sensor) => [sensor, sampler.latestForLoop(sensor)]),
+      ),
     actuators: deps.actuators,
     clock: deps.clock,
     logger: loopLogger,
@@ -120,6 +131,7 @@ function desiredFromStore(store: DaemonStore, id: string): () => CycleDesired {
     const row = store.desired.desired(id);
     if (!row) throw new Error(`loop ${id}: no desired state in the store`);
     const { generation, setpoint, mode, faultReset, tuning, lastTuningVersion, autotuneRequest } = row;
+    const { preset, changedAtMs, profileRun } = row;
     return {
       generation,
       setpoint,
@@ -128,6 +140,9 @@ function desiredFromStore(store: DaemonStore, id: string): () => CycleDesired {
       ...(tuning === undefined ? {} : { tuning }),
       ...(lastTuningVersion === undefined ? {} : { lastTuningVersion }),
       ...(autotuneRequest === undefined ? {} : { autotuneRequest }),
+      ...(preset === undefined ? {} : { preset }),
+      ...(changedAtMs === undefined ? {} : { changedAtMs }),
+      ...(profileRun === undefined ? {} : { profileRun }),
     };
   };
 }

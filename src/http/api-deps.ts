@@ -30,7 +30,7 @@ export interface ApiHistory {
 /** A write as the shared command path takes it (src/control/desired-commands.ts). */
 export interface ApiCommand {
   loop: string;
-  kind: 'json' | 'faultReset' | 'autotune' | 'tuning';
+  kind: 'json' | 'faultReset' | 'autotune' | 'tuning' | 'preset' | 'profile';
   payload: Uint8Array;
   source: 'http';
   receivedAtMs: number;

@@ -1,5 +1,29 @@
-import type { ApiCommandAnswer, ApiDeps } from './api-deps.js';
-import type { CommandResult } from './schemas.js';
+import { z } from 'zod';
+import type { ApiCommand, ApiCommandAnswer, ApiDeps } from './api-deps.js';
+import { apiSchemas, type CommandResult } from './schemas.js';
+
+/**
+ * Bodies of POST /api/loops/{loop}/preset and /profile (issue 13). Like the other write bodies
+ * (schemas.ts) they only document: the bytes go to the parser of MQTT `preset/set` and
+ * `profile/set` (src/mqtt/schedule-commands.ts), which decides.
+ */
+export const presetRequest = z
+  .object({
+    preset: z
+      .string()
+      .nullable()
+      .describe('A preset of the loop (loops.<id>.presets), or null (or "none") for no preset'),
+    requestId: z.string().max(64).optional(),
+  })
+  .register(apiSchemas, { id: 'PresetRequest' });
+
+export const profileRequest = z
+  .object({
+    action: z.enum(['start', 'pause', 'resume', 'stop']),
+    name: z.string().optional().describe('The profile to start (loops.<id>.profiles); start only'),
+    requestId: z.string().max(64).optional(),
+  })
+  .register(apiSchemas, { id: 'ProfileRequest' });
 
 /** HTTP status of a command's answer: the refusal's kind decides (README "Dashboard and API"). */
 const REFUSAL_STATUS: Record<string, number> = {
@@ -55,15 +79,43 @@ export function applyTuning(
   return submitted(deps, loop, 'tuning', body);
 }
 
+/**
+ * POST /api/loops/{loop}/preset: `{"preset": "eco"}` or `{"preset": null}`, handed as bytes to
+ * the parser of MQTT `preset/set`; the answer says whether the preset in force `changed`.
+ */
+export function selectPreset(
+  deps: ApiDeps,
+  loop: string,
+  body: Buffer,
+): { status: number; body: CommandResult } {
+  return submitted(deps, loop, 'preset', body);
+}
+
+/**
+ * POST /api/loops/{loop}/profile: `{"action": "start", "name": "ale"}`, or `{"action": "pause" |
+ * "resume" | "stop"}`, handed as bytes to the parser of MQTT `profile/set`.
+ */
+export function commandProfile(
+  deps: ApiDeps,
+  loop: string,
+  body: Buffer,
+): { status: number; body: CommandResult } {
+  return submitted(deps, loop, 'profile', body);
+}
+
 /** A write through the command path every source shares (source `http`), and its HTTP answer. */
 function submitted(
   deps: ApiDeps,
   loop: string,
-  kind: Parameters<ApiDeps['submit']>[0]['kind'],
+  kind: WriteKind,
   payload: Uint8Array,
 ): { status: number; body: CommandResult } {
-  return answer(loop, deps.submit({ loop, kind, payload, source: 'http', receivedAtMs: deps.nowMs() }));
+  const command = { loop, kind, payload, source: 'http' as const };
+  return answer(loop, deps.submit({ ...command, receivedAtMs: deps.nowMs() }));
 }
+
+/** The command kinds written over HTTP. */
+type WriteKind = ApiCommand['kind'];
 
 function answer(loop: string, { known, outcome, generation, refusal, changed }: ApiCommandAnswer) {
   // A refusal says why; an unknown loop without one is still a 404 (a store failure is not).

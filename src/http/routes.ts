@@ -1,7 +1,16 @@
 import type { z } from 'zod';
 import type { ApiDeps } from './api-deps.js';
 import { allLoops, eventList, loopHistory, loopTunings, nodeInfo, oneLoop } from './api-read.js';
-import { applyTuning, requestAutotune, resetFault, setLoop } from './api-write.js';
+import {
+  applyTuning,
+  commandProfile,
+  presetRequest,
+  profileRequest,
+  requestAutotune,
+  resetFault,
+  selectPreset,
+  setLoop,
+} from './api-write.js';
 import { fleetResponse } from './fleet.js';
 import { openApiDocument } from './openapi.js';
 import { HttpError } from './respond.js';
@@ -200,6 +209,30 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
         response: commandResult,
       },
       handle: ({ params, body }) => applyTuning(api, params.loop!, body),
+    },
+    {
+      method: 'POST',
+      path: '/api/loops/:loop/preset',
+      write: true,
+      doc: {
+        summary:
+          'Select one of the loop’s presets ({"preset":"eco"}), or none ({"preset":null}) (the rules of MQTT preset/set; stored before the answer); the answer says whether it changed',
+        request: presetRequest,
+        response: commandResult,
+      },
+      handle: ({ params, body }) => selectPreset(api, params.loop!, body),
+    },
+    {
+      method: 'POST',
+      path: '/api/loops/:loop/profile',
+      write: true,
+      doc: {
+        summary:
+          'Start ({"action":"start","name":"ale"}), pause, resume or stop the loop’s profile (the rules of MQTT profile/set; stored before the answer); the answer says whether it changed',
+        request: profileRequest,
+        response: commandResult,
+      },
+      handle: ({ params, body }) => commandProfile(api, params.loop!, body),
     },
     {
       method: 'GET',

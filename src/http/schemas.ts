@@ -77,6 +77,66 @@ export const autotuneView = z
   })
   .register(apiSchemas, { id: 'Autotune' });
 
+/** The `schedule` part of a loop's status (runtime/effective-desired.ts ScheduleStatus). */
+export const scheduleView = z
+  .object({
+    source: z
+      .enum(['manual', 'preset', 'schedule', 'profile'])
+      .describe('Where the setpoint in force comes from'),
+    preset: z
+      .string()
+      .nullable()
+      .describe('The preset in force (selected by hand or by the schedule); null: none'),
+    heldUntil: z
+      .string()
+      .optional()
+      .describe('ISO time a manual change overriding the schedule or profile holds until'),
+    profile: z
+      .object({
+        name: z.string(),
+        state: z.enum(['running', 'paused', 'finished']),
+        stepIndex: z.number().int().describe('The current step, from 0'),
+        stepCount: z.number().int(),
+        stepKind: z.enum(['hold', 'ramp']),
+        stepRemainingS: z.number().describe('Time left in the step, s'),
+        totalRemainingS: z.number().describe('Time left in the profile, s'),
+      })
+      .optional()
+      .describe('The profile started (until stopped), even while a manual change overrides it'),
+    next: z
+      .array(
+        z.object({
+          at: z.string().describe('ISO time'),
+          setpoint: z.number().describe('The setpoint then (a ramp: where it goes)'),
+          mode: z.string().optional(),
+          source: z.enum(['manual', 'preset', 'schedule', 'profile']),
+        }),
+      )
+      .describe('The next changes (at most 3), soonest first'),
+  })
+  .register(apiSchemas, { id: 'Schedule' });
+
+export const sensorSetView = z
+  .object({
+    combine: z.enum(['mean', 'median', 'min', 'max', 'first']),
+    used: z.array(z.string()).describe('Sensors whose readings made the measured value, in config order'),
+    dropped: z
+      .array(
+        z.object({
+          sensor: z.string(),
+          reason: z.enum(['Missing', 'Stale', 'NotFinite', 'Implausible', 'Outlier', 'Disagree']),
+          message: z.string(),
+          distance: z
+            .number()
+            .optional()
+            .describe('Outlier: distance from the others’ median; Disagree: from the other reading'),
+        }),
+      )
+      .describe('Sensors left out this cycle, and why'),
+    summary: z.string().describe('One line, e.g. "median of 3 (dropped probe-2: 4.8 °C from the others)"'),
+  })
+  .register(apiSchemas, { id: 'SensorSet' });
+
 export const loopView = z
   .object({
     loop: z.string(),
@@ -131,6 +191,24 @@ export const loopView = z
     autotune: autotuneView
       .optional()
       .describe('The running autotune, or the last one’s result or abort reason; absent: none since start'),
+    presets: z
+      .array(z.string())
+      .optional()
+      .describe("The loop's preset names (POST /api/loops/{loop}/preset); absent: none"),
+    profiles: z
+      .array(z.string())
+      .optional()
+      .describe("The loop's profile names (POST /api/loops/{loop}/profile); absent: none"),
+    schedule: scheduleView
+      .optional()
+      .describe(
+        'Presets, weekly schedule, profile: what is in force and what comes next; absent: none configured',
+      ),
+    sensors: sensorSetView
+      .optional()
+      .describe(
+        'A loop with several sensors (loops.<id>.sensors): the last cycle’s combination; absent: one sensor',
+      ),
     actuators: z.record(z.string(), actuatorView),
     conditions: z.array(conditionView),
     updatedAt: isoTime.nullable().describe('When the last cycle ran; null before the first'),

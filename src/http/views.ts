@@ -22,8 +22,16 @@ export function toLoopView(
   status: LoopStatus | undefined,
   desired: LoopDesiredRow | undefined,
 ): LoopView {
-  const setpoint = desired?.setpoint ?? status?.setpoint ?? loop.setpoint;
-  const mode = desired?.mode ?? status?.mode ?? loop.mode;
+  // The runtime publishes the schedule part beside reconcile's status (PublishedLoopStatus).
+  const schedule = (status as PublishedLoopStatus | undefined)?.schedule;
+  // With a schedule, profile or preset the stored setpoint is the manual one: once the loop has
+  // acted on the latest desired state, what it regulates to is its status's (the one in force).
+  const scheduledNow =
+    schedule !== undefined && status !== undefined && (desired?.generation ?? 0) <= status.observedGeneration;
+  const setpoint = scheduledNow ? status.setpoint : (desired?.setpoint ?? status?.setpoint ?? loop.setpoint);
+  const mode = scheduledNow ? status.mode : (desired?.mode ?? status?.mode ?? loop.mode);
+  const presets = Object.keys(loop.presets ?? {});
+  const profiles = Object.keys(loop.profiles ?? {});
   return {
     loop: id,
     name: loop.name,
@@ -52,6 +60,10 @@ export function toLoopView(
       ...loopTuningNotes(status),
     },
     ...(status?.autotune === undefined ? {} : { autotune: autotuneView(status.autotune) }),
+    ...(presets.length === 0 ? {} : { presets }),
+    ...(profiles.length === 0 ? {} : { profiles }),
+    ...(schedule === undefined ? {} : { schedule }),
+    ...(status?.sensors === undefined ? {} : { sensors: status.sensors }),
     actuators: { ...(status?.actuators ?? {}) },
     conditions: (status?.conditions ?? []).map(({ lastTransitionMs, ...condition }) => ({
       ...condition,

@@ -21,10 +21,12 @@ import {
   reject,
   withRequestId,
 } from './command-json.js';
+import { NO_PRESET, type ProfileChange, presetCommand, profileCommand } from './schedule-commands.js';
 import type { CommandKind } from './topics.js';
 import { type AutotuneChange, autotuneCommand, type TuningTarget, tuningCommand } from './tuning-commands.js';
 
 export { MAX_REQUEST_ID_LENGTH } from './command-json.js';
+export { NO_PRESET, type ProfileChange } from './schedule-commands.js';
 export type { AutotuneChange, TuningTarget } from './tuning-commands.js';
 
 /** The change an accepted command asks for. */
@@ -37,6 +39,10 @@ export interface CommandChange {
   autotune?: AutotuneChange;
   /** Put a stored tuning in force, or the config file's gains (nothing else changes). */
   tuning?: TuningTarget;
+  /** Select a preset by name, or none (null); the setpoint (and mode) follow from the config. */
+  preset?: string | null;
+  /** Start, pause, resume or stop a profile (nothing else changes). */
+  profile?: ProfileChange;
 }
 
 export type CommandOutcome =
@@ -86,6 +92,7 @@ const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
 const jsonCommandSchema = z.strictObject({
   setpoint: z.number().optional(),
   mode: z.string().optional(),
+  preset: z.string().nullable().optional(),
   requestId: z.string().max(MAX_REQUEST_ID_LENGTH).optional(),
 });
 
@@ -119,6 +126,10 @@ export function parseCommand(
       return autotuneCommand(text);
     case 'tuning':
       return tuningCommand(text);
+    case 'preset':
+      return presetCommand(text);
+    case 'profile':
+      return profileCommand(text);
   }
 }
 
@@ -150,9 +161,18 @@ function jsonCommand(text: string, loop: CommandTarget): CommandOutcome {
   if (!parsed.success) {
     return reject(`invalid command: ${describeIssues(parsed.error)}`, requestId);
   }
-  const { setpoint, mode } = parsed.data;
+  const { setpoint, mode, preset } = parsed.data;
+  if (preset !== undefined) {
+    // A preset brings its own setpoint (and maybe mode): with another one as well, which the
+    // sender meant is unknown.
+    if (setpoint !== undefined || mode !== undefined) {
+      return reject('a preset sets the setpoint (and maybe the mode) itself: send it alone', requestId);
+    }
+    const named = preset === null ? NO_PRESET : preset;
+    return presetCommand(JSON.stringify({ preset: named, ...withRequestId(requestId) }));
+  }
   if (setpoint === undefined && mode === undefined) {
-    return reject('command needs a setpoint, a mode or both', requestId);
+    return reject('command needs a setpoint, a mode or both, or a preset', requestId);
   }
 
   const change: CommandChange = {};

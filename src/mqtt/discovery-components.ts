@@ -1,7 +1,8 @@
 /**
  * The Home Assistant components of one loop, one function per group: the main entity (what a
  * person adjusts: climate, humidifier, or a number and a select), the sensors, the binary
- * sensors, the fault-reset button and, on PID loops, the autotune's buttons and sensor. Keys
+ * sensors, the fault-reset button, on PID loops the autotune's buttons and sensor, and on loops
+ * with profiles the profile's select, buttons and sensor (issue 13). Keys
  * are abbreviated as discovery.ts explains; the order of components and of keys is the order
  * they are published in.
  *
@@ -12,6 +13,7 @@
  * Pure: no clock, no IO.
  */
 import { allowedModes, defaultMode, type LoopConfig } from '../config/schema.js';
+import { NO_PRESET } from './commands.js';
 import { CLIMATE_MODE, STATE_TEMPLATES } from './discovery-templates.js';
 import type { DiscoveryComponent, Platform } from './discovery-types.js';
 import type { Topics } from './topics.js';
@@ -80,6 +82,8 @@ export function loopComponents(
     faultResetButton(context),
     // A PID loop's gains can be tuned: start, cancel, accept, and what the run is doing.
     ...(loop.controller.type === 'pid' ? autotuneComponents(context) : []),
+    // A loop with profiles: start one, pause, resume or stop it, and see where it is.
+    ...(profileNames(loop).length > 0 ? profileComponents(context) : []),
   ];
   return Object.fromEntries(
     components.map(([key, component]) => [`${uid}_${key}`, { ...component, qos: COMPONENT_QOS }]),
@@ -221,6 +225,10 @@ function sensors({ loop, state, entity, name }: LoopContext): KeyedComponent[] {
           ? { dev_cla: measured.deviceClass }
           : {}),
         ...unit(loop),
+        // Several sensors: which were used and which dropped (and why) as the value's attributes.
+        ...(hasSensorSet(loop)
+          ? { json_attr_t: state, json_attr_tpl: STATE_TEMPLATES.sensorsAttributes }
+          : {}),
       },
     ],
     [
@@ -312,6 +320,88 @@ function autotuneComponents({ loopId, topics, state, entity, name }: LoopContext
 }
 
 /**
+ * A loop's profiles from Home Assistant: a select that starts one (`start NAME` on
+ * `<loop>/profile/set`; it shows the started profile, unknown when none), buttons that pause,
+ * resume and stop it, and a sensor with its state (`idle` when none is started) and its progress
+ * (step, time left) as attributes.
+ */
+function profileComponents({ loopId, loop, topics, state, entity, name }: LoopContext): KeyedComponent[] {
+  const topic = topics.loopProfileSet(loopId);
+  const button = (action: 'pause' | 'resume' | 'stop'): KeyedComponent => {
+    const key = `profile_${action}`;
+    return [
+      key,
+      {
+        ...entity('button', key, name(`${action} profile`), key),
+        cmd_t: topic,
+        pl_prs: action,
+        ret: false,
+      },
+    ];
+  };
+  return [
+    [
+      'profile',
+      {
+        ...entity('select', 'profile', name('profile'), 'profile'),
+        cmd_t: topic,
+        // HA sends the option picked; the command is `start NAME`.
+        cmd_tpl: 'start {{ value }}',
+        stat_t: state,
+        val_tpl: STATE_TEMPLATES.profileName,
+        ops: profileNames(loop),
+        ret: false,
+      },
+    ],
+    button('pause'),
+    button('resume'),
+    button('stop'),
+    [
+      'profile_status',
+      {
+        ...entity('sensor', 'profile_status', name('profile status'), 'profile_status'),
+        stat_t: state,
+        val_tpl: STATE_TEMPLATES.profileState,
+        json_attr_t: state,
+        json_attr_tpl: STATE_TEMPLATES.profileAttributes,
+      },
+    ],
+  ];
+}
+
+/**
+ * The climate's preset keys when the loop has presets: their names (never 'none': HA adds it,
+ * and refuses a list that has it, climate.py valid_preset_mode_configuration), commands on
+ * `<loop>/preset/set` (HA sends 'none' to clear, which the command takes as no preset), and
+ * the preset in force from the state. HA requires the command topic and the list together.
+ */
+function climatePresets(
+  loopId: string,
+  loop: LoopConfig,
+  topics: Topics,
+  state: string,
+): Record<string, unknown> {
+  const names = Object.keys(loop.presets ?? {}).filter((preset) => preset !== NO_PRESET);
+  if (names.length === 0) return {};
+  return {
+    pr_modes: names,
+    pr_mode_cmd_t: topics.loopPresetSet(loopId),
+    pr_mode_stat_t: state,
+    pr_mode_val_tpl: STATE_TEMPLATES.preset,
+  };
+}
+
+function profileNames(loop: LoopConfig): string[] {
+  return Object.keys(loop.profiles ?? {});
+}
+
+/** Whether the loop reads a set of sensors (`sensors`, issue 13), whose status the state carries. */
+function hasSensorSet(loop: LoopConfig): boolean {
+  const { sensors } = loop as { sensors?: unknown };
+  return Array.isArray(sensors) && sensors.length > 0;
+}
+
+/**
  * The measured-value sensor per quantity; device_class only with a unit HA accepts for it
  * (sensor/const.py DEVICE_CLASS_UNITS: temperature °C, °F, K; humidity %), so a misspelt unit
  * is shown as it is rather than converted as a temperature.
@@ -358,6 +448,7 @@ function climate(
     temp_step: loop.step,
     precision: climatePrecision(loop.step),
     temp_unit: temperatureUnit,
+    ...climatePresets(loopId, loop, topics, state),
     // HA's default is retain false already (config.py DEFAULT_RETAIN); stated because a
     // retained command would be replayed on every reconnect and undo later changes.
     ret: false,

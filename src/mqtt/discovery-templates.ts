@@ -69,6 +69,34 @@ export const STATE_TEMPLATES = {
   autotuneAttributes:
     '{{ (value_json.autotune if value_json.autotune is defined and value_json.autotune is mapping ' +
     'else {}) | tojson }}',
+  /**
+   * The climate's preset_mode from the state's `schedule.preset` (issue 13): 'none' when no
+   * preset is in force (null) or the loop has no `schedule` part. HA takes 'none' as PRESET_NONE
+   * (climate.py handle_preset_mode_received) and lists it itself.
+   */
+  preset:
+    '{{ value_json.schedule.preset if value_json.schedule is defined and value_json.schedule is mapping ' +
+    "and value_json.schedule.preset is string else 'none' }}",
+  /** The profile's state (running, paused, finished) from `schedule.profile`; `idle` when none is started. */
+  profileState:
+    '{{ value_json.schedule.profile.state if value_json.schedule is defined and value_json.schedule is mapping ' +
+    "and value_json.schedule.profile is defined and value_json.schedule.profile is mapping else 'idle' }}",
+  /** The whole `schedule.profile` object (name, step, time left) as attributes; `{}` when none is started. */
+  profileAttributes:
+    '{{ (value_json.schedule.profile if value_json.schedule is defined and value_json.schedule is mapping ' +
+    'and value_json.schedule.profile is defined and value_json.schedule.profile is mapping else {}) | tojson }}',
+  /**
+   * The started profile's name, for the select that starts one; 'None' (HA: no option, select.py)
+   * when none is started.
+   */
+  profileName:
+    '{{ value_json.schedule.profile.name if value_json.schedule is defined and value_json.schedule is mapping ' +
+    'and value_json.schedule.profile is defined and value_json.schedule.profile is mapping ' +
+    "and value_json.schedule.profile.name is string else 'None' }}",
+  /** The sensor set of a loop with several sensors (`sensors`: combine, used, dropped, summary); `{}` when absent. */
+  sensorsAttributes:
+    '{{ (value_json.sensors if value_json.sensors is defined and value_json.sensors is mapping ' +
+    'else {}) | tojson }}',
 } as const;
 
 function actionTemplate(valid: readonly string[]): string {

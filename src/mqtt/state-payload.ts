@@ -15,6 +15,7 @@ export function statePayload(status: LoopStatus | PublishedLoopStatus): Record<s
   // Which tuning is in force ('config' or a version) and the newest stored one (the runtime's).
   const tuning =
     'tuning' in status && status.tuning !== undefined ? publishedTuning(status.tuning) : undefined;
+  const { schedule } = status as PublishedLoopStatus;
   return {
     loop: status.loop,
     quantity: status.quantity,
@@ -37,6 +38,11 @@ export function statePayload(status: LoopStatus | PublishedLoopStatus): Record<s
     })),
     ...(autotune === undefined ? {} : { autotune }),
     ...(tuning === undefined ? {} : { tuning }),
+    // Presets, weekly schedule, profile (issue 13): absent for a loop without any. Home
+    // Assistant's preset_mode and profile sensor read schedule.preset and schedule.profile.
+    ...(schedule === undefined ? {} : { schedule }),
+    // Several sensors per loop (issue 13): which made the value, which were dropped and why.
+    ...(status.sensors === undefined ? {} : { sensors: status.sensors }),
     updatedAt: new Date(status.updatedAtMs).toISOString(),
   };
 }

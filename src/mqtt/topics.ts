@@ -11,6 +11,8 @@
  *   <base>/<loop>/fault/reset        command: empty or "reset"
  *   <base>/<loop>/autotune/set       command: "start", "cancel", or JSON {action?, side?, closedLoopS?, maxDurationS?, requestId?}
  *   <base>/<loop>/tuning/set         command: "config", "latest", a version number, or JSON {version, requestId?}
+ *   <base>/<loop>/preset/set         command: a preset name, "none", or JSON {preset: name|null, requestId?}
+ *   <base>/<loop>/profile/set        command: "start NAME", "pause", "resume", "stop", or JSON {action, name?, requestId?}
  *   <base>/<loop>/result             not retained, one reply per command
  *
  * Pure: no client, no IO. Ids become topic levels, so a `+`, `#` or `/` in one would turn a
@@ -19,7 +21,15 @@
  */
 
 /** What a command topic asks for. */
-export type CommandKind = 'setpoint' | 'mode' | 'json' | 'faultReset' | 'autotune' | 'tuning';
+export type CommandKind =
+  | 'setpoint'
+  | 'mode'
+  | 'json'
+  | 'faultReset'
+  | 'autotune'
+  | 'tuning'
+  | 'preset'
+  | 'profile';
 
 export interface CommandTopic {
   loop: string;
@@ -48,6 +58,10 @@ export interface Topics {
   loopAutotuneSet(loop: string): string;
   /** Puts a stored tuning in force: a version, `latest` (accept the newest) or `config`. */
   loopTuningSet(loop: string): string;
+  /** Selects one of the loop's presets by name, or `none` (issue 13). */
+  loopPresetSet(loop: string): string;
+  /** Starts (`start NAME`), pauses, resumes or stops one of the loop's profiles (issue 13). */
+  loopProfileSet(loop: string): string;
   /**
    * Subscription filters that match exactly the command topics of every loop (and
    * nothing we publish ourselves, so our own state and results never come back to us).
@@ -68,6 +82,8 @@ const COMMAND_SUFFIXES: readonly (readonly [CommandKind, string])[] = [
   ['faultReset', 'fault/reset'],
   ['autotune', 'autotune/set'],
   ['tuning', 'tuning/set'],
+  ['preset', 'preset/set'],
+  ['profile', 'profile/set'],
 ];
 
 /**
@@ -95,6 +111,8 @@ export function topicsFor(baseTopic: string, nodeId: string): Topics {
     loopFaultReset: (loop) => loopTopic(loop, 'fault/reset'),
     loopAutotuneSet: (loop) => loopTopic(loop, 'autotune/set'),
     loopTuningSet: (loop) => loopTopic(loop, 'tuning/set'),
+    loopPresetSet: (loop) => loopTopic(loop, 'preset/set'),
+    loopProfileSet: (loop) => loopTopic(loop, 'profile/set'),
     commandSubscription: COMMAND_SUFFIXES.map(([, suffix]) => `${base}/+/${suffix}`),
     parseCommandTopic: (topic) => parseCommandTopic(base, topic),
   };

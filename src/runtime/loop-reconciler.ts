@@ -18,12 +18,14 @@ import {
   type ReconcileResult,
   reconcile,
 } from '../core/reconcile.js';
+import { combineReadings, type SensorSetResult } from '../core/sensor-set.js';
 import { type LoopStatus, markCycleFailed } from '../core/status.js';
 import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
 import type { AutotuneRequest, NewTuning } from '../store/desired-store.js';
 import type { Clock } from './clock.js';
 import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
+import type { EffectiveDesired, ScheduleRow, ScheduleStatus } from './effective-desired.js';
 import { observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
 import { autotuneMarkOf, LoopTunings } from './loop-reconciler-tuning.js';
 import type { CycleResult } from './loop-runner.js';
@@ -46,10 +48,18 @@ export type CycleDesired = LoopDesired & {
   lastTuningVersion?: number;
   /** `source`: who asked, when the store keeps it (a cancel's reason names it). */
   autotuneRequest?: AutotuneRequest & { source?: string };
+  /**
+   * The stored schedule state (issue 13): the preset selected, the last manual change, the
+   * profile started. `setpoint`/`mode` above are the manual ones; the `schedule` option turns
+   * them into the effective ones at the cycle's `now`.
+   */
+  preset?: string;
+  changedAtMs?: number;
+  profileRun?: ScheduleRow['profileRun'];
 };
 
-/** A loop's status as the runtime publishes it: reconcile's, with the tunings part. */
-export type PublishedLoopStatus = LoopStatus & { tuning?: TuningStatus };
+/** A loop's status as the runtime publishes it: reconcile's, with the tunings and schedule parts. */
+export type PublishedLoopStatus = LoopStatus & { tuning?: TuningStatus; schedule?: ScheduleStatus };
 
 export interface LoopReconcilerOptions {
   spec: LoopSpec;
@@ -60,6 +70,11 @@ export interface LoopReconcilerOptions {
   desired: () => CycleDesired;
   /** Latest good reading of the loop's sensor (from the sampler). */
   latestReading: () => Reading | undefined;
+  /**
+   * A loop with several sensors (spec.sensorSet): the latest reading of each, by sensor id,
+   * combined every cycle (core/sensor-set.ts) in place of latestReading.
+   */
+  sensorReadings?: () => Record<string, Reading | undefined>;
   /** Latest readings of the loop's interlock sensors, by sensor id. */
   interlockReadings?: () => Record<string, Reading | undefined>;
   /**
@@ -86,6 +101,12 @@ export interface LoopReconcilerOptions {
    * Absent: results stay in memory and status only.
    */
   recordTuning?: (tuning: NewTuning, apply: boolean) => { version: number };
+  /**
+   * The effective setpoint and mode at the cycle's `now` from the stored desired state (presets,
+   * weekly schedule, profiles: effective-desired.ts), with the `schedule` status part. Absent,
+   * or a result without `schedule` (a loop without any): the stored setpoint and mode as they are.
+   */
+  schedule?: (desired: CycleDesired, nowMs: number) => EffectiveDesired;
 }
 
 /** What one successful cycle saw and did. */
@@ -122,6 +143,22 @@ interface CycleOutcome {
   requestEvent: AutotuneEvent | undefined;
   writeFailures: string[];
   nowMs: number;
+  /** The `schedule` status part (a loop with presets, a schedule or profiles). */
+  schedule?: ScheduleStatus;
+}
+
+/**
+ * A loop with several sensors: each one's latest reading, judged and combined at this cycle's
+ * `now` (core/sensor-set.ts). Undefined for a loop with one sensor. Without `sensorReadings`
+ * every sensor is missing: the loop is held safe, never regulating on one sensor unjudged.
+ */
+function observeSensorSet(
+  spec: LoopSpec,
+  opts: Pick<LoopReconcilerOptions, 'sensorReadings'>,
+  nowMs: number,
+): SensorSetResult | undefined {
+  if (!spec.sensorSet) return undefined;
+  return combineReadings(spec.sensorSet, opts.sensorReadings?.() ?? {}, nowMs, spec);
 }
 
 /** Conditions of the whole node that every loop shows. */
@@ -231,18 +268,28 @@ export class LoopReconciler {
    */
   private async reconcileAndAct(
     spec: LoopSpec,
-    { desired, actuators }: ObservedCycle,
+    { desired: stored, actuators }: ObservedCycle,
     nowMs: number,
   ): Promise<CycleResult> {
+    // The setpoint and mode in force now (a schedule, a profile, a preset): evaluated at this
+    // cycle's final `now`, after any clock step moved it.
+    const scheduled = this.opts.schedule?.(stored, nowMs);
+    const schedule = scheduled?.schedule;
+    const desired: CycleDesired =
+      schedule === undefined || scheduled === undefined
+        ? stored
+        : { ...stored, setpoint: scheduled.setpoint, mode: scheduled.mode };
     // A reset stored as desired state clears the latch before reconcile sees it, in the
     // cycle that first reads it and again after a crash brought an older memory back.
     this.memory = applyStoredFaultReset(this.memory, this.storedResetInMemoryFrame(desired.faultReset));
     const { faultResetGeneration } = this.memory;
-    const reading = this.opts.latestReading();
+    const sensorSet = observeSensorSet(spec, this.opts, nowMs);
+    const reading = sensorSet ? sensorSet.reading : this.opts.latestReading();
     const interlocks = this.opts.interlockReadings?.();
     const disturbance = this.opts.disturbanceReading?.();
     const observed = {
       reading,
+      ...(sensorSet ? { sensorSet } : {}),
       actuators,
       ...(interlocks ? { interlocks } : {}),
       ...(disturbance ? { disturbance } : {}),
@@ -270,8 +317,13 @@ export class LoopReconciler {
       requestEvent,
       writeFailures,
       nowMs,
+      ...(schedule === undefined ? {} : { schedule }),
     });
-    return { nextWakeMs: result.nextWakeMs };
+    // Woken at the next schedule point or profile step, not only at the next resync.
+    const changeAtMs = schedule === undefined ? undefined : scheduled?.nextChangeAtMs;
+    return {
+      nextWakeMs: changeAtMs === undefined ? result.nextWakeMs : Math.min(result.nextWakeMs, changeAtMs),
+    };
   }
 
   /**
@@ -293,7 +345,11 @@ export class LoopReconciler {
     const tuned = this.tunings.commit(spec, desired, marked, requestEvent);
     this.memory = tuned.memory;
     const { events, writeNow } = tuned;
-    const status: PublishedLoopStatus = { ...result.status, tuning: tuned.status };
+    const status: PublishedLoopStatus = {
+      ...result.status,
+      tuning: tuned.status,
+      ...(cycle.schedule === undefined ? {} : { schedule: cycle.schedule }),
+    };
     this.writeFailures.report(writeFailures);
     if (writeFailures.length > 0) {
       this.publish(

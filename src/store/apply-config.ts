@@ -109,6 +109,14 @@ function addLoop({ stmt, now, generation, result }: ApplyRun, loop: string, file
     autotune_requested_at_ms: null,
     autotune_generation: null,
     autotune_options_json: null,
+    // No preset, no manual change yet (the schedule is in force at once), no profile started.
+    preset: null,
+    changed_at_ms: null,
+    profile: null,
+    profile_started_at_ms: null,
+    profile_paused_at_ms: null,
+    profile_paused_total_ms: null,
+    profile_resumed_at_ms: null,
   });
   result.addedLoops.push(loop);
   writeEvent(stmt, {
@@ -163,6 +171,10 @@ function mergeLoop(
   const modeChanged = next.mode !== row.mode;
   const sectionChanged = next.section_hash !== row.section_hash;
   const tuningChanged = next.tuning_version !== row.tuning_version;
+  // A file that changed the setpoint or mode is a manual change like any other (the override
+  // rule, core/schedule): stamped, and a new setpoint leaves the preset.
+  if (setpointChanged) next.preset = null;
+  if (setpointChanged || modeChanged) next.changed_at_ms = now;
   if (setpointChanged || modeChanged || sectionChanged || tuningChanged) {
     next.generation = generation;
     next.updated_at_ms = now;

@@ -33,11 +33,30 @@ export function setDesiredInTransaction(
   const row = liveRow(stmt, loop);
   const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
   const modeChanged = change.mode !== undefined && change.mode !== row.mode;
-  if (!setpointChanged && !modeChanged) return { changed: false, generation: row.generation };
+  // A setpoint given by hand leaves the preset even when it equals the preset's (shown as none).
+  const presetLeft = change.setpoint !== undefined && row.preset !== null && row.preset !== undefined;
+  if (!setpointChanged && !modeChanged && !presetLeft) return { changed: false, generation: row.generation };
 
   const now = nowMs();
   const generation = nextGeneration(stmt);
-  const next: DesiredRecord = { ...row, generation, updated_at_ms: now };
+  // A manual change (the override rule, core/schedule): stamped; a setpoint leaves the preset.
+  const next: DesiredRecord = {
+    ...row,
+    generation,
+    updated_at_ms: now,
+    changed_at_ms: now,
+    ...(change.setpoint === undefined ? {} : { preset: null }),
+  };
+  if (presetLeft) {
+    writeEvent(stmt, {
+      atMs: now,
+      loop,
+      kind: 'preset-changed',
+      source,
+      message: `preset ${row.preset} → none (${source})`,
+      data: { from: row.preset, to: null, generation, ...(requestId === undefined ? {} : { requestId }) },
+    });
+  }
   const recorded = { now, loop, source, generation, requestId };
   if (setpointChanged && change.setpoint !== undefined) {
     next.setpoint = change.setpoint;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { StoredFaultReset } from '../core/fault-reset.js';
+import type { ProfileRun } from '../core/schedule/types.js';
 import type { Mode } from '../core/types.js';
 import {
   type AutotuneRequest,
@@ -48,6 +49,16 @@ export interface LoopDesiredRow {
   lastTuningVersion?: number;
   /** The last autotune request (absent: never); the loop acts on each once, by generation. */
   autotuneRequest?: AutotuneRequest;
+  /** The preset selected by hand (absent: none; a manual setpoint change clears it). */
+  preset?: string;
+  /**
+   * The last manual change of setpoint, mode or preset (any source, and a re-applied file that
+   * changed them), ms: a change after the schedule's latest point overrides it (core/schedule).
+   * Absent: none stored (rows from before schema version 7).
+   */
+  changedAtMs?: number;
+  /** The profile started (running, paused or finished) until stopped: its name and run. */
+  profileRun?: { name: string } & ProfileRun;
 }
 
 /** One line of the event log; `data` is any JSON value. */
@@ -119,6 +130,14 @@ export interface DesiredRecord {
   autotune_requested_at_ms: number | null;
   autotune_generation: number | null;
   autotune_options_json: string | null;
+  /** Schema version 7; NULL: no preset / no manual change stored / no profile started. */
+  preset: string | null;
+  changed_at_ms: number | null;
+  profile: string | null;
+  profile_started_at_ms: number | null;
+  profile_paused_at_ms: number | null;
+  profile_paused_total_ms: number | null;
+  profile_resumed_at_ms: number | null;
 }
 
 /**
@@ -145,7 +164,52 @@ export function toDesiredRow(row: DesiredRecord, tuning?: StoredTuning): LoopDes
   if (row.last_tuning_version !== null) desired.lastTuningVersion = row.last_tuning_version;
   const request = autotuneRequestOf(row);
   if (request) desired.autotuneRequest = request;
+  if (row.preset !== null && row.preset !== undefined) desired.preset = row.preset;
+  if (row.changed_at_ms !== null && row.changed_at_ms !== undefined) desired.changedAtMs = row.changed_at_ms;
+  const run = profileRunOf(row);
+  if (run) desired.profileRun = run;
   return desired;
+}
+
+/** The stored profile run of `row`; undefined when none is started. */
+export function profileRunOf(row: DesiredRecord): LoopDesiredRow['profileRun'] {
+  if (row.profile === null || row.profile === undefined) return undefined;
+  if (row.profile_started_at_ms === null || row.profile_started_at_ms === undefined) return undefined;
+  return {
+    name: row.profile,
+    startedAtMs: row.profile_started_at_ms,
+    pausedTotalMs: row.profile_paused_total_ms ?? 0,
+    ...(row.profile_paused_at_ms === null || row.profile_paused_at_ms === undefined
+      ? {}
+      : { pausedAtMs: row.profile_paused_at_ms }),
+    ...(row.profile_resumed_at_ms === null || row.profile_resumed_at_ms === undefined
+      ? {}
+      : { resumedAtMs: row.profile_resumed_at_ms }),
+  };
+}
+
+/** `row` with `run` stored (undefined: none started), changed in place. */
+export function storeProfileRun(row: DesiredRecord, run: LoopDesiredRow['profileRun']): void {
+  row.profile = run?.name ?? null;
+  row.profile_started_at_ms = run?.startedAtMs ?? null;
+  row.profile_paused_at_ms = run?.pausedAtMs ?? null;
+  row.profile_paused_total_ms = run === undefined ? null : run.pausedTotalMs;
+  row.profile_resumed_at_ms = run?.resumedAtMs ?? null;
+}
+
+/** Whether `row` stores the preset, manual-change time and profile run of `want`. */
+export function sameScheduleState(want: LoopDesiredRow, row: DesiredRecord): boolean {
+  const run = profileRunOf(row);
+  const other = want.profileRun;
+  return (
+    (want.preset ?? null) === (row.preset ?? null) &&
+    (want.changedAtMs ?? null) === (row.changed_at_ms ?? null) &&
+    (run?.name ?? null) === (other?.name ?? null) &&
+    run?.startedAtMs === other?.startedAtMs &&
+    run?.pausedAtMs === other?.pausedAtMs &&
+    run?.pausedTotalMs === other?.pausedTotalMs &&
+    run?.resumedAtMs === other?.resumedAtMs
+  );
 }
 
 /** The stored autotune request of `row`; undefined when never requested. */

@@ -4,6 +4,8 @@ import {
   type LoopDesiredRow,
   sameAutotuneRequest,
   sameReset,
+  sameScheduleState,
+  storeProfileRun,
 } from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
 import {
@@ -58,6 +60,8 @@ export function restoreInTransaction(
         setpoint: next.setpoint,
         mode: next.mode,
         tuning: next.tuning_version ?? 'config',
+        ...(next.preset === null ? {} : { preset: next.preset }),
+        ...(next.profile === null ? {} : { profile: next.profile }),
       },
     });
     restored.push(want.loop);
@@ -92,7 +96,21 @@ function withRemembered(row: DesiredRecord, want: LoopDesiredRow): DesiredRecord
     next.autotune_generation = request.generation;
     next.autotune_options_json = checkedAutotuneOptions(want.loop, request.options);
   }
-  if (next.setpoint === row.setpoint && next.mode === row.mode && !resetChanged && !requestChanged)
+  // The preset, the last manual change and the profile started: desired state of a person's,
+  // carried over as they are (a profile keeps its start, so it resumes at the right step).
+  const scheduleChanged = !sameScheduleState(want, row);
+  if (scheduleChanged) {
+    next.preset = want.preset ?? null;
+    next.changed_at_ms = want.changedAtMs ?? null;
+    storeProfileRun(next, want.profileRun);
+  }
+  if (
+    next.setpoint === row.setpoint &&
+    next.mode === row.mode &&
+    !resetChanged &&
+    !requestChanged &&
+    !scheduleChanged
+  )
     return undefined;
   return next;
 }
@@ -147,7 +165,8 @@ export function differingLoops(
         remembered.generation !== row.generation ||
         !sameReset(remembered.faultReset, row) ||
         (remembered.tuning?.version ?? null) !== row.tuning_version ||
-        !sameAutotuneRequest(remembered.autotuneRequest, row)
+        !sameAutotuneRequest(remembered.autotuneRequest, row) ||
+        !sameScheduleState(remembered, row)
       );
     })
     .map((row) => row.loop);

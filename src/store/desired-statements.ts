@@ -28,11 +28,15 @@ export function prepareStatements(db: Database.Database) {
       `INSERT OR REPLACE INTO loop_desired (loop, setpoint, setpoint_source, file_setpoint, mode, mode_source,
          file_mode, section_hash, generation, updated_at_ms, removed_at_ms, fault_reset_at_ms, fault_reset_generation,
          tuning_version, tuning_source, last_tuning_version, file_gains_json,
-         autotune_action, autotune_requested_at_ms, autotune_generation, autotune_options_json)
+         autotune_action, autotune_requested_at_ms, autotune_generation, autotune_options_json,
+         preset, changed_at_ms, profile, profile_started_at_ms, profile_paused_at_ms,
+         profile_paused_total_ms, profile_resumed_at_ms)
        VALUES (@loop, @setpoint, @setpoint_source, @file_setpoint, @mode, @mode_source,
          @file_mode, @section_hash, @generation, @updated_at_ms, @removed_at_ms, @fault_reset_at_ms, @fault_reset_generation,
          @tuning_version, @tuning_source, @last_tuning_version, @file_gains_json,
-         @autotune_action, @autotune_requested_at_ms, @autotune_generation, @autotune_options_json)`,
+         @autotune_action, @autotune_requested_at_ms, @autotune_generation, @autotune_options_json,
+         @preset, @changed_at_ms, @profile, @profile_started_at_ms, @profile_paused_at_ms,
+         @profile_paused_total_ms, @profile_resumed_at_ms)`,
     ),
     tuning: db.prepare<[string, number], TuningRecord>(
       'SELECT * FROM tunings WHERE loop = ? AND version = ?',

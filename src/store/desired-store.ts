@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Presets } from '../core/schedule/types.js';
 import { isActive } from '../core/tuning/autotune.js';
 import type { Mode } from '../core/types.js';
 import { applyConfigInTransaction } from './apply-config.js';
@@ -31,6 +32,12 @@ import type { EventFeed } from './event-feed.js';
 import { refusedChange } from './health.js';
 import { decodeStateRow, type StateRow } from './loop-state-codec.js';
 import { observed, type StoreObserver } from './observer.js';
+import {
+  type ProfileCommand,
+  profileCommandInTransaction,
+  rebaseSchedulesInTransaction,
+  selectPresetInTransaction,
+} from './schedule-changes.js';
 import {
   type AutotuneRequest,
   checkedAutotuneOptions,
@@ -94,6 +101,7 @@ export type {
   StoredEvent,
 } from './desired-records.js';
 export { sha256 } from './desired-records.js';
+export type { ProfileCommand } from './schedule-changes.js';
 export {
   type AutotuneOptions,
   type AutotuneRequest,
@@ -194,6 +202,88 @@ export class DesiredStore {
       setDesiredInTransaction(this.stmt, this.nowMs, { loop, change, source, requestId }),
     );
     return { changed: written.changed, generation: written.generation };
+  }
+
+  /**
+   * A preset selected by hand (`name`), or none (`null`: clears the preset only). Selecting
+   * stores the preset's setpoint (and mode) as the manual ones and stamps the manual change
+   * (changedAtMs: the override rule). The preset already selected is a no-op (QoS 1
+   * redelivery): `{ changed: false, generation: <the loop's> }`. Otherwise the next generation,
+   * a 'preset-changed' event (and setpoint/mode ones), committed before returning. Unknown
+   * names are the caller's to refuse (from the config); one not in `presets` throws, as does an
+   * unknown or removed loop.
+   */
+  selectPreset(
+    loop: string,
+    name: string | null,
+    presets: Presets,
+    source: ChangeSource,
+    requestId?: string,
+  ): { changed: boolean; generation: number } {
+    const written = this.commitLoopChange('selectPreset', loop, () =>
+      selectPresetInTransaction(this.stmt, this.nowMs, {
+        loop,
+        name,
+        presets,
+        source,
+        ...(requestId === undefined ? {} : { requestId }),
+      }),
+    );
+    return { changed: written.changed, generation: written.generation };
+  }
+
+  /**
+   * Starts, pauses, resumes or stops the loop's profile (stored desired state: a restart
+   * resumes it at the right step). A start while another runs restarts with the new name; the
+   * same name again, a pause when paused or none, a resume when running or none, a stop when
+   * none: no-ops (`changed: false`). Otherwise the next generation and a 'profile-<action>'
+   * event, committed before returning. Unknown profile names are the caller's to refuse;
+   * throws for an unknown or removed loop.
+   */
+  profileCommand(
+    loop: string,
+    command: ProfileCommand,
+    source: ChangeSource,
+    requestId?: string,
+  ): { changed: boolean; generation: number } {
+    const written = this.commitLoopChange('profileCommand', loop, () =>
+      profileCommandInTransaction(this.stmt, this.nowMs, {
+        loop,
+        command,
+        source,
+        ...(requestId === undefined ? {} : { requestId }),
+      }),
+    );
+    return { changed: written.changed, generation: written.generation };
+  }
+
+  /**
+   * The wall clock stepped by `stepMs` (clock-step.ts): every live loop's profile times and
+   * last manual change move with it, so a profile step is neither skipped nor repeated and a
+   * manual hold keeps its length. One transaction, committed before returning; the rows
+   * changed get the next generation. Throws refusedChange when the database refuses it
+   * (memory keeps the times before).
+   */
+  rebaseSchedules(stepMs: number): void {
+    if (stepMs === 0 || !Number.isFinite(stepMs)) return;
+    let liveAfter: LoopDesiredRow[] | undefined;
+    try {
+      this.observe(
+        'rebaseSchedules',
+        () =>
+          this.db
+            .transaction(() => {
+              const written = rebaseSchedulesInTransaction(this.stmt, this.nowMs, stepMs);
+              if (written.length > 0) liveAfter = liveDesiredRows(this.stmt);
+            })
+            .immediate(),
+        () => {
+          if (liveAfter) this.reloadLive(liveAfter);
+        },
+      );
+    } catch (error) {
+      throw refusedChange(error, this.db.name);
+    }
   }
 
   /**

@@ -239,6 +239,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    description:
+      'presets, schedules and profiles: the preset selected, the last manual change, the profile started',
+    up: (db) => {
+      db.exec(`
+        -- preset: the preset selected by hand (NULL: none). changed_at_ms: the last manual change of
+        -- setpoint, mode or preset (the override rule; NULL: none since this version, i.e. never
+        -- overrides). profile*: the profile started (NULL: none) and its run's times
+        -- (core/schedule/profile.ts): started, paused (while paused), the ended pauses' total, resumed.
+        ALTER TABLE loop_desired ADD COLUMN preset TEXT;
+        ALTER TABLE loop_desired ADD COLUMN changed_at_ms INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN profile TEXT;
+        ALTER TABLE loop_desired ADD COLUMN profile_started_at_ms INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN profile_paused_at_ms INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN profile_paused_total_ms INTEGER;
+        ALTER TABLE loop_desired ADD COLUMN profile_resumed_at_ms INTEGER;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes and understands. */

@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfigFile } from '../../src/config/load.js';
+import { loopSensorIds } from '../../src/config/schema/sensor-set.js';
 import type { Config } from '../../src/config/schema.js';
 import { toLoopSpec } from '../../src/config/to-loop-spec.js';
 import { type LoopSpec, loopActuators } from '../../src/core/loop-spec.js';
@@ -316,7 +317,8 @@ class Simulation {
     this.actuators = drivers.actuators;
     this.loops = Object.entries(config.loops).map(([id, loop]) => ({
       spec: toLoopSpec(config, id),
-      sensor: drivers.sensors.get(loop.sensor)!,
+      // The bench's configs give each loop one sensor (a set would be read through its first).
+      sensor: drivers.sensors.get(loopSensorIds(loop)[0]!)!,
       memory: undefined,
       reading: undefined,
       nextReadMs: START_MS,

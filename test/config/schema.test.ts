@@ -12,6 +12,7 @@ import {
   mqttOf,
   STORAGE_DEFAULTS,
 } from '../../src/config/schema.js';
+import { judgeReading } from '../../src/core/sensor-health.js';
 import type { Mode, Quantity } from '../../src/core/types.js';
 import { minimalSimConfigText } from '../support/config.js';
 
@@ -172,13 +173,74 @@ describe('defaults', () => {
 
   test('explicit values win over defaults', () => {
     const c = valid(
-      minimal('    name: Living room\n    unit: K\n    step: 0.1\n    mode: "off"\n    staleAfterS: 99'),
+      minimal('    name: Living room\n    unit: °F\n    step: 0.1\n    mode: "off"\n    staleAfterS: 99'),
     );
     const loop = c.loops.room!;
     assert.deepEqual(
       [loop.name, loop.unit, loop.step, loop.mode, loop.staleAfterS],
-      ['Living room', 'K', 0.1, 'off', 99],
+      ['Living room', '°F', 0.1, 'off', 99],
     );
+  });
+});
+
+describe("a loop's unit: what Home Assistant can show", () => {
+  const errorsOf = (loopExtra: string) => {
+    const result = configSchema.safeParse(parse(minimal(loopExtra)));
+    return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  };
+  /** The minimal loop in °F: setpoint and limits.max replaced (limits.min 40). */
+  const fahrenheit = (setpoint: number, max: number, loopExtra = '') =>
+    minimal(`    unit: °F\n${loopExtra}`)
+      .replace('setpoint: 20', `setpoint: ${setpoint}`)
+      .replace('limits: { min: 5, max: 30 }', `limits: { min: 40, max: ${max} }`);
+  const cases: Array<[loopExtra: string, error: string | undefined]> = [
+    ['    unit: °C', undefined],
+    ['    unit: °F', undefined],
+    [
+      '    unit: K',
+      `loops.room.unit: "K" is not a temperature unit homeostat can show in Home Assistant's climate entity (°C or °F); for kelvin or another scale use quantity: generic with unit: K`,
+    ],
+    [
+      '    unit: C',
+      `loops.room.unit: "C" is not a temperature unit homeostat can show in Home Assistant's climate entity (°C or °F); for kelvin or another scale use quantity: generic with unit: C`,
+    ],
+    ['    quantity: generic\n    unit: K', undefined],
+    ['    quantity: humidity\n    unit: "%"', undefined],
+    [
+      '    quantity: humidity\n    unit: "%RH"',
+      "loops.room.unit: a humidity loop's unit is % (relative humidity); for another measure use quantity: generic",
+    ],
+    [
+      '    quantity: humidity\n    unit: g/m³',
+      "loops.room.unit: a humidity loop's unit is % (relative humidity); for another measure use quantity: generic",
+    ],
+  ];
+  for (const [loopExtra, error] of cases) {
+    test(`${loopExtra.trim().replace('\n   ', ',')} → ${error ?? 'accepted'}`, () => {
+      assert.deepEqual(errorsOf(loopExtra), error === undefined ? [] : [error]);
+    });
+  }
+
+  test('a °F loop gets a plausible range in °F (-67..257): 150 °F is plausible, 300 °F is not', () => {
+    const loop = valid(fahrenheit(150, 212)).loops.room!;
+    assert.deepEqual(loop.plausible, { min: -67, max: 257 });
+    const limits = {
+      staleAfterMs: 60_000,
+      plausibleMin: loop.plausible.min,
+      plausibleMax: loop.plausible.max,
+    };
+    assert.equal(judgeReading({ value: 150, atMs: 0 }, 0, limits).ok, true);
+    assert.deepEqual(judgeReading({ value: 300, atMs: 0 }, 0, limits), {
+      ok: false,
+      reason: 'Implausible',
+      message: 'reading 300 outside plausible range -67..257',
+    });
+  });
+
+  test('a °C loop keeps -55..125, and a °F cut-off is checked against the °F range', () => {
+    assert.deepEqual(valid(minimal()).loops.room!.plausible, { min: -55, max: 125 });
+    // 200 °F is above the °C default's 125 but inside °F's 257: accepted.
+    valid(fahrenheit(150, 180, '    cutoff: { max: 200 }'));
   });
 });
 

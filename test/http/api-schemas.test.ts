@@ -88,6 +88,18 @@ const calls: Record<string, Array<{ call: (node: ApiTestNode) => Promise<JsonAns
     },
     { call: (n) => postJson(n.base, '/api/loops/room/tuning', { version: 99 }), status: 422 },
   ],
+  // The demo's loops have no presets or profiles: the refusals are the answers to parse here;
+  // accepted ones in test/http/api-schedule.test.ts.
+  'POST /api/loops/:loop/preset': [
+    { call: (n) => postJson(n.base, '/api/loops/room/preset', { preset: 'eco' }), status: 422 },
+    { call: (n) => postJson(n.base, '/api/loops/nowhere/preset', { preset: 'eco' }), status: 404 },
+  ],
+  'POST /api/loops/:loop/profile': [
+    {
+      call: (n) => postJson(n.base, '/api/loops/room/profile', { action: 'start', name: 'ale' }),
+      status: 422,
+    },
+  ],
   'GET /api/loops/:loop/tunings': [
     { call: (n) => getJson(n.base, '/api/loops/fermenter/tunings'), status: 200 },
     {

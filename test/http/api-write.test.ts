@@ -85,7 +85,7 @@ describe('given a node serving the API on loopback', () => {
     ['an unknown key', '{"setpoint": 22, "target": 23}', /^invalid command: .*target/],
     ['a setpoint as a string', '{"setpoint": "22"}', /^invalid command: setpoint: /],
     ['a duplicate key', '{"setpoint": 22, "setpoint": 6}', /^duplicate key "setpoint"/],
-    ['nothing to change', '{}', /^command needs a setpoint, a mode or both$/],
+    ['nothing to change', '{}', /^command needs a setpoint, a mode or both, or a preset$/],
     [
       'a mode the loop does not allow',
       '{"mode": "cool"}',

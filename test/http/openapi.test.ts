@@ -138,6 +138,10 @@ describe('openApiDocument(apiRoutes(…))', () => {
       'Loop',
       'Loops',
       'Node',
+      'PresetRequest',
+      'ProfileRequest',
+      'Schedule',
+      'SensorSet',
       'SessionRequest',
       'SetRequest',
       'Tuning',
@@ -145,6 +149,25 @@ describe('openApiDocument(apiRoutes(…))', () => {
       'Tunings',
     ]);
   });
+
+  const schedulePosts: [path: string, request: string][] = [
+    ['/api/loops/{loop}/preset', 'PresetRequest'],
+    ['/api/loops/{loop}/profile', 'ProfileRequest'],
+  ];
+  for (const [path, request] of schedulePosts) {
+    test(`given POST ${path}, then its body is a ${request} and its answer a CommandResult`, () => {
+      const operation = doc.paths[path]?.post;
+      assert.equal(
+        operation?.requestBody?.content['application/json']?.schema.$ref,
+        `#/components/schemas/${request}`,
+      );
+      assert.equal(
+        operation?.responses['200']?.content?.['application/json']?.schema?.$ref,
+        '#/components/schemas/CommandResult',
+      );
+      assert.deepEqual(operation?.security, [{}, { token: [] }]);
+    });
+  }
 
   test('given POST /api/loops/{loop}, then its body is a SetRequest and its answer a CommandResult', () => {
     const operation = doc.paths['/api/loops/{loop}']?.post;

@@ -293,3 +293,66 @@ describe('toEventView', () => {
     assert.equal(isoTime(T0 + 7), '2026-11-30T12:00:00.007Z');
   });
 });
+
+describe('toLoopView: presets, profiles and the schedule part (issue 13)', () => {
+  const config = minimalSimConfig({
+    loopExtra: `    presets: { eco: { setpoint: 17 } }
+    profiles: { ale: { steps: [{ holdS: 60, setpoint: 18 }] } }`,
+  }).loops.room!;
+  const schedule = {
+    source: 'preset' as const,
+    preset: 'eco',
+    next: [],
+  };
+
+  test('given a loop with presets and profiles, then their names and the schedule part, valid for the schema', () => {
+    const view = toLoopView(
+      'room',
+      config,
+      { ...status({ setpoint: 17, generation: 4, observedGeneration: 4 }), schedule } as LoopStatus,
+      desired({ setpoint: 22, mode: 'heat', generation: 4 }),
+    );
+    assert.deepEqual(view.presets, ['eco']);
+    assert.deepEqual(view.profiles, ['ale']);
+    assert.deepEqual(view.schedule, schedule);
+    assert.equal(view.setpoint, 17, 'the setpoint in force once the loop acted on the latest desired state');
+    assert.equal(loopViewSchema.safeParse(view).success, true);
+  });
+
+  test('a desired change the loop has not acted on yet shows the stored setpoint', () => {
+    const view = toLoopView(
+      'room',
+      config,
+      { ...status({ setpoint: 17, generation: 4, observedGeneration: 4 }), schedule } as LoopStatus,
+      desired({ setpoint: 22, mode: 'heat', generation: 5 }),
+    );
+    assert.equal(view.setpoint, 22);
+  });
+
+  test('a loop without any: no presets, profiles or schedule keys', () => {
+    const view = toLoopView('room', ROOM, status(), desired());
+    assert.equal('presets' in view, false);
+    assert.equal('profiles' in view, false);
+    assert.equal('schedule' in view, false);
+  });
+});
+
+describe('toLoopView: several sensors (issue 13)', () => {
+  test('given a status with a sensor set, then the view carries it, valid for the schema', () => {
+    const sensors = {
+      combine: 'median' as const,
+      used: ['a', 'c'],
+      dropped: [
+        { sensor: 'b', reason: 'Stale' as const, message: 'last reading is 400 s old (limit 300 s)' },
+      ],
+      summary: 'median of 2 (dropped b: stale)',
+    };
+    const view = toLoopView('room', ROOM, { ...status(), sensors }, desired());
+    assert.deepEqual(view.sensors, sensors);
+    assert.equal(loopViewSchema.safeParse(view).success, true);
+  });
+
+  test('a loop with one sensor: no sensors key', () => {
+    assert.equal('sensors' in toLoopView('room', ROOM, status(), desired()), false);
+  });
+});

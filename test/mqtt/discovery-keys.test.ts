@@ -28,6 +28,7 @@ const HA_ABBREVIATIONS: Record<string, string> = {
   act_tpl: 'action_template',
   avty_t: 'availability_topic',
   cmd_t: 'command_topic',
+  cmd_tpl: 'command_template',
   curr_hum_t: 'current_humidity_topic',
   curr_hum_tpl: 'current_humidity_template',
   curr_temp_t: 'current_temperature_topic',
@@ -57,6 +58,10 @@ const HA_ABBREVIATIONS: Record<string, string> = {
   pl_off: 'payload_off',
   pl_on: 'payload_on',
   pl_prs: 'payload_press',
+  pr_mode_cmd_t: 'preset_mode_command_topic',
+  pr_mode_stat_t: 'preset_mode_state_topic',
+  pr_mode_val_tpl: 'preset_mode_value_template',
+  pr_modes: 'preset_modes',
   ret: 'retain',
   stat_cla: 'state_class',
   stat_t: 'state_topic',
@@ -204,6 +209,21 @@ const temperatureLoop = (extra: string, id = 'room', sensor = 'temp', raise = 'h
 const humidityLoop = (extra: string) =>
   `  air: { quantity: humidity, sensor: rh, raise: fogger, setpoint: 60, limits: { min: 30, max: 80 }, controller: { type: pid, kp: 0.1 }${extra} }`;
 
+/** Issue 13: a loop with presets, a profile and a set of sensors. */
+const scheduledLoop = `  room:
+    sensors: [temp, temp2]
+    raise: heater
+    setpoint: 20
+    limits: { min: 2, max: 30 }
+    controller: { type: pid, kp: 0.1 }
+    presets: { comfort: { setpoint: 21.5 }, eco: { setpoint: 17 } }
+    profiles:
+      ale: { steps: [{ holdS: 3600, setpoint: 18 }, { rampS: 3600, to: 21 }] }
+      lager: { steps: [{ holdS: 3600, setpoint: 10 }] }`;
+const scheduledHumidity = humidityLoop(
+  ', presets: { dry: { setpoint: 40 } }, profiles: { cure: { steps: [{ holdS: 60, setpoint: 50 }] } }',
+);
+
 function cmps(loops: string, nodeName?: string): Record<string, DiscoveryComponent> {
   return discoveryPayload(config(loops, nodeName), {
     prefix: 'homeassistant',
@@ -216,7 +236,7 @@ function cmps(loops: string, nodeName?: string): Record<string, DiscoveryCompone
 const SAMPLES: [what: string, loops: string][] = [
   ['temperature °C, PID', temperatureLoop('')],
   ['temperature °F, two actuators', temperatureLoop(', lower: cooler, unit: "°F", step: 1')],
-  ['temperature K (number fallback)', temperatureLoop(', unit: K')],
+  ['kelvin, a generic loop (number fallback)', temperatureLoop(', quantity: generic, unit: K')],
   ['humidity', humidityLoop('')],
   [
     'humidity, narrow limits (number fallback)',
@@ -225,6 +245,8 @@ const SAMPLES: [what: string, loops: string][] = [
       .replace('setpoint: 60', 'setpoint: 40.5'),
   ],
   ['generic', temperatureLoop(', quantity: generic, unit: cm')],
+  ['temperature °C with presets, profiles and two sensors', scheduledLoop],
+  ['humidity with presets and a profile (no climate: presets over MQTT only)', scheduledHumidity],
 ];
 
 describe('every component matches HA’s schema for its platform', () => {
@@ -261,8 +283,6 @@ describe('units: HA never shows a wrong unit', () => {
   const table: [unit: string, climateUnit: string | undefined, sensorClass: string | undefined][] = [
     ['°C', 'C', 'temperature'],
     ['°F', 'F', 'temperature'],
-    ['K', undefined, 'temperature'], // no climate: HA's temperature_unit is C or F only
-    ['C', undefined, undefined], // not a unit HA knows: shown as it is, no device class
   ];
   for (const [unit, climateUnit, sensorClass] of table) {
     test(`${unit} → climate ${climateUnit ?? 'none (number + select)'}, sensor class ${sensorClass ?? 'none'}`, () => {
@@ -281,6 +301,23 @@ describe('units: HA never shows a wrong unit', () => {
       assert.equal(sensor?.dev_cla, sensorClass);
     });
   }
+
+  // HA's climate temperature_unit is C or F only: a temperature loop in anything else is refused
+  // by the config (loop-checks.ts), so no climate can be announced in a wrong unit; kelvin is a
+  // generic loop, announced as a number in its own unit.
+  for (const unit of ['K', 'C']) {
+    test(`a temperature loop in "${unit}" is refused by the config, naming the way out`, () => {
+      assert.throws(() => config(temperatureLoop(`, unit: "${unit}"`)), /use quantity: generic/);
+    });
+  }
+
+  test('kelvin as a generic loop: a number and a sensor in K, no climate', () => {
+    const all = cmps(temperatureLoop(', quantity: generic, unit: K'));
+    assert.equal(all['homeostat_pi-1_room_climate'], undefined);
+    assert.equal(all['homeostat_pi-1_room_setpoint']?.unit_of_meas, 'K');
+    assert.equal(all['homeostat_pi-1_room_measured']?.unit_of_meas, 'K');
+    assert.equal(all['homeostat_pi-1_room_mode']?.p, 'select');
+  });
 
   test('%RH: humidifier and a humidity sensor in %; generic: the loop’s unit, no device class', () => {
     const humidity = cmps(humidityLoop(''));
@@ -339,7 +376,7 @@ describe('names: HA puts the device name in front (has_entity_name)', () => {
   });
 
   test('a fallback number and select are never null-named (two entities cannot both be the device)', () => {
-    const all = cmps(temperatureLoop(', unit: K'));
+    const all = cmps(temperatureLoop(', quantity: generic, unit: K'));
     assert.deepEqual(
       [all['homeostat_pi-1_room_setpoint']?.name, all['homeostat_pi-1_room_mode']?.name],
       ['Setpoint', 'Mode'],
@@ -398,5 +435,141 @@ describe('humidity rounding: the target HA receives always lies within the bound
       assert.equal(rendered[i], shown, `setpoint ${setpoint}`);
     });
     assert.equal(template, STATE_TEMPLATES.targetHumidity(31, 80));
+  });
+});
+
+describe('presets, profiles and several sensors (issue 13)', () => {
+  const all = cmps(scheduledLoop);
+  const id = (key: string) => `homeostat_pi-1_room_${key}`;
+
+  test('the climate offers the presets, in config order, on <loop>/preset/set, never "none"', () => {
+    const climate = all[id('climate')];
+    assert.deepEqual(climate?.pr_modes, ['comfort', 'eco']);
+    assert.equal(climate?.pr_mode_cmd_t, 'homeostat/pi-1/room/preset/set');
+    assert.equal(climate?.pr_mode_stat_t, 'homeostat/pi-1/room/state');
+    assert.equal(climate?.pr_mode_val_tpl, STATE_TEMPLATES.preset);
+  });
+
+  test('a preset called "none" in the config object is still never offered (HA refuses such a list)', () => {
+    const base = config(scheduledLoop);
+    const room = base.loops.room!;
+    const withNone = {
+      ...base,
+      loops: { room: { ...room, presets: { none: { setpoint: 18 }, eco: { setpoint: 17 } } } },
+    } as Config;
+    const climate = discoveryPayload(withNone, {
+      prefix: 'homeassistant',
+      baseTopic: 'homeostat',
+      version: '1',
+    }).payload.cmps[id('climate')];
+    assert.deepEqual(climate?.pr_modes, ['eco']);
+  });
+
+  test('a loop without presets or profiles gets no preset keys and no profile entities', () => {
+    const plain = cmps(temperatureLoop(''));
+    const climate = plain[id('climate')];
+    for (const key of ['pr_modes', 'pr_mode_cmd_t', 'pr_mode_stat_t', 'pr_mode_val_tpl']) {
+      assert.equal(climate?.[key], undefined, key);
+    }
+    const profileKeys = Object.keys(plain).filter((key) => key.includes('profile'));
+    assert.deepEqual(profileKeys, []);
+    assert.equal(plain[id('temperature')]?.json_attr_t, undefined);
+  });
+
+  test('profiles: a select that starts one, buttons that pause, resume and stop, a status sensor', () => {
+    const select = all[id('profile')];
+    assert.deepEqual(
+      [select?.p, select?.cmd_t, select?.cmd_tpl, select?.ops],
+      ['select', 'homeostat/pi-1/room/profile/set', 'start {{ value }}', ['ale', 'lager']],
+    );
+    const presses = ['pause', 'resume', 'stop'].map((action) => {
+      const button = all[id(`profile_${action}`)];
+      return [button?.p, button?.cmd_t, button?.pl_prs, button?.ret];
+    });
+    assert.deepEqual(presses, [
+      ['button', 'homeostat/pi-1/room/profile/set', 'pause', false],
+      ['button', 'homeostat/pi-1/room/profile/set', 'resume', false],
+      ['button', 'homeostat/pi-1/room/profile/set', 'stop', false],
+    ]);
+    const status = all[id('profile_status')];
+    assert.deepEqual(
+      [status?.p, status?.val_tpl, status?.json_attr_t, status?.json_attr_tpl],
+      [
+        'sensor',
+        STATE_TEMPLATES.profileState,
+        'homeostat/pi-1/room/state',
+        STATE_TEMPLATES.profileAttributes,
+      ],
+    );
+  });
+
+  test('several sensors: the measured-value sensor carries the sensor set as attributes', () => {
+    const sensor = all[id('temperature')];
+    assert.equal(sensor?.json_attr_t, 'homeostat/pi-1/room/state');
+    assert.equal(sensor?.json_attr_tpl, STATE_TEMPLATES.sensorsAttributes);
+  });
+
+  test('a humidity loop (no climate) still gets the profile entities, and no preset keys anywhere', () => {
+    const humidity = cmps(scheduledHumidity);
+    assert.ok(humidity['homeostat_pi-1_air_profile']);
+    for (const component of Object.values(humidity)) assert.equal(component.pr_modes, undefined);
+  });
+});
+
+describe('issue 13 templates rendered by real Jinja2', {
+  skip: haveJinja ? false : 'python3 jinja2 not found',
+}, () => {
+  const render = (template: string, states: unknown[]): string[] => {
+    const script =
+      'import json,sys,jinja2\nt=jinja2.Environment().from_string(sys.argv[1])\n' +
+      'print(json.dumps([t.render(value_json=s) for s in json.load(sys.stdin)]))';
+    const result = spawnSync('python3', ['-c', script, template], {
+      input: JSON.stringify(states),
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 0, result.stderr);
+    return JSON.parse(result.stdout) as string[];
+  };
+  const profile = {
+    name: 'ale',
+    state: 'paused',
+    stepIndex: 1,
+    stepCount: 4,
+    stepKind: 'ramp',
+    stepRemainingS: 60,
+    totalRemainingS: 600,
+  };
+  const states = [
+    { schedule: { source: 'preset', preset: 'eco', next: [] } },
+    { schedule: { source: 'manual', preset: null, next: [] } },
+    { schedule: { source: 'profile', preset: null, profile, next: [] } },
+    {},
+    { schedule: 'garbage' },
+  ];
+
+  test('preset_mode: the preset in force, else none', () => {
+    assert.deepEqual(render(STATE_TEMPLATES.preset, states), ['eco', 'none', 'none', 'none', 'none']);
+  });
+
+  test('profile status: its state, else idle; attributes: the progress, else {}', () => {
+    assert.deepEqual(render(STATE_TEMPLATES.profileState, states), [
+      'idle',
+      'idle',
+      'paused',
+      'idle',
+      'idle',
+    ]);
+    const attributes = render(STATE_TEMPLATES.profileAttributes, states).map((a) => JSON.parse(a));
+    assert.deepEqual(attributes, [{}, {}, profile, {}, {}]);
+  });
+
+  test('profile select: the started profile, else None (HA: no option)', () => {
+    assert.deepEqual(render(STATE_TEMPLATES.profileName, states), ['None', 'None', 'ale', 'None', 'None']);
+  });
+
+  test('sensor set attributes: the status part, else {}', () => {
+    const sensors = { combine: 'median', used: ['temp'], dropped: [], summary: 'temp' };
+    const rendered = render(STATE_TEMPLATES.sensorsAttributes, [{ sensors }, {}]).map((a) => JSON.parse(a));
+    assert.deepEqual(rendered, [sensors, {}]);
   });
 });

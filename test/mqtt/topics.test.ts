@@ -34,7 +34,7 @@ describe('topicsFor (the contract in the README)', () => {
     assert.equal(topicsFor('home/climate', 'n').loopState('a'), 'home/climate/n/a/state');
   });
 
-  describe('parseCommandTopic recognises exactly the six command topics', () => {
+  describe('parseCommandTopic recognises exactly the eight command topics', () => {
     const table: [topic: string, expected: { loop: string; kind: CommandKind } | undefined][] = [
       ['homeostat/pi-1/room/setpoint/set', { loop: 'room', kind: 'setpoint' }],
       ['homeostat/pi-1/room/mode/set', { loop: 'room', kind: 'mode' }],
@@ -42,6 +42,10 @@ describe('topicsFor (the contract in the README)', () => {
       ['homeostat/pi-1/room/fault/reset', { loop: 'room', kind: 'faultReset' }],
       ['homeostat/pi-1/room/autotune/set', { loop: 'room', kind: 'autotune' }],
       ['homeostat/pi-1/room/tuning/set', { loop: 'room', kind: 'tuning' }],
+      ['homeostat/pi-1/room/preset/set', { loop: 'room', kind: 'preset' }],
+      ['homeostat/pi-1/room/profile/set', { loop: 'room', kind: 'profile' }],
+      ['homeostat/pi-1/room/preset', undefined],
+      ['homeostat/pi-1/room/profile/set/x', undefined],
       ['homeostat/pi-1/fermenter_2/set', { loop: 'fermenter_2', kind: 'json' }],
       // A loop may be called like a command level: the first level after the base is the loop.
       ['homeostat/pi-1/autotune/set', { loop: 'autotune', kind: 'json' }],
@@ -81,6 +85,8 @@ describe('topicsFor (the contract in the README)', () => {
       topics.loopFaultReset('room'),
       topics.loopAutotuneSet('room'),
       topics.loopTuningSet('room'),
+      topics.loopPresetSet('room'),
+      topics.loopProfileSet('room'),
     ];
     const ours = [topics.availability, topics.loopState('room'), topics.loopResult('room')];
     for (const topic of commands) {
@@ -99,6 +105,8 @@ describe('topicsFor (the contract in the README)', () => {
       'homeostat/pi-1/+/fault/reset',
       'homeostat/pi-1/+/autotune/set',
       'homeostat/pi-1/+/tuning/set',
+      'homeostat/pi-1/+/preset/set',
+      'homeostat/pi-1/+/profile/set',
     ]);
   });
 

@@ -43,7 +43,7 @@ export interface Range {
   max: number;
 }
 
-/** Defaults that depend on a loop's quantity. */
+/** Defaults that depend on a loop's quantity (temperature's in °C: see defaultPlausible for °F). */
 export const QUANTITY_DEFAULTS: Record<Quantity, { unit: string; step: number; plausible: Range }> = {
   temperature: { unit: '°C', step: 0.5, plausible: { min: -55, max: 125 } },
   humidity: { unit: '%', step: 1, plausible: { min: 0, max: 100 } },
@@ -54,3 +54,21 @@ export const QUANTITY_DEFAULTS: Record<Quantity, { unit: string; step: number; p
     plausible: { min: Number.NEGATIVE_INFINITY, max: Number.POSITIVE_INFINITY },
   },
 };
+
+/** The temperature units a loop may have: the two Home Assistant's climate entity can show. */
+export const TEMPERATURE_UNITS = ['°C', '°F'] as const;
+
+/**
+ * A loop's plausible range when its file gives none: its quantity's, in its unit. A °F loop's is
+ * the °C range converted (−55..125 °C = −67..257 °F, a DS18B20's range), or every reading of a
+ * 150 °F kettle would be a fault.
+ */
+export function defaultPlausible(quantity: Quantity, unit: string | undefined): Range {
+  const { min, max } = QUANTITY_DEFAULTS[quantity].plausible;
+  if (quantity === 'temperature' && unit === '°F') return { min: toFahrenheit(min), max: toFahrenheit(max) };
+  return { min, max };
+}
+
+function toFahrenheit(celsius: number): number {
+  return (celsius * 9) / 5 + 32;
+}

@@ -92,7 +92,8 @@ export type LoopConfig = Omit<
  */
 export interface Config {
   version: 1;
-  node: { id: string; name: string };
+  /** `timeZone`: an IANA name for schedules (absent: the system's, see nodeTimeZone). */
+  node: { id: string; name: string; timeZone?: string };
   /** Absent: no MQTT (unless the command line gives a broker URL: see mqttOf). */
   mqtt?: MqttConfig;
   /** Always there: sysfsRoot /sys unless written; chipLabel and base absent: detected. */

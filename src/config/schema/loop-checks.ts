@@ -4,9 +4,10 @@
  */
 import type { z } from 'zod';
 import { checkPlausible } from '../../kinds/fields.js';
-import { QUANTITY_DEFAULTS } from './common.js';
+import { defaultPlausible, TEMPERATURE_UNITS } from './common.js';
 import type { RawLoop } from './loop.js';
 import { allowedModes } from './modes.js';
+import { sensorKeyIssues } from './sensor-set.js';
 
 /** A loop's own rules (run per loop, so they are reported even when other sections fail). */
 export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
@@ -21,6 +22,8 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
     });
   }
   checkPlausible(loop, ctx);
+  checkUnit(loop, ctx);
+  for (const { path, message } of sensorKeyIssues(loop)) ctx.addIssue({ code: 'custom', path, message });
   checkLoopMonitors(loop, ctx);
   checkFeedforward(loop, ctx);
   checkAutotune(loop, ctx);
@@ -36,6 +39,32 @@ export function checkLoop(loop: RawLoop, ctx: z.RefinementCtx): void {
         message: `mode "${loop.mode}" is not allowed for this loop (allowed: ${allowed.join(', ')})`,
       });
     }
+  }
+}
+
+/**
+ * A temperature loop is shown in Home Assistant's climate entity, which knows °C and °F only
+ * (a K loop was shown as 293 °C); a humidity loop is relative humidity, in %. Other units are
+ * a generic loop's, whose values are shown as they are.
+ */
+function checkUnit(loop: RawLoop, ctx: z.RefinementCtx): void {
+  const unit = loop.unit;
+  if (unit === undefined) return;
+  if (loop.quantity === 'temperature' && !(TEMPERATURE_UNITS as readonly string[]).includes(unit)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['unit'],
+      message:
+        `"${unit}" is not a temperature unit homeostat can show in Home Assistant's climate entity ` +
+        `(°C or °F); for kelvin or another scale use quantity: generic with unit: ${unit}`,
+    });
+  }
+  if (loop.quantity === 'humidity' && unit !== '%') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['unit'],
+      message: "a humidity loop's unit is % (relative humidity); for another measure use quantity: generic",
+    });
   }
 }
 
@@ -90,7 +119,7 @@ function checkLoopMonitors(loop: RawLoop, ctx: z.RefinementCtx): void {
   const { cutoff } = loop;
   if (cutoff) {
     if (cutoff.min === undefined && cutoff.max === undefined) issue(['cutoff'], 'give max, min or both');
-    const plausible = loop.plausible ?? QUANTITY_DEFAULTS[loop.quantity].plausible;
+    const plausible = loop.plausible ?? defaultPlausible(loop.quantity, loop.unit);
     const tripsInside = 'a setpoint there would trip it';
     if (cutoff.max !== undefined) {
       const path = ['cutoff', 'max'];

@@ -1,8 +1,10 @@
-/** A regulation loop's section: one sensor, one or two actuators, one setpoint, its monitors. */
+/** A regulation loop's section: one sensor (or several), one or two actuators, one setpoint, its monitors. */
 import { z } from 'zod';
 import { modeSchema, QUANTITIES, rangeSchema, ref } from './common.js';
 import { controllerSchema } from './controllers.js';
 import { checkLoop } from './loop-checks.js';
+import { checkSchedule, scheduleFields } from './schedule.js';
+import { sensorSetFields } from './sensor-set.js';
 
 export const loopSchema = z
   .strictObject({
@@ -18,7 +20,13 @@ export const loopSchema = z
         "Unit shown with the loop's values (status, dashboard, Home Assistant); a label only, no value is " +
           'converted. Default °C for temperature, % for humidity, none for generic.',
       ),
-    sensor: ref('sensor').describe('Id of the sensor that measures the quantity. Required.'),
+    sensor: ref('sensor')
+      .optional()
+      .describe(
+        'Id of the sensor that measures the quantity. Give sensor or sensors (several), not both. ' +
+          'Default: none (then sensors is required).',
+      ),
+    ...sensorSetFields,
     raise: ref('actuator')
       .optional()
       .describe(
@@ -48,6 +56,7 @@ export const loopSchema = z
     limits: rangeSchema('setpoint allowed (from this file, MQTT or Home Assistant)').describe(
       'Setpoint limits (loop unit). Required.',
     ),
+    ...scheduleFields,
     step: z
       .number()
       .gt(0)
@@ -60,7 +69,8 @@ export const loopSchema = z
       .gt(0)
       .optional()
       .describe(
-        "A reading older than this many seconds is missing: safe state. Default: the sensor's staleAfterS.",
+        "A reading older than this many seconds is missing: safe state. Default: the sensor's staleAfterS " +
+          '(with sensors: the largest of theirs).',
       ),
     retryInitialS: z
       .number()
@@ -73,7 +83,8 @@ export const loopSchema = z
     plausible: rangeSchema('plausible reading')
       .optional()
       .describe(
-        'Readings outside are faults: safe state. Default -55..125 (temperature), 0..100 (humidity), none (generic).',
+        'Readings outside are faults: safe state. Default -55..125 (temperature in °C), -67..257 (°F), ' +
+          '0..100 (humidity), none (generic).',
       ),
     deadband: z
       .number()
@@ -245,7 +256,8 @@ export const loopSchema = z
           'requests use these defaults (autoApply false).',
       ),
   })
-  .describe('A regulation loop: one sensor, one or two actuators, one setpoint.')
+  .describe('A regulation loop: one sensor (or several combined), one or two actuators, one setpoint.')
+  .superRefine(checkSchedule)
   .superRefine(checkLoop);
 
 export type RawLoop = z.output<typeof loopSchema>;

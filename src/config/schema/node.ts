@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { validateTimeZone } from '../../core/schedule/validate.js';
 import { NODE_ID_PATTERN } from './common.js';
 
 /** Who this homeostat is: its id appears in every MQTT topic. */
@@ -18,5 +19,16 @@ export const nodeSchema = z
       .min(1)
       .optional()
       .describe('Human-readable name (Home Assistant device, dashboard). Default: the id.'),
+    timeZone: z
+      .string()
+      .refine((zone) => validateTimeZone(zone, 'timeZone').length === 0, {
+        error: (iss) =>
+          `unknown time zone ${JSON.stringify(iss.input)} (an IANA name such as Europe/Berlin, or UTC)`,
+      })
+      .optional()
+      .describe(
+        'IANA time zone of the weekly schedules (e.g. Europe/Berlin); daylight saving is followed. ' +
+          "Default: the system's time zone (UTC if it has none).",
+      ),
   })
   .describe('Who this homeostat is.');

@@ -15,6 +15,7 @@ import {
   usesMqtt,
 } from '../../kinds/registry.js';
 import type { RawActuator, RawConfig, RawLoop } from './file.js';
+import { loopSensorIds } from './sensor-set.js';
 
 type Issue = (path: (string | number)[], message: string) => void;
 type Rule = (config: RawConfig, issue: Issue) => void;
@@ -133,9 +134,14 @@ function gpioPinsAreNotShared(config: RawConfig, issue: Issue): void {
 
 function loopsUseKnownSensors(config: RawConfig, issue: Issue): void {
   for (const [loopId, loop] of Object.entries(config.loops)) {
-    if (!Object.hasOwn(config.sensors, loop.sensor)) {
+    if (loop.sensor !== undefined && !Object.hasOwn(config.sensors, loop.sensor)) {
       issue(['loops', loopId, 'sensor'], `unknown sensor "${loop.sensor}"`);
     }
+    loop.sensors?.forEach((sensor, index) => {
+      if (!Object.hasOwn(config.sensors, sensor)) {
+        issue(['loops', loopId, 'sensors', index], `unknown sensor "${sensor}"`);
+      }
+    });
     loop.interlocks.forEach((interlock, index) => {
       if (!Object.hasOwn(config.sensors, interlock.sensor)) {
         issue(['loops', loopId, 'interlocks', index, 'sensor'], `unknown sensor "${interlock.sensor}"`);
@@ -144,7 +150,7 @@ function loopsUseKnownSensors(config: RawConfig, issue: Issue): void {
     const disturbance = loop.controller.type === 'pid' ? loop.controller.feedforward?.sensor : undefined;
     if (disturbance !== undefined && !Object.hasOwn(config.sensors, disturbance)) {
       issue(['loops', loopId, 'controller', 'feedforward', 'sensor'], `unknown sensor "${disturbance}"`);
-    } else if (disturbance !== undefined && disturbance === loop.sensor) {
+    } else if (disturbance !== undefined && loopSensorIds(loop).includes(disturbance)) {
       issue(
         ['loops', loopId, 'controller', 'feedforward', 'sensor'],
         `"${disturbance}" is the loop's own sensor: the disturbance needs a sensor of its own`,
@@ -244,17 +250,21 @@ function gainsPushTheLoopsWay(config: RawConfig, issue: Issue): void {
   }
 }
 
-/** A simulated loop's actuators drive the plant its sensor reads. */
+/** A simulated loop's actuators drive the plant its sensors read (the first one that differs is named). */
 function actuatorsDriveTheMeasuredPlant(config: RawConfig, issue: Issue): void {
   for (const { loop, actuatorId, actuator, path } of loopActuators(config)) {
     const driven = actuator && actuatorPlant(actuator);
-    const sensor = own(config.sensors, loop.sensor);
-    const measuredPlant = sensor ? sensorPlant(sensor) : undefined;
-    if (driven && measuredPlant !== undefined && driven.plant !== measuredPlant) {
-      issue(
-        path,
-        `actuator "${actuatorId}" drives plant "${driven.plant}" but sensor "${loop.sensor}" reads plant "${measuredPlant}"`,
-      );
+    if (!driven) continue;
+    for (const sensorId of loopSensorIds(loop)) {
+      const sensor = own(config.sensors, sensorId);
+      const measuredPlant = sensor ? sensorPlant(sensor) : undefined;
+      if (measuredPlant !== undefined && driven.plant !== measuredPlant) {
+        issue(
+          path,
+          `actuator "${actuatorId}" drives plant "${driven.plant}" but sensor "${sensorId}" reads plant "${measuredPlant}"`,
+        );
+        break;
+      }
     }
   }
 }

@@ -8,11 +8,12 @@
 
 import type { ActuatorConfig, RawSensor, SensorConfig } from '../../kinds/registry.js';
 import { actuatorKindOf, sensorKindOf } from '../../kinds/registry.js';
-import { QUANTITY_DEFAULTS } from './common.js';
+import { defaultPlausible, QUANTITY_DEFAULTS } from './common.js';
 import { resolveController } from './controllers.js';
 import type { Config, LoopConfig, RawActuator, RawConfig } from './file.js';
 import { defaultMode } from './modes.js';
 import { type MqttConfig, mqttSchema, resolveMqtt } from './mqtt.js';
+import { defaultStaleAfterS } from './sensor-set.js';
 import { resolveSimulation } from './simulation.js';
 
 export function resolve(raw: RawConfig): Config {
@@ -25,16 +26,21 @@ export function resolve(raw: RawConfig): Config {
       unit: loop.unit ?? defaults.unit,
       mode: loop.mode ?? defaultMode(loop),
       step: loop.step ?? defaults.step,
-      // The reference rules guarantee the sensor exists; the fallback only keeps types honest.
-      staleAfterS: loop.staleAfterS ?? sensors[loop.sensor]?.staleAfterS ?? 30,
-      plausible: loop.plausible ?? { ...defaults.plausible },
+      // The sensor's, or with several the largest of theirs (sensor-set.ts).
+      staleAfterS: loop.staleAfterS ?? defaultStaleAfterS(loop, sensors),
+      // In the loop's unit: a °F loop's range is in °F.
+      plausible: loop.plausible ?? defaultPlausible(loop.quantity, loop.unit ?? defaults.unit),
       controller: resolveController(loop.controller),
     };
   });
   const { mqtt, ...rest } = raw;
   return {
     ...rest,
-    node: { id: raw.node.id, name: raw.node.name ?? raw.node.id },
+    node: {
+      id: raw.node.id,
+      name: raw.node.name ?? raw.node.id,
+      ...(raw.node.timeZone === undefined ? {} : { timeZone: raw.node.timeZone }),
+    },
     // An absent block stays absent: it means "no MQTT".
     ...(mqtt ? { mqtt: resolveMqtt(mqtt, raw.node.id) } : {}),
     simulation: resolveSimulation(raw.simulation),

@@ -1,0 +1,117 @@
+import type { Config } from '../config/schema.js';
+import type { CommandOutcome, ProfileChange } from '../mqtt/commands.js';
+import { pickRequestId } from './command-rejections.js';
+import type { CommandAnswer, CommandRequest } from './command-types.js';
+import type { CommandSteps } from './tuning-commands.js';
+
+/**
+ * The preset and profile commands on the command path (issue 13; DesiredCommands.submit hands
+ * them here once parsed): checked against the loop's config (a loop without presets or
+ * profiles, an unknown name: refused, listing the known ones), counted in the loop's change
+ * budget, stored (committed, with its generation and event) before the answer, the loop woken.
+ * Asking for what is already in force (a QoS 1 duplicate, a second press) is accepted and
+ * changes nothing (`changed: false`, same generation) and, like a setpoint already desired,
+ * costs nothing from the budget: it is seen in the stored row first (the store makes the same
+ * no-op decision again inside its transaction). Refusals are noted like every other.
+ */
+
+type Accepted = Extract<CommandOutcome, { accepted: true }>;
+type LoopConfig = Config['loops'][string];
+type Presets = NonNullable<LoopConfig['presets']>;
+
+/** A valid preset selection (a name, or null for none). */
+export function selectPreset(
+  steps: CommandSteps,
+  request: CommandRequest,
+  outcome: Accepted,
+  loopConfig: LoopConfig,
+  name: string | null,
+): CommandAnswer {
+  const { loop, source } = request;
+  const refuse = (reason: string) =>
+    steps.refused(request, { accepted: false, reason, ...pickRequestId(outcome) });
+  const presets: Presets = loopConfig.presets ?? {};
+  const known = Object.keys(presets);
+  if (known.length === 0) {
+    return refuse(`loop ${loop} has no presets: add them under loops.${loop}.presets in the config`);
+  }
+  if (name !== null && !Object.hasOwn(presets, name)) {
+    return refuse(`unknown preset "${name}" (known: ${known.join(', ')}, or none)`);
+  }
+  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
+  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
+  const row = current.value;
+  if (row && (row.preset ?? null) === name) {
+    steps.logAccepted(request, `preset ${name ?? 'none'}`, false, row.generation);
+    return { known: true, outcome, generation: row.generation, changed: false };
+  }
+  const limited = steps.beyondChangeLimit(request, outcome, false);
+  if (limited) return limited;
+  const stored = steps.storage.attempt('write', 'select a preset', () =>
+    steps.desired.selectPreset(loop, name, presets, source, outcome.requestId),
+  );
+  if (!stored.ok) return steps.notStored(outcome, stored.error, row?.generation);
+  const { changed, generation } = stored.value;
+  if (changed) steps.trigger(request);
+  steps.logAccepted(request, `preset ${name ?? 'none'}`, changed, generation);
+  return { known: true, outcome, generation, changed };
+}
+
+/** A valid profile command: start (a profile the loop has), pause, resume or stop. */
+export function commandProfile(
+  steps: CommandSteps,
+  request: CommandRequest,
+  outcome: Accepted,
+  loopConfig: LoopConfig,
+  command: ProfileChange,
+): CommandAnswer {
+  const { loop, source } = request;
+  const refuse = (reason: string) =>
+    steps.refused(request, { accepted: false, reason, ...pickRequestId(outcome) });
+  const known = Object.keys(loopConfig.profiles ?? {});
+  if (known.length === 0) {
+    return refuse(`loop ${loop} has no profiles: add them under loops.${loop}.profiles in the config`);
+  }
+  if (command.action === 'start' && !known.includes(command.name)) {
+    return refuse(`unknown profile "${command.name}" (known: ${known.join(', ')})`);
+  }
+  const what = command.action === 'start' ? `profile start ${command.name}` : `profile ${command.action}`;
+  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
+  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
+  const row = current.value;
+  if (row && changesNothing(row.profileRun, command)) {
+    steps.logAccepted(request, what, false, row.generation);
+    return { known: true, outcome, generation: row.generation, changed: false };
+  }
+  const limited = steps.beyondChangeLimit(request, outcome, false);
+  if (limited) return limited;
+  const stored = steps.storage.attempt('write', `${command.action} a profile`, () =>
+    steps.desired.profileCommand(loop, command, source, outcome.requestId),
+  );
+  if (!stored.ok) return steps.notStored(outcome, stored.error, row?.generation);
+  const { changed, generation } = stored.value;
+  if (changed) steps.trigger(request);
+  steps.logAccepted(request, what, changed, generation);
+  return { known: true, outcome, generation, changed };
+}
+
+/**
+ * Whether a profile command would leave the stored run as it is (the store's own no-op rules,
+ * store/schedule-changes.ts): the started profile started again, a pause with none running or
+ * already paused, a resume with none paused, a stop with none started.
+ */
+function changesNothing(
+  run: { name: string; pausedAtMs?: number } | undefined,
+  command: ProfileChange,
+): boolean {
+  switch (command.action) {
+    case 'start':
+      return run?.name === command.name;
+    case 'pause':
+      return run === undefined || run.pausedAtMs !== undefined;
+    case 'resume':
+      return run === undefined || run.pausedAtMs === undefined;
+    case 'stop':
+      return run === undefined;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The desired state a cycle regulates to, from the stored row, the loop's config section (its
+ * presets, weekly schedule and profiles), the node's time zone and `now` (issue 13). Pure: the
+ * core's effectiveSetpoint does the work; this adapts the store's row and the config to it, and
+ * its result to the `schedule` status part (ISO times, seconds).
+ *
+ * A loop without presets, schedule or profiles is passed through untouched (no status part).
+ */
+import { effectiveSetpoint } from '../core/schedule/effective.js';
+import type {
+  Effective,
+  Presets,
+  Profile,
+  SetpointSource,
+  StepKind,
+  WeeklySchedule,
+} from '../core/schedule/types.js';
+import type { Mode } from '../core/types.js';
+
+/** The loop section's fields this reads (LoopConfig has them). */
+export interface ScheduleConfig {
+  presets?: Presets | undefined;
+  schedule?: { weekly?: WeeklySchedule | undefined; manualHoldS?: number | undefined } | undefined;
+  profiles?: Record<string, Profile> | undefined;
+}
+
+/** The stored row's fields this reads (LoopDesiredRow has them). */
+export interface ScheduleRow {
+  setpoint: number;
+  mode: Mode;
+  preset?: string;
+  changedAtMs?: number;
+  profileRun?: {
+    name: string;
+    startedAtMs: number;
+    pausedAtMs?: number;
+    pausedTotalMs: number;
+    resumedAtMs?: number;
+  };
+}
+
+/** The `schedule` part of a loop's status (MQTT state JSON, the HTTP loop view). */
+export interface ScheduleStatus {
+  source: SetpointSource;
+  /** The preset in force (selected by hand or by a schedule entry), null when none. */
+  preset: string | null;
+  /** A manual change overriding the schedule/profile holds until then (ISO). */
+  heldUntil?: string;
+  profile?: {
+    name: string;
+    state: 'running' | 'paused' | 'finished';
+    stepIndex: number;
+    stepCount: number;
+    stepKind: StepKind;
+    stepRemainingS: number;
+    totalRemainingS: number;
+  };
+  /** The next changes (at most 3), soonest first. */
+  next: { at: string; setpoint: number; mode?: Mode; source: SetpointSource }[];
+}
+
+export interface EffectiveDesired {
+  setpoint: number;
+  mode: Mode;
+  /** Absent for a loop without presets, schedule or profiles. */
+  schedule?: ScheduleStatus;
+  /** The next change's time (ms), for the loop to wake then; absent when none is due. */
+  nextChangeAtMs?: number;
+  /** The core's result, for `plan` (local times). */
+  effective?: Effective;
+}
+
+/** Whether the loop has anything that makes its setpoint depend on time or a preset. */
+export function hasSchedule(config: ScheduleConfig): boolean {
+  return (
+    Object.keys(config.presets ?? {}).length > 0 ||
+    (config.schedule?.weekly?.length ?? 0) > 0 ||
+    config.schedule?.manualHoldS !== undefined ||
+    Object.keys(config.profiles ?? {}).length > 0
+  );
+}
+
+export function effectiveDesired(
+  row: ScheduleRow,
+  config: ScheduleConfig,
+  timeZone: string,
+  nowMs: number,
+): EffectiveDesired {
+  if (!hasSchedule(config)) return { setpoint: row.setpoint, mode: row.mode };
+  const run = row.profileRun;
+  // A run whose profile left the config: nothing to follow (the schedule or manual value is in force).
+  const profile =
+    run !== undefined && config.profiles && Object.hasOwn(config.profiles, run.name)
+      ? config.profiles[run.name]
+      : undefined;
+  const effective = effectiveSetpoint(
+    {
+      base: {
+        setpoint: row.setpoint,
+        mode: row.mode,
+        // Rows from before schema 7 have no stamp: never an override.
+        changedAtMs: row.changedAtMs ?? Number.NEGATIVE_INFINITY,
+        preset: row.preset ?? null,
+      },
+      ...(config.presets ? { presets: config.presets } : {}),
+      ...(config.schedule?.weekly ? { weekly: config.schedule.weekly } : {}),
+      ...(profile && run
+        ? {
+            profile,
+            run: {
+              startedAtMs: run.startedAtMs,
+              pausedTotalMs: run.pausedTotalMs,
+              ...(run.pausedAtMs === undefined ? {} : { pausedAtMs: run.pausedAtMs }),
+              ...(run.resumedAtMs === undefined ? {} : { resumedAtMs: run.resumedAtMs }),
+            },
+          }
+        : {}),
+      ...(config.schedule?.manualHoldS === undefined ? {} : { manualHoldS: config.schedule.manualHoldS }),
+      timeZone,
+    },
+    nowMs,
+  );
+  const next = effective.next[0]?.atMs;
+  return {
+    setpoint: effective.setpoint,
+    mode: effective.mode,
+    schedule: toScheduleStatus(effective, profile && run ? run.name : undefined),
+    ...(next === undefined ? {} : { nextChangeAtMs: next }),
+    effective,
+  };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const seconds = (ms: number): number => Math.max(0, Math.round(ms / 1000));
+
+export function toScheduleStatus(effective: Effective, profileName: string | undefined): ScheduleStatus {
+  const { profile } = effective;
+  return {
+    source: effective.source,
+    preset: effective.preset,
+    ...(effective.heldUntilMs === undefined ? {} : { heldUntil: iso(effective.heldUntilMs) }),
+    ...(profile === undefined || profileName === undefined
+      ? {}
+      : {
+          profile: {
+            name: profileName,
+            state: profile.state,
+            stepIndex: profile.stepIndex,
+            stepCount: profile.stepCount,
+            stepKind: profile.stepKind,
+            stepRemainingS: seconds(profile.stepRemainingMs),
+            totalRemainingS: seconds(profile.totalRemainingMs),
+          },
+        }),
+    next: effective.next.map((change) => ({
+      at: iso(change.atMs),
+      setpoint: change.setpoint,
+      ...(change.mode === undefined ? {} : { mode: change.mode }),
+      source: change.source,
+    })),
+  };
+}
