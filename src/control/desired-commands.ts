@@ -1,3 +1,4 @@
+import { nodeTimeZone } from '../config/schema/schedule.js';
 import { allowedModes, type Config } from '../config/schema.js';
 import { ChangeLimiter, DEFAULT_CHANGE_LIMIT } from '../mqtt/change-limiter.js';
 import {
@@ -9,6 +10,8 @@ import {
 } from '../mqtt/commands.js';
 import type { RejectedCommandLog } from '../mqtt/rejection-log.js';
 import { StorageGuard } from '../mqtt/storage-guard.js';
+import { manualStateNow } from '../runtime/effective-desired.js';
+import type { LoopDesiredRow } from '../store/desired-store.js';
 import { errorMessage, kindName, pickRequestId, rejectedCommandLog } from './command-rejections.js';
 import type {
   AnswerListener,
@@ -68,6 +71,7 @@ export class DesiredCommands {
       logAccepted: (request, what, changed, generation) =>
         this.logAccepted(request, what, changed, generation),
       trigger: (request) => this.trigger(request),
+      manualNow: (request, row) => this.manualNow(request, row),
     };
   }
 
@@ -150,6 +154,17 @@ export class DesiredCommands {
     return this.applyChange(request, outcome);
   }
 
+  /** The stored manual state as the loop's schedule meets it at the command's time. */
+  private manualNow(
+    request: CommandRequest,
+    row: LoopDesiredRow,
+  ): { overridden: boolean; profileFinished: boolean } {
+    const config = this.opts.control.currentConfig();
+    const loopConfig = this.loopConfig(request.loop);
+    if (loopConfig === undefined) return { overridden: false, profileFinished: false };
+    return manualStateNow(row, loopConfig, nodeTimeZone(config), request.receivedAtMs);
+  }
+
   private loopConfig(loop: string): Config['loops'][string] | undefined {
     const { loops } = this.opts.control.currentConfig();
     return Object.hasOwn(loops, loop) ? loops[loop] : undefined;
@@ -196,11 +211,14 @@ export class DesiredCommands {
       this.opts.desired.desired(loop),
     );
     const row = current.ok ? current.value : undefined;
-    if (
-      row &&
+    const same =
+      row !== undefined &&
       (setpoint === undefined || setpoint === row.setpoint) &&
-      (mode === undefined || mode === row.mode)
-    ) {
+      (mode === undefined || mode === row.mode);
+    // The stored values asked for again while a schedule or profile overrides them: a manual
+    // change that takes over (the override rule), not a duplicate.
+    const override = same && row !== undefined && this.manualNow(request, row).overridden;
+    if (row && same && !override && !(setpoint !== undefined && row.preset !== undefined)) {
       this.logAccepted(request, describeChange(row, change), false, row.generation);
       return { known: true, outcome, generation: row.generation };
     }
@@ -210,7 +228,7 @@ export class DesiredCommands {
     const limited = this.beyondChangeLimit(request, outcome, onlyStopping);
     if (limited) return limited;
     const stored = this.storage.attempt('write', 'store a command', () =>
-      this.opts.desired.setDesired(loop, change, source, outcome.requestId),
+      this.opts.desired.setDesired(loop, change, source, outcome.requestId, { override }),
     );
     if (!stored.ok) {
       // Not noted as a rejection: the event could not be written either.

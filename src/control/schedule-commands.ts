@@ -41,14 +41,18 @@ export function selectPreset(
   const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
   if (!current.ok) return steps.notStored(outcome, current.error, undefined);
   const row = current.value;
-  if (row && (row.preset ?? null) === name) {
+  // The stored preset selected again while a schedule or profile overrides it takes over (the
+  // override rule); otherwise it is a duplicate.
+  const override =
+    row !== undefined && (row.preset ?? null) === name && steps.manualNow(request, row).overridden;
+  if (row && (row.preset ?? null) === name && !override) {
     steps.logAccepted(request, `preset ${name ?? 'none'}`, false, row.generation);
     return { known: true, outcome, generation: row.generation, changed: false };
   }
   const limited = steps.beyondChangeLimit(request, outcome, false);
   if (limited) return limited;
   const stored = steps.storage.attempt('write', 'select a preset', () =>
-    steps.desired.selectPreset(loop, name, presets, source, outcome.requestId),
+    steps.desired.selectPreset(loop, name, presets, source, outcome.requestId, { override }),
   );
   if (!stored.ok) return steps.notStored(outcome, stored.error, row?.generation);
   const { changed, generation } = stored.value;
@@ -79,14 +83,24 @@ export function commandProfile(
   const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
   if (!current.ok) return steps.notStored(outcome, current.error, undefined);
   const row = current.value;
-  if (row && changesNothing(row.profileRun, command)) {
+  // Starting the started profile again once it has finished restarts it; before, a duplicate.
+  const restart =
+    command.action === 'start' &&
+    row?.profileRun?.name === command.name &&
+    steps.manualNow(request, row).profileFinished;
+  if (row && !restart && changesNothing(row.profileRun, command)) {
     steps.logAccepted(request, what, false, row.generation);
     return { known: true, outcome, generation: row.generation, changed: false };
   }
   const limited = steps.beyondChangeLimit(request, outcome, false);
   if (limited) return limited;
   const stored = steps.storage.attempt('write', `${command.action} a profile`, () =>
-    steps.desired.profileCommand(loop, command, source, outcome.requestId),
+    steps.desired.profileCommand(
+      loop,
+      restart ? { ...command, restart } : command,
+      source,
+      outcome.requestId,
+    ),
   );
   if (!stored.ok) return steps.notStored(outcome, stored.error, row?.generation);
   const { changed, generation } = stored.value;
@@ -97,7 +111,7 @@ export function commandProfile(
 
 /**
  * Whether a profile command would leave the stored run as it is (the store's own no-op rules,
- * store/schedule-changes.ts): the started profile started again, a pause with none running or
+ * store/schedule-changes.ts): the started profile started again (before it finished), a pause with none running or
  * already paused, a resume with none paused, a stop with none started.
  */
 function changesNothing(

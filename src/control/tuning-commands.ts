@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js';
 import { defaultMode } from '../config/schema.js';
 import type { AutotuneChange, CommandOutcome, TuningTarget } from '../mqtt/commands.js';
 import type { StorageGuard } from '../mqtt/storage-guard.js';
-import { type DesiredStore, TuningError } from '../store/desired-store.js';
+import { type DesiredStore, type LoopDesiredRow, TuningError } from '../store/desired-store.js';
 import { autotuneRefusal, tuningRefusal } from './autotune-checks.js';
 import { pickRequestId } from './command-rejections.js';
 import type { CommandAnswer, CommandRequest } from './command-types.js';
@@ -30,6 +30,11 @@ export interface CommandSteps {
   beyondChangeLimit(request: CommandRequest, outcome: Accepted, exempt: boolean): CommandAnswer | undefined;
   logAccepted(request: CommandRequest, what: string, changed: boolean, generation: number | undefined): void;
   trigger(request: CommandRequest): void;
+  /**
+   * The stored manual state as the loop's schedule meets it at the command's time: whether a
+   * schedule or profile is in force over it, whether the started profile has finished.
+   */
+  manualNow(request: CommandRequest, row: LoopDesiredRow): { overridden: boolean; profileFinished: boolean };
 }
 
 /**

@@ -130,6 +130,24 @@ export function effectiveDesired(
   };
 }
 
+/**
+ * What a command asking for the stored manual state again meets now: whether a schedule or a
+ * profile is in force over it (asking again then takes over: the override rule, one for every
+ * source), and whether the started profile has finished (starting it again restarts it).
+ */
+export function manualStateNow(
+  row: ScheduleRow,
+  config: ScheduleConfig,
+  timeZone: string,
+  nowMs: number,
+): { overridden: boolean; profileFinished: boolean } {
+  const { schedule } = effectiveDesired(row, config, timeZone, nowMs);
+  return {
+    overridden: schedule?.source === 'schedule' || schedule?.source === 'profile',
+    profileFinished: schedule?.profile?.state === 'finished',
+  };
+}
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 const seconds = (ms: number): number => Math.max(0, Math.round(ms / 1000));
 

@@ -27,6 +27,12 @@ export function setDesiredInTransaction(
     change: { setpoint?: number; mode?: Mode };
     source: ChangeSource;
     requestId?: string;
+    /**
+     * The values asked for are the stored ones, but a schedule or profile overrides them now:
+     * asking again is a manual change that takes over (the override rule, core/schedule), not a
+     * duplicate. The caller decides it (it knows the schedule; DesiredCommands).
+     */
+    override?: boolean;
   },
 ): { changed: boolean; generation: number; committed?: DesiredRecord } {
   const { loop, change, source, requestId } = request;
@@ -35,7 +41,10 @@ export function setDesiredInTransaction(
   const modeChanged = change.mode !== undefined && change.mode !== row.mode;
   // A setpoint given by hand leaves the preset even when it equals the preset's (shown as none).
   const presetLeft = change.setpoint !== undefined && row.preset !== null && row.preset !== undefined;
-  if (!setpointChanged && !modeChanged && !presetLeft) return { changed: false, generation: row.generation };
+  const retaken = request.override === true && !setpointChanged && !modeChanged && !presetLeft;
+  if (!setpointChanged && !modeChanged && !presetLeft && !retaken) {
+    return { changed: false, generation: row.generation };
+  }
 
   const now = nowMs();
   const generation = nextGeneration(stmt);
@@ -47,6 +56,20 @@ export function setDesiredInTransaction(
     changed_at_ms: now,
     ...(change.setpoint === undefined ? {} : { preset: null }),
   };
+  if (retaken) {
+    const what = [
+      ...(change.setpoint === undefined ? [] : [`setpoint ${row.setpoint}`]),
+      ...(change.mode === undefined ? [] : [`mode ${row.mode}`]),
+    ].join(', ');
+    writeEvent(stmt, {
+      atMs: now,
+      loop,
+      kind: 'manual-override',
+      source,
+      message: `${what} asked for again: takes over from the schedule (${source})`,
+      data: { ...change, generation, ...(requestId === undefined ? {} : { requestId }) },
+    });
+  }
   if (presetLeft) {
     writeEvent(stmt, {
       atMs: now,

@@ -187,8 +187,10 @@ export class DesiredStore {
 
   /**
    * A runtime change of setpoint and/or mode (already validated by the caller). Asking for the
-   * current values is a no-op (QoS 1 redelivery): `{ changed: false, generation: <the loop's> }`.
-   * Otherwise the change gets the next generation and is committed before returning.
+   * current values is a no-op (QoS 1 redelivery): `{ changed: false, generation: <the loop's> }`,
+   * unless `override` says a schedule or profile is in force over them (then it is a manual
+   * change that takes over). Otherwise the change gets the next generation and is committed
+   * before returning.
    * Throws for an unknown or removed loop.
    */
   setDesired(
@@ -196,10 +198,11 @@ export class DesiredStore {
     change: { setpoint?: number; mode?: Mode },
     source: ChangeSource,
     requestId?: string,
+    options: { override?: boolean } = {},
   ): { changed: boolean; generation: number } {
     if (change.setpoint !== undefined) assertFiniteSetpoint(loop, change.setpoint);
     const written = this.commitLoopChange('setDesired', loop, () =>
-      setDesiredInTransaction(this.stmt, this.nowMs, { loop, change, source, requestId }),
+      setDesiredInTransaction(this.stmt, this.nowMs, { loop, change, source, requestId, ...options }),
     );
     return { changed: written.changed, generation: written.generation };
   }
@@ -219,6 +222,7 @@ export class DesiredStore {
     presets: Presets,
     source: ChangeSource,
     requestId?: string,
+    options: { override?: boolean } = {},
   ): { changed: boolean; generation: number } {
     const written = this.commitLoopChange('selectPreset', loop, () =>
       selectPresetInTransaction(this.stmt, this.nowMs, {
@@ -227,6 +231,7 @@ export class DesiredStore {
         presets,
         source,
         ...(requestId === undefined ? {} : { requestId }),
+        ...options,
       }),
     );
     return { changed: written.changed, generation: written.generation };

@@ -17,7 +17,13 @@ import { type DesiredStatements, nextGeneration } from './desired-statements.js'
  */
 
 /** What DesiredStore.profileCommand takes. */
-export type ProfileCommand = { action: 'start'; name: string } | { action: 'pause' | 'resume' | 'stop' };
+/**
+ * `restart`: start the profile already started from its beginning (it has finished; the
+ * caller knows, it has the steps). Without it, starting the started profile is a duplicate.
+ */
+export type ProfileCommand =
+  | { action: 'start'; name: string; restart?: boolean }
+  | { action: 'pause' | 'resume' | 'stop' };
 
 const PAST: Record<ProfileCommand['action'], string> = {
   start: 'started',
@@ -37,11 +43,20 @@ type Written = { changed: boolean; generation: number; committed?: DesiredRecord
 export function selectPresetInTransaction(
   stmt: DesiredStatements,
   nowMs: () => number,
-  request: { loop: string; name: string | null; presets: Presets; source: ChangeSource; requestId?: string },
+  request: {
+    loop: string;
+    name: string | null;
+    presets: Presets;
+    source: ChangeSource;
+    requestId?: string;
+    /** The preset asked for is the stored one but a schedule or profile overrides it now: take over. */
+    override?: boolean;
+  },
 ): Written {
   const { loop, name, presets, source, requestId } = request;
   const row = liveRow(stmt, loop);
-  if ((row.preset ?? null) === name) return { changed: false, generation: row.generation };
+  if ((row.preset ?? null) === name && request.override !== true)
+    return { changed: false, generation: row.generation };
   const preset = name === null ? undefined : Object.hasOwn(presets, name) ? presets[name] : undefined;
   if (name !== null && preset === undefined) throw new Error(`loop "${loop}": unknown preset "${name}"`);
   const now = nowMs();
@@ -91,7 +106,8 @@ export function profileCommandInTransaction(
   switch (command.action) {
     case 'start':
       // The same profile started again while it is started: a duplicate (QoS 1), not a restart.
-      if (run?.name === command.name) return { changed: false, generation: row.generation };
+      if (run?.name === command.name && command.restart !== true)
+        return { changed: false, generation: row.generation };
       after = { name: command.name, ...startProfileRun(now) };
       break;
     case 'pause':
