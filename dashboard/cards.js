@@ -3,6 +3,7 @@ import { getJson, postJson } from './api.js';
 import { renderAutotune, setupAutotune } from './autotune.js';
 import { resizeChart } from './chart.js';
 import { renderEvents } from './events.js';
+import { renderSchedule, setupSchedule } from './schedule.js';
 import { $, decimalsOf, fmt, secondsOf, showResult, state, withUnit } from './util.js';
 
 /**
@@ -56,7 +57,7 @@ export function createCard(view) {
   input.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape') return; // give up the edit: back to the loop's setpoint
     delete input.dataset.dirty;
-    input.value = String(card.view.setpoint);
+    input.value = setpointText(card.view);
   });
   part('setpoint-form').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -68,6 +69,7 @@ export function createCard(view) {
     write(card, 'fault-reset', `/api/loops/${encodeURIComponent(card.loop)}/fault-reset`, {}, 'Fault reset'),
   );
   setupAutotune(card, write);
+  setupSchedule(card, write);
   new ResizeObserver(() => resizeChart(card)).observe(part('chart'));
   renderLoop(card, view);
   return card;
@@ -99,9 +101,13 @@ export function renderLoop(card, v) {
   part('fault-reset').hidden = !faulted;
   renderControls(card, v);
   renderAutotune(card, v);
+  renderSchedule(card, v);
   const at = v.updatedAt ? new Date(v.updatedAt).toLocaleTimeString() : 'never';
+  // While the schedule or a profile sets it, the stored source (who last wrote) is not where it comes from.
+  const timed = v.schedule?.source === 'schedule' || v.schedule?.source === 'profile';
+  const from = timed ? v.schedule.source : v.desired.setpointSource;
   part('updated').textContent =
-    `cycle ${at} · setpoint from ${v.desired.setpointSource}, mode from ${v.desired.modeSource} · generation ${v.observedGeneration}/${v.generation}`;
+    `cycle ${at} · setpoint from ${from}, mode from ${v.desired.modeSource} · generation ${v.observedGeneration}/${v.generation}`;
 }
 
 /** Fills the controls, leaving alone what the person is editing. */
@@ -111,7 +117,7 @@ function renderControls(card, v) {
   input.max = String(v.limits.max);
   input.step = String(v.step);
   input.title = `${v.limits.min}…${v.limits.max} ${v.unit}, step ${v.step}`;
-  if (document.activeElement !== input && !input.dataset.dirty) input.value = String(v.setpoint);
+  if (document.activeElement !== input && !input.dataset.dirty) input.value = setpointText(v);
   const select = card.part('mode-select');
   if (select.dataset.modes !== v.modes.join()) {
     select.dataset.modes = v.modes.join();
@@ -119,6 +125,9 @@ function renderControls(card, v) {
   }
   if (document.activeElement !== select) select.value = v.mode;
 }
+
+/** The setpoint for the input, to the step's decimals (a profile's ramp moves it by fractions). */
+const setpointText = (v) => String(Number(v.setpoint.toFixed(decimalsOf(v.step))));
 
 function submitSetpoint(card) {
   const input = card.part('setpoint-input');

@@ -8,6 +8,11 @@ const EVENT_LIST_MAX = 50;
 export const MARKERS = {
   'setpoint-changed': { color: '#7c3aed', dash: [5, 3] },
   'mode-changed': { color: '#7c3aed', dash: [2, 3] },
+  'preset-changed': { color: '#7c3aed', dash: [8, 3] },
+  'profile-start': { color: '#0e7490', dash: [5, 3] },
+  'profile-pause': { color: '#0e7490', dash: [2, 3] },
+  'profile-resume': { color: '#0e7490', dash: [5, 3] },
+  'profile-stop': { color: '#0e7490', dash: [2, 3] },
   'fault-raised': { color: '#dc2626', dash: [] },
   'fault-reset': { color: '#15803d', dash: [5, 3] },
   'fault-cleared': { color: '#15803d', dash: [5, 3] },
