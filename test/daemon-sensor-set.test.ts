@@ -148,4 +148,35 @@ describe('daemon: a loop with several simulated sensors', () => {
     assert.equal(condition(daemon, 'Faulted')?.reason, 'SensorStale');
     await daemon.stop();
   });
+
+  test("a frozen fast probe beside a slow one: safe at the fast one's staleness (15 s), not the slow one's (900 s)", async () => {
+    const clock = new ManualClock(START_MS);
+    const config = validConfig(
+      CONFIG.replace(
+        '  a: { kind: simulated, plant: room, periodS: 10 }',
+        '  a: { kind: simulated, plant: room, periodS: 5 }',
+      )
+        .replace(
+          '  b: { kind: simulated, plant: room, periodS: 10 }',
+          '  b: { kind: simulated, plant: room, periodS: 300 }',
+        )
+        .replace('sensors: [a, b, c]', 'sensors: [a, b]'),
+    );
+    assert.equal(config.loops.room!.staleAfterS, 900, "the loop's default: the largest, b's");
+    const drivers = buildDrivers(config, () => clock.nowMs());
+    const daemon = memoryDaemon(config, drivers, clock);
+    await daemon.start();
+    await clock.advance(60_000);
+    assert.equal(await heaterLevel(drivers), 1, 'given a cold room, the heater runs on a and b');
+
+    probe(drivers, 'a').injectFault({ kind: 'stale' }); // a's 1-Wire reads fail: its reading freezes
+    await clock.advance(20_000);
+    assert.equal(await heaterLevel(drivers), 0, 'a stale after 15 s: 1 of 2 healthy, 2 needed');
+    assert.match(
+      condition(daemon, 'SensorHealthy')?.message ?? '',
+      /a Stale: last reading is \d+ s old \(limit 15 s\)/,
+    );
+    assert.equal(condition(daemon, 'Faulted')?.reason, 'SensorStale');
+    await daemon.stop();
+  });
 });

@@ -22,7 +22,7 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     controller: controllerSpec(config, loop),
     ...(loop.raise ? { raise: actuatorSpec(loop.raise, config.actuators[loop.raise]!, loop) } : {}),
     ...(loop.lower ? { lower: actuatorSpec(loop.lower, config.actuators[loop.lower]!, loop) } : {}),
-    ...sensorSetSpec(loop),
+    ...sensorSetSpec(config, loop),
     staleAfterMs: loop.staleAfterS * 1000,
     plausibleMin: loop.plausible.min,
     plausibleMax: loop.plausible.max,
@@ -43,10 +43,18 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
   };
 }
 
-/** A loop with several sensors: its set, with the unit its status summary shows. */
-function sensorSetSpec(loop: LoopConfig): Pick<LoopSpec, 'sensorSet'> {
+/**
+ * A loop with several sensors: its set, with each sensor's own staleness (the loop's staleAfterS
+ * caps them in the core: its default is the largest of theirs, so only one the file sets bites)
+ * and the unit its status summary shows.
+ */
+function sensorSetSpec(config: Config, loop: LoopConfig): Pick<LoopSpec, 'sensorSet'> {
   const set = sensorSetOf(loop);
-  return set ? { sensorSet: { ...set, unit: loop.unit } } : {};
+  if (!set) return {};
+  const staleAfterMs = Object.fromEntries(
+    set.sensors.map((id) => [id, (config.sensors[id]?.staleAfterS ?? loop.staleAfterS) * 1000]),
+  );
+  return { sensorSet: { ...set, staleAfterMs, unit: loop.unit } };
 }
 
 /**

@@ -79,7 +79,10 @@ export interface LoopSpec {
    * sensor. `unit` (the loop's, '' for none) is for the status' summary only.
    */
   sensorSet?: SensorSetSpec & { unit: string };
-  /** A reading older than this (ms) counts as missing → safe state (each sensor of a set too). */
+  /**
+   * A reading older than this (ms) counts as missing → safe state. A set's members are each
+   * judged by their own limit (SensorSetSpec.staleAfterMs), capped by this one.
+   */
   staleAfterMs: number;
   plausibleMin: number;
   plausibleMax: number;

@@ -402,9 +402,15 @@ function commandLevels(
   return { commands, memory, allConfirmed, wakeTimes };
 }
 
-/** When a fresh reading goes stale (the loop then goes safe); undefined without one. */
+/**
+ * When a fresh reading goes stale (the loop may then go safe); undefined without one. A sensor
+ * set's: when its first fresh member goes stale by its own limit (its combined reading's time is
+ * the newest member's, so it says nothing about the others' age).
+ */
 function staleAtMs(spec: LoopSpec, observed: LoopObserved, verdict: ReadingVerdict): number | undefined {
-  return observed.reading && verdict.ok ? observed.reading.atMs + spec.staleAfterMs + 1 : undefined;
+  if (!verdict.ok) return undefined;
+  if (observed.sensorSet) return observed.sensorSet.staleAtMs;
+  return observed.reading ? observed.reading.atMs + spec.staleAfterMs + 1 : undefined;
 }
 
 /** The earliest wake time not before now, or a keep-alive from now when there is none. */

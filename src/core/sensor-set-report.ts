@@ -3,6 +3,7 @@ import {
   COMBINE_METHODS,
   type DroppedSensor,
   type DropReason,
+  MAX_SET_SENSORS,
   type SensorSetResult,
   type SensorSetSpec,
 } from './sensor-set.js';
@@ -24,6 +25,12 @@ export function validateSensorSet(spec: SensorSetSpec): SensorSetIssue[] {
   const issues: SensorSetIssue[] = [];
   if (spec.sensors.length === 0)
     issues.push({ path: ['sensors'], message: 'at least one sensor is required' });
+  if (spec.sensors.length > MAX_SET_SENSORS) {
+    issues.push({
+      path: ['sensors'],
+      message: `at most ${MAX_SET_SENSORS} sensors in one loop (${spec.sensors.length} listed)`,
+    });
+  }
   spec.sensors.forEach((sensor, index) => {
     const first = spec.sensors.indexOf(sensor);
     if (first !== index) {

@@ -12,6 +12,9 @@ export type CombineMethod = 'mean' | 'median' | 'min' | 'max' | 'first';
 
 export const COMBINE_METHODS: readonly CombineMethod[] = ['mean', 'median', 'min', 'max', 'first'];
 
+/** Most sensors in one set: more is a config mistake (and a cycle's work grows with it). */
+export const MAX_SET_SENSORS = 16;
+
 export interface SensorSetSpec {
   /** Sensor ids; for `first` also the fallback order (the first healthy one is used). */
   sensors: string[];
@@ -23,6 +26,13 @@ export interface SensorSetSpec {
    * (with 3 or more), or from the other one (with 2). Default: no outlier rejection.
    */
   outlierLimit?: number;
+  /**
+   * Each sensor's own staleness limit (ms), by id (config: its `staleAfterS`). Each member is
+   * judged by its own: a fast probe that froze is dropped at its limit, not at a slow sibling's.
+   * The loop's `staleAfterMs` (the limits passed to combineReadings) caps every one; a sensor
+   * absent here is judged by the loop's.
+   */
+  staleAfterMs?: Record<string, number>;
 }
 
 export type DropReason = Exclude<ReadingVerdict, { ok: true }>['reason'] | 'Outlier' | 'Disagree';
@@ -38,8 +48,19 @@ export interface DroppedSensor {
 export interface SensorSetResult {
   /** What reconcile acts on: not ok sends the loop's actuators to their safe state. */
   verdict: ReadingVerdict;
-  /** The combined reading, when the verdict is ok; stamped with the OLDEST used reading's time. */
+  /**
+   * The combined reading, when the verdict is ok; stamped with the NEWEST used reading's time
+   * (a new reading of any member is news for the PID and the history), never before the previous
+   * combined reading's time (`previousAtMs`): a member dropping out must not move time back.
+   * Its staleness is not judged on this stamp but per member (the verdict; `staleAtMs`).
+   */
   reading?: Reading;
+  /**
+   * When the verdict is ok: the first moment a member judged fresh now goes stale (by its own
+   * limit), which may change the verdict: the loop's wake-up. Every fresh member counts, the
+   * standbys of `first` and the outliers too (one leaving changes who is an outlier).
+   */
+  staleAtMs?: number;
   /** Sensors whose readings made the combined one, in spec order. */
   used: string[];
   /** Sensors left out, in spec order, each with why. Healthy standbys of `first` are in neither list. */
@@ -51,21 +72,31 @@ interface Healthy {
   reading: Reading;
 }
 
+/**
+ * @param limits the loop's: its plausible range, and its staleness as the cap of each member's.
+ * @param previousAtMs the previous combined reading's time (the runtime keeps it): the new one is
+ *   never stamped before it, unless it lies ahead of now (the clock went back: time starts over).
+ */
 export function combineReadings(
   spec: SensorSetSpec,
   readings: Record<string, Reading | undefined>,
   nowMs: number,
   limits: ReadingLimits,
+  previousAtMs?: number,
 ): SensorSetResult {
   // A sensor listed twice counts once: it must not satisfy minHealthy on its own.
   const sensors = [...new Set(spec.sensors)];
   const healthy: Healthy[] = [];
   const dropped: DroppedSensor[] = [];
+  const staleTimes: number[] = [];
   for (const sensor of sensors) {
     const reading = readings[sensor];
-    const verdict = judgeReading(reading, nowMs, limits);
-    if (verdict.ok && reading) healthy.push({ sensor, reading });
-    else if (!verdict.ok) dropped.push({ sensor, reason: verdict.reason, message: verdict.message });
+    const own = memberLimits(spec, sensor, limits);
+    const verdict = judgeReading(reading, nowMs, own);
+    if (verdict.ok && reading) {
+      healthy.push({ sensor, reading });
+      staleTimes.push(reading.atMs + own.staleAfterMs + 1);
+    } else if (!verdict.ok) dropped.push({ sensor, reason: verdict.reason, message: verdict.message });
   }
   const checked = rejectOutliers(healthy, spec.outlierLimit);
   const allDropped = inSpecOrder(sensors, [...dropped, ...checked.dropped]);
@@ -83,14 +114,28 @@ export function combineReadings(
     spec.combine,
     used.map((h) => h.reading.value),
   );
-  // The oldest used reading's time: a fresh sibling must not hide that one input is ageing.
-  const atMs = Math.min(...used.map((h) => h.reading.atMs));
+  // The newest used reading's time: news whenever a member reports. Each member's age was judged
+  // above by its own limit, so a fresh sibling does not hide an ageing one.
+  const newestMs = Math.max(...used.map((h) => h.reading.atMs));
+  const floorMs = previousAtMs !== undefined && previousAtMs <= nowMs ? previousAtMs : newestMs;
   return {
     verdict: { ok: true, value },
-    reading: { value, atMs },
+    reading: { value, atMs: Math.max(newestMs, floorMs) },
+    staleAtMs: Math.min(...staleTimes),
     used: used.map((h) => h.sensor),
     dropped: allDropped,
   };
+}
+
+/**
+ * A member's limits: the loop's, with the member's own staleness when it has one, capped by the
+ * loop's. An own limit that is not a number is ignored (never "never stale").
+ */
+function memberLimits(spec: SensorSetSpec, sensor: string, limits: ReadingLimits): ReadingLimits {
+  const own =
+    spec.staleAfterMs && Object.hasOwn(spec.staleAfterMs, sensor) ? spec.staleAfterMs[sensor] : undefined;
+  if (own === undefined || Number.isNaN(own)) return limits;
+  return { ...limits, staleAfterMs: Math.min(own, limits.staleAfterMs) };
 }
 
 function combinedValue(combine: CombineMethod, values: number[]): number {

@@ -16,6 +16,10 @@ export interface LoopStatus {
   setpoint: number;
   /** The reading used this cycle; undefined when it was missing, stale or implausible. */
   measured: number | undefined;
+  /**
+   * When that reading was taken; a sensor set's: its newest used member's (each member's age is
+   * judged by its own limit: see `sensors`).
+   */
   measuredAtMs: number | undefined;
   /** Signed controller output −1..1: positive raises, negative lowers. */
   output: number;

@@ -15,6 +15,7 @@ import {
   initialLoopMemory,
   type LoopDesired,
   type LoopMemory,
+  type LoopObserved,
   type ReconcileResult,
   reconcile,
 } from '../core/reconcile.js';
@@ -132,6 +133,15 @@ interface ObservedCycle {
   actuators: Record<string, ActuatorLevel>;
 }
 
+/** A cycle's inputs to reconcile (LoopReconciler.prepare). */
+interface PreparedCycle {
+  /** The desired state in force now (the schedule's setpoint and mode, when it has one). */
+  desired: CycleDesired;
+  observed: LoopObserved;
+  scheduled: EffectiveDesired | undefined;
+  faultResetGeneration: number | undefined;
+}
+
 /** What a cycle saw and how its writes went, for its commit. */
 interface CycleOutcome {
   reading: Reading | undefined;
@@ -151,14 +161,16 @@ interface CycleOutcome {
  * A loop with several sensors: each one's latest reading, judged and combined at this cycle's
  * `now` (core/sensor-set.ts). Undefined for a loop with one sensor. Without `sensorReadings`
  * every sensor is missing: the loop is held safe, never regulating on one sensor unjudged.
+ * `previousAtMs`: the last combined reading's time, so the new one's never goes back.
  */
 function observeSensorSet(
   spec: LoopSpec,
   opts: Pick<LoopReconcilerOptions, 'sensorReadings'>,
   nowMs: number,
+  previousAtMs: number | undefined,
 ): SensorSetResult | undefined {
   if (!spec.sensorSet) return undefined;
-  return combineReadings(spec.sensorSet, opts.sensorReadings?.() ?? {}, nowMs, spec);
+  return combineReadings(spec.sensorSet, opts.sensorReadings?.() ?? {}, nowMs, spec, previousAtMs);
 }
 
 /** Conditions of the whole node that every loop shows. */
@@ -200,11 +212,18 @@ export class LoopReconciler {
   private shiftTotalMs = 0;
   /** The newest reset this process committed, with the shift total at that moment. */
   private committedReset: { generation: number; shiftTotalMs: number } | undefined;
+  /**
+   * The last combined reading's time of a sensor set (its next is never stamped before it: a
+   * member dropping out must not move the PID's and the history's time back). Starts from the
+   * stored PID's last reading time; moves with wall-clock steps like memory.
+   */
+  private sensorSetAtMs: number | undefined;
   private readonly writeFailures: WriteFailureStreak;
   private readonly tunings: LoopTunings;
 
   constructor(private readonly opts: LoopReconcilerOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
+    this.sensorSetAtMs = opts.memory?.pid.lastAtMs;
     this.tunings = new LoopTunings(opts, opts.memory);
     this.spec = opts.spec;
     this.lastStatus = opts.status;
@@ -228,13 +247,13 @@ export class LoopReconciler {
     const spec = this.spec;
     let nowMs = this.opts.clock.nowMs();
     // A wall-clock step noticed before this cycle (or by the read above): memory moves with it.
-    this.memory = shiftLoopMemory(this.memory, this.takeShift());
+    this.shiftMemory(this.takeShift());
     try {
       const observed = await this.observe(spec, nowMs);
       // A step noticed while observing: readings have moved already, so memory and this cycle's
       // `now` move too (nothing between here and reconcile awaits, so no step can slip in).
       const lateShiftMs = this.takeShift();
-      this.memory = shiftLoopMemory(this.memory, lateShiftMs);
+      this.shiftMemory(lateShiftMs);
       nowMs += lateShiftMs;
       return await this.reconcileAndAct(spec, observed, nowMs);
     } catch (error) {
@@ -268,35 +287,17 @@ export class LoopReconciler {
    */
   private async reconcileAndAct(
     spec: LoopSpec,
-    { desired: stored, actuators }: ObservedCycle,
+    observedCycle: ObservedCycle,
     nowMs: number,
   ): Promise<CycleResult> {
-    // The setpoint and mode in force now (a schedule, a profile, a preset): evaluated at this
-    // cycle's final `now`, after any clock step moved it.
-    const scheduled = this.opts.schedule?.(stored, nowMs);
-    const schedule = scheduled?.schedule;
-    const desired: CycleDesired =
-      schedule === undefined || scheduled === undefined
-        ? stored
-        : { ...stored, setpoint: scheduled.setpoint, mode: scheduled.mode };
-    // A reset stored as desired state clears the latch before reconcile sees it, in the
-    // cycle that first reads it and again after a crash brought an older memory back.
-    this.memory = applyStoredFaultReset(this.memory, this.storedResetInMemoryFrame(desired.faultReset));
-    const { faultResetGeneration } = this.memory;
-    const sensorSet = observeSensorSet(spec, this.opts, nowMs);
-    const reading = sensorSet ? sensorSet.reading : this.opts.latestReading();
-    const interlocks = this.opts.interlockReadings?.();
-    const disturbance = this.opts.disturbanceReading?.();
-    const observed = {
-      reading,
-      ...(sensorSet ? { sensorSet } : {}),
-      actuators,
-      ...(interlocks ? { interlocks } : {}),
-      ...(disturbance ? { disturbance } : {}),
-    };
+    let prepared: PreparedCycle;
     let result: ReconcileResult;
     let requestEvent: AutotuneEvent | undefined;
     try {
+      // Everything from the schedule to reconcile: a throw anywhere here (a schedule or sensor set
+      // defect, a reading callback) must not freeze the actuators where they are.
+      prepared = this.prepare(spec, observedCycle, nowMs);
+      const { desired, observed } = prepared;
       const tuned = this.tunings.spec(spec, desired);
       // A stored start or cancel acts once (by generation), on this cycle's observations.
       const requested = this.tunings.applyRequest(tuned, desired, observed, this.memory, nowMs);
@@ -304,10 +305,13 @@ export class LoopReconciler {
       requestEvent = requested.event;
       result = reconcile(tuned, desired, observed, this.memory, nowMs);
     } catch (error) {
-      // A defect in the pure core must not freeze the actuators where they are.
       await this.driveSafe(`reconcile failed: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }
+    const { desired, observed, scheduled, faultResetGeneration } = prepared;
+    const schedule = scheduled?.schedule;
+    const reading = observed.reading;
+    if (observed.sensorSet?.reading) this.sensorSetAtMs = observed.sensorSet.reading.atMs;
     const autotuneMark = autotuneMarkOf(this.memory);
     const writeFailures = await writeCommands(this.spec, result.commands, this.opts);
     this.commit(spec, desired, result, {
@@ -324,6 +328,42 @@ export class LoopReconciler {
     return {
       nextWakeMs: changeAtMs === undefined ? result.nextWakeMs : Math.min(result.nextWakeMs, changeAtMs),
     };
+  }
+
+  /**
+   * The cycle's desired state in force (schedule) and its observations (readings, a sensor set
+   * combined), with the stored fault reset applied to memory. May throw: run inside the guard
+   * that drives the actuators safe.
+   */
+  private prepare(
+    spec: LoopSpec,
+    { desired: stored, actuators }: ObservedCycle,
+    nowMs: number,
+  ): PreparedCycle {
+    // The setpoint and mode in force now (a schedule, a profile, a preset): evaluated at this
+    // cycle's final `now`, after any clock step moved it.
+    const scheduled = this.opts.schedule?.(stored, nowMs);
+    const schedule = scheduled?.schedule;
+    const desired: CycleDesired =
+      schedule === undefined || scheduled === undefined
+        ? stored
+        : { ...stored, setpoint: scheduled.setpoint, mode: scheduled.mode };
+    // A reset stored as desired state clears the latch before reconcile sees it, in the
+    // cycle that first reads it and again after a crash brought an older memory back.
+    this.memory = applyStoredFaultReset(this.memory, this.storedResetInMemoryFrame(desired.faultReset));
+    const { faultResetGeneration } = this.memory;
+    const sensorSet = observeSensorSet(spec, this.opts, nowMs, this.sensorSetAtMs);
+    const reading = sensorSet ? sensorSet.reading : this.opts.latestReading();
+    const interlocks = this.opts.interlockReadings?.();
+    const disturbance = this.opts.disturbanceReading?.();
+    const observed: LoopObserved = {
+      ...(reading ? { reading } : {}),
+      ...(sensorSet ? { sensorSet } : {}),
+      actuators,
+      ...(interlocks ? { interlocks } : {}),
+      ...(disturbance ? { disturbance } : {}),
+    };
+    return { desired, observed, scheduled, faultResetGeneration };
   }
 
   /**
@@ -420,6 +460,12 @@ export class LoopReconciler {
     const atCommitMs = committed?.generation === reset.generation ? committed.shiftTotalMs : 0;
     const shiftedMs = this.shiftTotalMs - atCommitMs;
     return shiftedMs === 0 ? reset : { ...reset, atMs: reset.atMs + shiftedMs };
+  }
+
+  /** Memory, and the last combined reading's time with it, moved by a wall-clock step. */
+  private shiftMemory(deltaMs: number): void {
+    this.memory = shiftLoopMemory(this.memory, deltaMs);
+    if (this.sensorSetAtMs !== undefined) this.sensorSetAtMs += deltaMs;
   }
 
   private takeShift(): number {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loopSectionHash } from '../../src/config/plan.js';
 import { toLoopSpec } from '../../src/config/to-loop-spec.js';
+import { combineReadings } from '../../src/core/sensor-set.js';
 import { configErrors, minimalSimConfigText, validConfig } from '../support/config.js';
 
 /** Three simulated probes on plant p (`t` stale after 30 s, `u` after 90 s, `v` after 600 s). */
@@ -30,6 +31,7 @@ describe('loops.<id>.sensors: accepted, with its defaults', () => {
       sensors: ['t', 'u', 'v'],
       combine: 'median',
       minHealthy: 1,
+      staleAfterMs: { t: 30_000, u: 90_000, v: 600_000 },
       unit: '°C',
     });
   });
@@ -43,6 +45,7 @@ describe('loops.<id>.sensors: accepted, with its defaults', () => {
       combine: 'first',
       minHealthy: 2,
       outlierLimit: 1.5,
+      staleAfterMs: { v: 600_000, t: 30_000 },
       unit: '°C',
     });
   });
@@ -53,6 +56,30 @@ describe('loops.<id>.sensors: accepted, with its defaults', () => {
     const own = validConfig(withSensors('    sensors: [t, v]', '    staleAfterS: 45'));
     assert.equal(own.loops.room!.staleAfterS, 45);
     assert.equal(toLoopSpec(own, 'room').staleAfterMs, 45_000);
+  });
+
+  test("each sensor keeps its own staleness: a frozen t is dropped after 30 s, not the loop's 600 s", () => {
+    const spec = toLoopSpec(validConfig(withSensors('    sensors: [t, v]\n    minHealthy: 2')), 'room');
+    assert.equal(spec.staleAfterMs, 600_000, "the loop's: the largest");
+    const nowMs = 1_000_000;
+    const readings = { t: { value: 20, atMs: nowMs - 31_000 }, v: { value: 20, atMs: nowMs - 300_000 } };
+    const result = combineReadings(spec.sensorSet!, readings, nowMs, spec);
+    assert.equal(result.verdict.ok, false, 'minHealthy 2: the loop goes safe');
+    assert.deepEqual(
+      result.dropped.map((d) => [d.sensor, d.reason]),
+      [['t', 'Stale']],
+    );
+  });
+
+  test("a staleAfterS the file sets on the loop caps each sensor's (v's 600 s becomes 45 s)", () => {
+    const spec = toLoopSpec(validConfig(withSensors('    sensors: [t, v]', '    staleAfterS: 45')), 'room');
+    const nowMs = 1_000_000;
+    const readings = { t: { value: 20, atMs: nowMs }, v: { value: 20, atMs: nowMs - 46_000 } };
+    const result = combineReadings(spec.sensorSet!, readings, nowMs, spec);
+    assert.deepEqual(
+      result.dropped.map((d) => [d.sensor, d.message]),
+      [['v', 'last reading is 46 s old (limit 45 s)']],
+    );
   });
 
   test("the plausible default is the quantity's, as for one sensor", () => {
@@ -81,6 +108,11 @@ describe('loops.<id>.sensors: refused, with the path and why', () => {
     ['neither', '', 'loops.room.sensor: required: give sensor (one id) or sensors (a list)'],
     ['an unknown sensor', '    sensors: [t, nope]', 'loops.room.sensors[1]: unknown sensor "nope"'],
     ['an empty list', '    sensors: []', 'loops.room.sensors: at least one sensor is required'],
+    [
+      '17 sensors (at most 16)',
+      `    sensors: [${Array.from({ length: 17 }, () => 't').join(', ')}]`,
+      'loops.room.sensors: at most 16 sensors in one loop (17 listed)',
+    ],
     [
       'a sensor listed twice',
       '    sensors: [t, u, t]',
@@ -183,5 +215,64 @@ describe('plan: the loop section hash with several sensors', () => {
 
   test('sensors: [t] is another section than sensor: t (its defaults are a set’s)', () => {
     assert.notEqual(hash(withSensors('    sensors: [t]')), hash(withSensors('    sensor: t')));
+  });
+});
+
+describe('a DS18B20 reports °C: a loop in another unit is refused (the unit is a label, nothing converts)', () => {
+  /** The minimal config with a DS18B20 `probe` beside t; `keys` replace the loop's `sensor: t`. */
+  function withProbe(keys: string, loopExtra = ''): string {
+    return minimalSimConfigText({ loopExtra })
+      .replace(
+        '  t: { kind: simulated, plant: p }',
+        '  t: { kind: simulated, plant: p }\n  probe: { kind: ds18b20 }',
+      )
+      .replace('    sensor: t\n', `${keys}\n`);
+  }
+  const fahrenheit = '    unit: °F\n    setpoint: 68\n    limits: { min: 40, max: 86 }';
+  const inF = (keys: string) =>
+    withProbe(keys, fahrenheit).replace('    setpoint: 20\n    limits: { min: 5, max: 30 }\n', '');
+
+  const refused: Array<[when: string, text: string, error: string]> = [
+    [
+      'sensor: probe in a °F loop',
+      inF('    sensor: probe'),
+      'loops.room.sensor: sensor "probe" is a ds18b20, which reports °C, but the loop\'s unit is °F ' +
+        '(a label: nothing converts): use unit: °C for this loop (setpoint and limits in °C)',
+    ],
+    [
+      'a member of sensors in a °F loop',
+      inF('    sensors: [t, probe]'),
+      'loops.room.sensors[1]: sensor "probe" is a ds18b20, which reports °C, but the loop\'s unit is °F ' +
+        '(a label: nothing converts): use unit: °C for this loop (setpoint and limits in °C)',
+    ],
+    [
+      "the feedforward's disturbance sensor of a °F loop (the model's ambient is in the loop's unit)",
+      inF('    sensor: t').replace(
+        '{ type: pid, kp: 0.2 }',
+        '{ type: pid, kp: 0.2, model: { gain: 20, ambient: 50 }, feedforward: { sensor: probe } }',
+      ),
+      'loops.room.controller.feedforward.sensor: disturbance sensor "probe" is a ds18b20, which reports °C, ' +
+        "but the loop's unit is °F (a label: nothing converts): use unit: °C for this loop (setpoint and limits in °C)",
+    ],
+    [
+      'a humidity loop',
+      withProbe('    sensor: probe\n    quantity: humidity'),
+      'loops.room.sensor: sensor "probe" is a ds18b20, which reports °C, but the loop\'s unit is % ' +
+        '(a label: nothing converts): a ds18b20 measures temperature: use it in a temperature loop in °C',
+    ],
+  ];
+  for (const [when, text, error] of refused) {
+    test(`given ${when}, then refused: ${error}`, () => {
+      assert.ok(configErrors(text).includes(error), configErrors(text).join('\n'));
+    });
+  }
+
+  test('accepted in a °C loop (the default unit), alone or in a set', () => {
+    validConfig(withProbe('    sensor: probe'));
+    validConfig(withProbe('    sensors: [t, probe]', '    unit: °C'));
+  });
+
+  test('a °F loop on simulated sensors (no fixed unit) is accepted', () => {
+    validConfig(inF('    sensors: [t]'));
   });
 });

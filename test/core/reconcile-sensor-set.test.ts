@@ -1,8 +1,10 @@
 /**
  * reconcile with several sensors (issue 13): the gate acts on the set's verdict, so too few
  * healthy sensors take every actuator safe in that same cycle with a reason naming each sensor;
- * an outlier or a NaN is dropped and reported while regulation goes on on the others; the
- * combined reading carries the oldest used reading's time, so staleness shows as with one sensor.
+ * an outlier or a NaN is dropped and reported while regulation goes on on the others; each
+ * member goes stale at its own limit (a frozen fast probe beside a slow one takes the loop safe
+ * as fast as with that probe alone); the combined reading carries the newest used reading's time,
+ * so the PID sees every new reading as news, and the loop wakes when the first member goes stale.
  * Readings are combined here as the runtime does (combineReadings at the cycle's now).
  */
 import assert from 'node:assert/strict';
@@ -17,7 +19,7 @@ import {
 } from '../../src/core/reconcile.js';
 import { combineReadings, type SensorSetSpec } from '../../src/core/sensor-set.js';
 import type { ActuatorLevel, Reading } from '../../src/core/types.js';
-import { at, condition, desired, hysteresisHeaterLoop, min, s } from './fixtures.js';
+import { at, condition, desired, heaterRelayLoop, hysteresisHeaterLoop, min, s } from './fixtures.js';
 
 /** The greenhouse heater (hysteresis, stale after 5 min) reading a set of probes a, b, c. */
 function setLoop(set: Partial<SensorSetSpec> = {}): LoopSpec {
@@ -164,31 +166,63 @@ describe('a sensor returning NaN among three', () => {
   });
 });
 
-describe("the combined reading's time is the oldest used one: staleness shows as with one sensor", () => {
-  test('measuredAt is the oldest reading used, and the next wake-up is when it goes stale', () => {
+describe('each member stale at its own limit: a frozen fast probe beside a slow one', () => {
+  /**
+   * The heater on a DS18B20 read every 5 s (stale after 15 s) and an MQTT probe reporting every
+   * 5 min (stale after 900 s); the loop's staleAfterMs is 900 s, the default (the largest).
+   */
+  const fastSlow = (): LoopSpec =>
+    hysteresisHeaterLoop({
+      staleAfterMs: s(900),
+      sensorSet: {
+        sensors: ['fast', 'slow'],
+        combine: 'mean',
+        minHealthy: 2,
+        staleAfterMs: { fast: s(15), slow: s(900) },
+        unit: '°C',
+      },
+    });
+
+  const stale = at(s(15)) + 1;
+
+  test('given the heater on, when the fast probe freezes, then the heater is off 15 s later, not 15 min', () => {
+    const h = new SetHarness(fastSlow());
+    const frozen = { fast: fresh(15, at(0)), slow: fresh(15, at(0)) };
+    const first = h.cycle(frozen, at(0));
+    assert.equal(first.wanted.heater, 1, 'given a cold greenhouse, the heater is on');
+    assert.ok(first.nextWakeMs <= stale, 'woken by the time the fast probe goes stale');
+    assert.equal(h.cycle(frozen, at(s(15))).wanted.heater, 1, '15 s old: still within its limit');
+    const r = h.cycle(frozen, stale);
+    assert.equal(r.wanted.heater, 0, 'the frozen probe is stale: 1 of 2 healthy, 2 needed');
+    assert.equal(condition(r, 'Faulted').reason, 'SensorStale');
+    assert.match(
+      condition(r, 'SensorHealthy').message,
+      /fast Stale: last reading is 15 s old \(limit 15 s\)/,
+    );
+  });
+
+  test('the same moment as the loop with the fast probe alone (sensor: fast, stale after 15 s)', () => {
+    const alone = hysteresisHeaterLoop({ staleAfterMs: s(15) });
+    const cycle = (memory: LoopMemory, actuators: Record<string, ActuatorLevel>, nowMs: number) =>
+      reconcile(alone, desired('heat', 20), { reading: fresh(15, at(0)), actuators }, memory, nowMs);
+    const first = cycle(initialLoopMemory(), {}, at(0));
+    assert.equal(cycle(first.memory, first.wanted, at(s(15))).wanted.heater, 1);
+    assert.equal(cycle(first.memory, first.wanted, stale).wanted.heater, 0);
+  });
+});
+
+describe("the combined reading's time is the newest used one: the PID sees news, the wake-up is per member", () => {
+  test('measuredAt is the newest reading used, and the next wake-up is when the first member goes stale', () => {
     const spec = setLoop({ combine: 'mean', minHealthy: 3 });
     const h = heating(spec);
     const nowMs = at(min(4));
     const r = h.cycle({ a: fresh(15, nowMs), b: fresh(15, at(s(30))), c: fresh(15, at(min(3))) }, nowMs);
-    assert.equal(r.status.measuredAtMs, at(s(30)));
-    assert.equal(r.nextWakeMs, at(s(30)) + spec.staleAfterMs + 1);
-    // The same as the loop with b alone, driven the same way.
-    const single = hysteresisHeaterLoop();
-    const first = reconcile(
-      single,
-      desired('heat', 20),
-      { reading: fresh(15, at(0)), actuators: {} },
-      initialLoopMemory(),
-      at(0),
+    assert.equal(r.status.measuredAtMs, nowMs);
+    assert.equal(
+      r.nextWakeMs,
+      at(s(30)) + spec.staleAfterMs + 1,
+      "b's staleness (the loop's limit: none of its own)",
     );
-    const alone = reconcile(
-      single,
-      desired('heat', 20),
-      { reading: fresh(15, at(s(30))), actuators: first.wanted },
-      first.memory,
-      nowMs,
-    );
-    assert.equal(r.nextWakeMs, alone.nextWakeMs);
   });
 
   test('at that moment the loop goes safe, though a and c are fresh (minHealthy 3)', () => {
@@ -198,5 +232,26 @@ describe("the combined reading's time is the oldest used one: staleness shows as
     const r = h.cycle({ a: fresh(15, wakeMs), b: fresh(15, at(s(30))), c: fresh(15, wakeMs) }, wakeMs);
     assert.equal(r.wanted.heater, 0);
     assert.equal(condition(r, 'SensorHealthy').reason, 'Stale');
+  });
+
+  test('given a PID on a fast and a slow probe, when only the fast one reports, then the PID steps on it (news)', () => {
+    const spec = heaterRelayLoop({
+      staleAfterMs: s(900),
+      sensorSet: {
+        sensors: ['fast', 'slow'],
+        combine: 'mean',
+        minHealthy: 2,
+        staleAfterMs: { fast: s(15), slow: s(900) },
+        unit: '°C',
+      },
+    });
+    const h = new SetHarness(spec);
+    h.cycle({ fast: fresh(18, at(0)), slow: fresh(18, at(0)) }, at(0));
+    const before = h.memory.pid;
+    const r = h.cycle({ fast: fresh(16, at(s(10))), slow: fresh(18, at(0)) }, at(s(10)));
+    assert.equal(r.memory.pid.lastAtMs, at(s(10)), "the PID's clock moved on with the fast probe");
+    assert.notDeepEqual(r.memory.pid, before, 'the PID stepped on the new reading (17, not 18)');
+    assert.equal(r.status.measured, 17);
+    assert.equal(r.status.measuredAtMs, at(s(10)));
   });
 });

@@ -44,6 +44,7 @@ describe('combineReadings: how healthy readings combine', () => {
       assert.deepEqual(result, {
         verdict: { ok: true, value },
         reading: { value, atMs: now },
+        staleAtMs: now + limits.staleAfterMs + 1,
         used,
         dropped: [],
       });
@@ -390,21 +391,92 @@ describe('combineReadings: a one-sensor set gives exactly judgeReading’s verdi
   }
 });
 
-describe('combineReadings: the combined reading is stamped with the OLDEST used reading', () => {
-  test('given used readings 10 s, 200 s and 5 s old, then atMs is 200 s ago', () => {
+describe("combineReadings: each member is judged by its own staleness, the loop's caps it", () => {
+  // A DS18B20 read every 5 s (stale after 15 s) beside an MQTT probe reporting every 5 min
+  // (stale after 900 s); the loop's limit is the largest, 900 s, as its default is.
+  const loopLimits = { ...limits, staleAfterMs: s(900) };
+  const pair = (more: Partial<SensorSetSpec> = {}) =>
+    set(['fast', 'slow'], 'mean', { minHealthy: 2, staleAfterMs: { fast: s(15), slow: s(900) }, ...more });
+
+  test("given the fast probe frozen 16 s ago, then it is dropped as Stale at ITS limit (15 s), not the loop's 900 s", () => {
+    const readings = { fast: reading(20, now - s(16)), slow: reading(20, now - s(200)) };
+    const result = combineReadings(pair(), readings, now, loopLimits);
+    assert.equal(result.verdict.ok, false, 'minHealthy 2: the heater goes safe');
+    assert.deepEqual(result.dropped, [
+      { sensor: 'fast', reason: 'Stale', message: 'last reading is 16 s old (limit 15 s)' },
+    ]);
+  });
+
+  test('at 15 s it still counts; the slow probe 200 s old counts too (its own limit is 900 s)', () => {
+    const readings = { fast: reading(20, now - s(15)), slow: reading(22, now - s(200)) };
+    assert.deepEqual(combineReadings(pair(), readings, now, loopLimits).verdict, { ok: true, value: 21 });
+  });
+
+  test("the loop's limit caps a member's own (a staleAfterS the file sets on the loop)", () => {
+    const readings = { fast: reading(20, now), slow: reading(22, now - s(61)) };
+    const result = combineReadings(pair(), readings, now, { ...limits, staleAfterMs: s(60) });
+    assert.deepEqual(reasons(result), [['slow', 'Stale']]);
+  });
+
+  test("a member without its own limit is judged by the loop's (also one named like an Object member)", () => {
+    const spec = set(['constructor', 'a'], 'mean', { minHealthy: 2, staleAfterMs: { a: s(15) } });
+    const readings = { constructor: reading(20, now - s(200)), a: reading(20, now) };
+    assert.equal(combineReadings(spec, readings, now, loopLimits).verdict.ok, true, '200 s < 900 s');
+    const old = { constructor: reading(20, now - s(901)), a: reading(20, now) };
+    assert.deepEqual(reasons(combineReadings(spec, old, now, loopLimits)), [['constructor', 'Stale']]);
+  });
+
+  test('staleAtMs: the first moment a fresh member goes stale by its own limit (the loop wakes then)', () => {
+    const readings = { fast: reading(20, now - s(10)), slow: reading(22, now - s(200)) };
+    const result = combineReadings(pair(), readings, now, loopLimits);
+    assert.equal(result.staleAtMs, now - s(10) + s(15) + 1);
+    const then = combineReadings(pair(), readings, result.staleAtMs!, loopLimits);
+    assert.equal(then.verdict.ok, false, 'at that moment the fast probe is stale');
+  });
+
+  test('staleAtMs counts the standbys of first (they count towards minHealthy) and outliers', () => {
+    const standby = combineReadings(
+      set(['slow', 'fast'], 'first', { minHealthy: 2, staleAfterMs: { fast: s(15), slow: s(900) } }),
+      { slow: reading(20, now), fast: reading(20, now - s(5)) },
+      now,
+      loopLimits,
+    );
+    assert.deepEqual(standby.used, ['slow']);
+    assert.equal(standby.staleAtMs, now - s(5) + s(15) + 1);
+    const outlier = combineReadings(
+      set(['a', 'b', 'c'], 'median', { outlierLimit: 1, staleAfterMs: { a: s(900), b: s(900), c: s(15) } }),
+      { a: reading(20, now), b: reading(20.5, now), c: reading(30, now - s(5)) },
+      now,
+      loopLimits,
+    );
+    assert.deepEqual(reasons(outlier), [['c', 'Outlier']]);
+    assert.equal(outlier.staleAtMs, now - s(5) + s(15) + 1);
+  });
+
+  test('no staleAtMs when the set fails (nothing to wait for: the loop is already safe)', () => {
+    assert.equal(combineReadings(pair(), {}, now, loopLimits).staleAtMs, undefined);
+  });
+});
+
+describe('combineReadings: the combined reading is stamped with the NEWEST used reading, never going back', () => {
+  test('given used readings 10 s, 200 s and 5 s old, then atMs is 5 s ago (a new reading is news)', () => {
     const readings = {
       a: reading(20, now - s(10)),
       b: reading(21, now - s(200)),
       c: reading(22, now - s(5)),
     };
     const result = combineReadings(set(['a', 'b', 'c'], 'mean'), readings, now, limits);
-    assert.deepEqual(result.reading, { value: 21, atMs: now - s(200) });
+    assert.deepEqual(result.reading, { value: 21, atMs: now - s(5) });
   });
 
-  test('a dropped stale reading does not count; the oldest USED one does', () => {
-    const readings = { a: reading(20, now - s(100)), b: reading(21, now - s(400)), c: reading(22, now) };
+  test('a dropped stale reading does not count; the newest USED one does', () => {
+    const readings = {
+      a: reading(20, now - s(100)),
+      b: reading(21, now - s(400)),
+      c: reading(22, now - s(50)),
+    };
     const result = combineReadings(set(['a', 'b', 'c'], 'max'), readings, now, limits);
-    assert.deepEqual(result.reading, { value: 22, atMs: now - s(100) });
+    assert.deepEqual(result.reading, { value: 22, atMs: now - s(50) });
   });
 
   test('first: the used reading’s own time, not a standby’s', () => {
@@ -413,10 +485,38 @@ describe('combineReadings: the combined reading is stamped with the OLDEST used 
     assert.deepEqual(result.reading, { value: 20, atMs: now - s(250) });
   });
 
-  test('so the combined reading goes stale when its oldest input does (reconcile wakes then)', () => {
-    const readings = { a: reading(20, now - s(250)), b: reading(21, now) };
-    const result = combineReadings(set(['a', 'b'], 'mean'), readings, now, limits);
-    assert.equal(judgeReading(result.reading, now + s(51), limits).ok, false);
+  test('given the previous combined time, when the newest member is dropped (an outlier), then time does not go back', () => {
+    const spec = set(['a', 'b', 'c'], 'median', { outlierLimit: 1 });
+    const before = combineReadings(
+      spec,
+      { a: reading(20, now - s(30)), b: reading(20.2, now - s(20)), c: reading(20.1, now - s(5)) },
+      now,
+      limits,
+    );
+    assert.equal(before.reading?.atMs, now - s(5));
+    const later = now + s(1);
+    const readings = { a: reading(20, now - s(30)), b: reading(20.2, now - s(20)), c: reading(35, later) };
+    const after = combineReadings(spec, readings, later, limits, before.reading?.atMs);
+    assert.deepEqual(reasons(after), [['c', 'Outlier']]);
+    assert.deepEqual(
+      after.reading,
+      { value: 20.1, atMs: now - s(5) },
+      'held at the previous time, not 20 s ago',
+    );
+    // Without the previous time it would have gone back: the test can fail.
+    assert.equal(combineReadings(spec, readings, later, limits).reading?.atMs, now - s(20));
+  });
+
+  test('a newer reading moves it on; a previous time ahead of now (the clock went back) is ignored', () => {
+    const readings = { a: reading(20, now - s(10)) };
+    assert.equal(
+      combineReadings(set(['a'], 'mean'), readings, now, limits, now - s(20))?.reading?.atMs,
+      now - s(10),
+    );
+    assert.equal(
+      combineReadings(set(['a'], 'mean'), readings, now, limits, now + s(60))?.reading?.atMs,
+      now - s(10),
+    );
   });
 });
 
@@ -434,6 +534,7 @@ describe('combineReadings: a sensor listed twice counts once', () => {
 });
 
 describe('validateSensorSet', () => {
+  const probes = (count: number): string[] => Array.from({ length: count }, (_, i) => `p${i + 1}`);
   const table: Array<[given: string, spec: SensorSetSpec, issues: Array<[path: string, message: string]>]> = [
     ['a valid set', set(['a', 'b', 'c'], 'median', { minHealthy: 2, outlierLimit: 1.5 }), []],
     [
@@ -444,6 +545,8 @@ describe('validateSensorSet', () => {
         ['minHealthy', '1 is more than the 0 sensor(s) listed: the loop could never regulate'],
       ],
     ],
+    ['16 sensors (the most)', set(probes(16), 'median'), []],
+    ['17 sensors', set(probes(17), 'median'), [['sensors', 'at most 16 sensors in one loop (17 listed)']]],
     [
       'a duplicate id',
       set(['a', 'b', 'a'], 'mean'),

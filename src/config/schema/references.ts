@@ -14,6 +14,7 @@ import {
   sensorKindOf,
   usesMqtt,
 } from '../../kinds/registry.js';
+import { QUANTITY_DEFAULTS } from './common.js';
 import type { RawActuator, RawConfig, RawLoop } from './file.js';
 import { loopSensorIds } from './sensor-set.js';
 
@@ -29,6 +30,7 @@ const RULES: Rule[] = [
   commandTopicsAreNotShared,
   gpioPinsAreNotShared,
   loopsUseKnownSensors,
+  sensorUnitsFitTheLoop,
   actuatorsServeOneLoop,
   bandModulationFitsThePid,
   gainsPushTheLoopsWay,
@@ -154,6 +156,54 @@ function loopsUseKnownSensors(config: RawConfig, issue: Issue): void {
       issue(
         ['loops', loopId, 'controller', 'feedforward', 'sensor'],
         `"${disturbance}" is the loop's own sensor: the disturbance needs a sensor of its own`,
+      );
+    }
+  }
+}
+
+/**
+ * Sensor kinds whose readings have one unit whatever the file says. Others (mqtt, a file, a
+ * pulse rate, a simulated plant) give what their source gives, in units only the person knows.
+ */
+const FIXED_UNITS: Readonly<Record<string, string>> = { ds18b20: '°C' };
+
+/**
+ * A loop's unit is a label: nothing converts. A sensor that reports a fixed unit (a DS18B20: °C)
+ * in a loop with another unit (°F) would be regulated as if 20 °C were 20 °F: the heater would run
+ * on a wrong number. Checked for the loop's own sensors and its feedforward's disturbance sensor
+ * (the model's ambient is in the loop's unit too). A generic loop without a unit claims none.
+ */
+function sensorUnitsFitTheLoop(config: RawConfig, issue: Issue): void {
+  for (const [loopId, loop] of Object.entries(config.loops)) {
+    const unit = loop.unit ?? QUANTITY_DEFAULTS[loop.quantity].unit;
+    if (unit === '') continue;
+    const path = ['loops', loopId];
+    const refs: { sensorId: string; path: (string | number)[]; role: string }[] = [];
+    if (loop.sensor !== undefined)
+      refs.push({ sensorId: loop.sensor, path: [...path, 'sensor'], role: 'sensor' });
+    loop.sensors?.forEach((sensorId, index) => {
+      refs.push({ sensorId, path: [...path, 'sensors', index], role: 'sensor' });
+    });
+    const disturbance = loop.controller.type === 'pid' ? loop.controller.feedforward?.sensor : undefined;
+    if (disturbance !== undefined) {
+      refs.push({
+        sensorId: disturbance,
+        path: [...path, 'controller', 'feedforward', 'sensor'],
+        role: 'disturbance sensor',
+      });
+    }
+    for (const ref of refs) {
+      const sensor = own(config.sensors, ref.sensorId);
+      const fixed = sensor ? FIXED_UNITS[sensor.kind] : undefined;
+      if (fixed === undefined || fixed === unit) continue;
+      const fix =
+        loop.quantity === 'temperature'
+          ? `use unit: ${fixed} for this loop (setpoint and limits in ${fixed})`
+          : `a ${sensor!.kind} measures temperature: use it in a temperature loop in ${fixed}`;
+      issue(
+        ref.path,
+        `${ref.role} "${ref.sensorId}" is a ${sensor!.kind}, which reports ${fixed}, but the loop's unit is ` +
+          `${unit} (a label: nothing converts): ${fix}`,
       );
     }
   }

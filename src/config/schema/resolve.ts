@@ -26,7 +26,8 @@ export function resolve(raw: RawConfig): Config {
       unit: loop.unit ?? defaults.unit,
       mode: loop.mode ?? defaultMode(loop),
       step: loop.step ?? defaults.step,
-      // The sensor's, or with several the largest of theirs (sensor-set.ts).
+      // The sensor's, or with several the largest of theirs: then only a cap on each one's own
+      // (sensor-set.ts).
       staleAfterS: loop.staleAfterS ?? defaultStaleAfterS(loop, sensors),
       // In the loop's unit: a °F loop's range is in °F.
       plausible: loop.plausible ?? defaultPlausible(loop.quantity, loop.unit ?? defaults.unit),

@@ -76,8 +76,9 @@ export function sensorSetOf(loop: LoopSensorKeys): SensorSetSpec | undefined {
 }
 
 /**
- * The loop's default staleness: its sensor's, or with several the largest of theirs (a slow
- * MQTT probe beside a fast DS18B20 must not be stale between two of its own reports).
+ * The loop's default staleness: its sensor's, or with several the largest of theirs. With
+ * several it is the cap of each member's own limit (each sensor is judged by its own staleAfterS:
+ * core/sensor-set.ts), so this default caps nothing; a staleAfterS the file sets does.
  */
 export function defaultStaleAfterS(
   loop: LoopSensorKeys,
