@@ -69,8 +69,8 @@ export const loopSchema = z
       .gt(0)
       .optional()
       .describe(
-        "A reading older than this many seconds is missing: safe state. Default: the sensor's staleAfterS " +
-          '(with sensors: the largest of theirs).',
+        "A reading older than this many seconds is missing: safe state. Default: the sensor's staleAfterS. " +
+          'With sensors: each is judged by its own staleAfterS, and this, when given, caps them.',
       ),
     retryInitialS: z
       .number()
