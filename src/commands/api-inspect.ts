@@ -211,9 +211,41 @@ export function writeLoops(loops: LoopView[], json: boolean, write: Write): void
     write(formatStatusLine(statusOfView(view), view.unit).replace(/ {2,}/g, '  '));
     const updated = view.updatedAt === null ? '' : `, updated ${view.updatedAt}`;
     write(
-      `  generation ${view.generation}, observed ${view.observedGeneration}; setpoint from ${view.desired.setpointSource}, mode from ${view.desired.modeSource}${updated}`,
+      `  generation ${view.generation}, observed ${view.observedGeneration}; setpoint from ${setpointFrom(view)}, mode from ${view.desired.modeSource}${updated}`,
     );
   }
+}
+
+/**
+ * Where the setpoint in force comes from: the stored source (file, mqtt, http…) unless a preset,
+ * the schedule or a profile is in force (issue 13), then that, with its progress or hold.
+ */
+export function setpointFrom(view: Pick<LoopView, 'desired' | 'schedule'>): string {
+  const schedule = view.schedule;
+  if (schedule === undefined) return view.desired.setpointSource;
+  const held = schedule.heldUntil === undefined ? '' : `, held until ${schedule.heldUntil}`;
+  const profile = schedule.profile;
+  switch (schedule.source) {
+    case 'manual':
+      return `${view.desired.setpointSource}${held}`;
+    case 'preset':
+      return `preset ${schedule.preset}${held}`;
+    case 'schedule':
+      return schedule.preset === null ? 'the schedule' : `the schedule (preset ${schedule.preset})`;
+    case 'profile':
+      return profile === undefined
+        ? 'a profile'
+        : `profile ${profile.name} (${profile.state}, step ${profile.stepIndex + 1}/${profile.stepCount} ${profile.stepKind}, ` +
+            `${durationText(profile.stepRemainingS)} left in the step)`;
+  }
+}
+
+function durationText(seconds: number): string {
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
 function writeEvents(events: EventView[], json: boolean, write: Write): void {

@@ -42,7 +42,7 @@ export function planSchedules(
     const loop = next.loops[id]!;
     if (!hasSchedule(loop)) continue;
     const row = stored.get(id) ?? { setpoint: loop.setpoint, mode: loop.mode };
-    const { setpoint, mode, schedule } = effectiveDesired(row, loop, timeZone, nowMs);
+    const { setpoint, mode, schedule, effective } = effectiveDesired(row, loop, timeZone, nowMs);
     if (schedule === undefined) continue;
     const unit = loop.unit ? ` ${loop.unit}` : '';
     const from = [
@@ -58,12 +58,14 @@ export function planSchedules(
     lines.push(
       `schedule ${id}: ${round(setpoint)}${unit} ${mode} now, from ${from.join(', ')} (${timeZone})`,
     );
-    for (const change of schedule.next) {
+    schedule.next.forEach((change, index) => {
       const modeText = change.mode === undefined || change.mode === mode ? '' : ` ${change.mode}`;
+      // A ramp starts there and arrives at its setpoint at the next change.
+      const ramp = effective?.next[index]?.stepKind === 'ramp' ? 'ramp to ' : '';
       lines.push(
-        `  next ${localTimeText(Date.parse(change.at), timeZone)} → ${round(change.setpoint)}${unit}${modeText} (${change.source})`,
+        `  next ${localTimeText(Date.parse(change.at), timeZone)} → ${ramp}${round(change.setpoint)}${unit}${modeText} (${change.source})`,
       );
-    }
+    });
     if (schedule.next.length === 0) lines.push('  no change due');
   }
   return lines;

@@ -73,16 +73,19 @@ export function commandProfile(
   const refuse = (reason: string) =>
     steps.refused(request, { accepted: false, reason, ...pickRequestId(outcome) });
   const known = Object.keys(loopConfig.profiles ?? {});
-  if (known.length === 0) {
+  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
+  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
+  const row = current.value;
+  // A run stored for a profile since removed from the config (no longer followed) can still be
+  // stopped: refusing would leave it stored, to come back if the name is added again.
+  const stopsStoredRun = command.action === 'stop' && row?.profileRun !== undefined;
+  if (known.length === 0 && !stopsStoredRun) {
     return refuse(`loop ${loop} has no profiles: add them under loops.${loop}.profiles in the config`);
   }
   if (command.action === 'start' && !known.includes(command.name)) {
     return refuse(`unknown profile "${command.name}" (known: ${known.join(', ')})`);
   }
   const what = command.action === 'start' ? `profile start ${command.name}` : `profile ${command.action}`;
-  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
-  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
-  const row = current.value;
   // Starting the started profile again once it has finished restarts it; before, a duplicate.
   const restart =
     command.action === 'start' &&

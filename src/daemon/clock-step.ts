@@ -2,15 +2,31 @@ import type { Logger } from 'pino';
 import type { Drivers } from '../kinds/build.js';
 import { shiftDriverTimes } from '../runtime/clock.js';
 import type { Sampler } from '../runtime/sampler.js';
+import type { RebaseScope } from '../store/desired-store.js';
 import type { RunningLoop } from './loop-factory.js';
+
+/** What moves stored schedules with a clock step (issue 13). */
+export interface ScheduleRebase {
+  /** The desired store: started profiles and manual changes move with the step. */
+  store: {
+    rebaseSchedules(stepMs: number, scope: RebaseScope): void;
+    allDesired(): readonly { loop: string; generation: number }[];
+  };
+  /**
+   * This process's start as a reading of the wall clock, on the clock's current frame: the
+   * daemon sets it once, and shiftRunningTimes moves it by every step the process survives.
+   */
+  processStart: { ms: number };
+  /** The clock; read only from the queued rebase, never from inside the step's clock read. */
+  nowMs(): number;
+}
 
 export interface ClockStepTargets {
   sampler: Sampler;
   drivers: Drivers;
   loops: ReadonlyMap<string, RunningLoop>;
   logger: Logger;
-  /** The desired store: started profiles and manual changes move with the step (issue 13). */
-  schedules?: { rebaseSchedules(stepMs: number): void };
+  schedules?: ScheduleRebase;
 }
 
 /**
@@ -26,14 +42,7 @@ export function shiftRunningTimes(
   { sampler, drivers, loops, logger, schedules }: ClockStepTargets,
 ): void {
   sampler.shiftTimes(deltaMs);
-  try {
-    // Stored desired state, committed before the loops run on the new time: a profile's step
-    // is neither skipped (forward) nor repeated (back), a manual hold keeps its length.
-    schedules?.rebaseSchedules(deltaMs);
-  } catch (error) {
-    // The store reports it (health); the profile then counts the step, the loop regulates on.
-    logger.error({ err: error }, 'could not move started profiles with the clock step');
-  }
+  if (schedules) queueScheduleRebase(deltaMs, schedules, logger);
   for (const plant of drivers.plants.values()) plant.shiftTimes(deltaMs);
   for (const driver of drivers.actuators.values()) shiftDriverTimes(driver, deltaMs);
   for (const loop of loops.values()) {
@@ -45,7 +54,39 @@ export function shiftRunningTimes(
     `wall clock stepped ${deltaMs > 0 ? 'forward' : 'back'} by ${Math.abs(deltaMs) / 1000} s; ` +
       'timers and durations are unaffected',
   );
+  // Queued after the rebase: the loops run on the moved profile times.
   queueMicrotask(() => {
     for (const loop of loops.values()) loop.runner.trigger('clock step');
+  });
+}
+
+/**
+ * Moves the stored schedule times this process recorded under the old clock, in a microtask
+ * (queued before the loops' trigger): never from inside the clock read that noticed the step,
+ * which may lie inside one of the store's transactions. Run there, the rebase nested in it and
+ * the outer transaction then wrote back the row it had read before, undoing the rebase on disk
+ * and in memory while the log said it succeeded.
+ *
+ * Only times in [the process's start, now], both on the old clock, move (RebaseScope): a Pi
+ * without a real-time clock boots with a wrong clock, and NTP's step at boot must not move a
+ * profile started days before under a correct one (the restart rule: progress is wall-clock
+ * time since the start). The old clock's now is the current reading minus every step since
+ * this one (the start has moved by them all).
+ */
+function queueScheduleRebase(deltaMs: number, schedules: ScheduleRebase, logger: Logger): void {
+  const { store, processStart } = schedules;
+  const fromMs = processStart.ms;
+  processStart.ms += deltaMs;
+  // Memory only (no SQL inside the clock read): the generations as last committed.
+  const generations = new Map(store.allDesired().map((row) => [row.loop, row.generation]));
+  queueMicrotask(() => {
+    try {
+      const nowMs = schedules.nowMs();
+      const toMs = nowMs - (processStart.ms - fromMs);
+      store.rebaseSchedules(deltaMs, { fromMs, toMs, generations });
+    } catch (error) {
+      // The store reports it (health); the profile then counts the step, the loop regulates on.
+      logger.error({ err: error }, 'could not move started profiles with the clock step');
+    }
   });
 }

@@ -53,6 +53,12 @@ export class Daemon implements LoopControl {
   /** The running config's text (written into a fresh database on recovery). */
   private configText: string;
   private stopClockSteps: (() => void) | undefined;
+  /**
+   * When this process started, as a wall-clock reading on the clock's current frame (moved by
+   * every step it survives): a clock step moves only the stored schedule times recorded since
+   * (clock-step.ts).
+   */
+  private readonly processStart = { ms: Number.NaN };
   /** Node conditions set from outside (ApiServing, NodeIdUnique), shown on every loop, new ones too. */
   private readonly nodeConditions = new Map<ExternalNodeCondition, NodeHealth>();
 
@@ -130,6 +136,8 @@ export class Daemon implements LoopControl {
   }
 
   async start(): Promise<void> {
+    // Read before listening: a step noticed by this read happened before anything was recorded.
+    this.processStart.ms = this.opts.clock.nowMs();
     this.stopClockSteps = this.opts.clock.onStep?.((deltaMs) => this.onClockStep(deltaMs));
     for (const driver of [...this.drivers.sensors.values(), ...this.drivers.actuators.values()]) {
       await driver.start?.();
@@ -320,7 +328,11 @@ export class Daemon implements LoopControl {
       drivers,
       loops,
       logger: this.opts.logger,
-      schedules: this.opts.store.desired,
+      schedules: {
+        store: this.opts.store.desired,
+        processStart: this.processStart,
+        nowMs: () => this.opts.clock.nowMs(),
+      },
     });
   }
 

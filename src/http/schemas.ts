@@ -100,6 +100,16 @@ export const scheduleView = z
         stepKind: z.enum(['hold', 'ramp']),
         stepRemainingS: z.number().describe('Time left in the step, s'),
         totalRemainingS: z.number().describe('Time left in the profile, s'),
+        stepEndsAt: z
+          .string()
+          .nullable()
+          .optional()
+          .describe('ISO time the step ends (stable while running); null while paused'),
+        endsAt: z
+          .string()
+          .nullable()
+          .optional()
+          .describe('ISO time the profile ends (stable while running); null while paused'),
       })
       .optional()
       .describe('The profile started (until stopped), even while a manual change overrides it'),

@@ -47,8 +47,42 @@ export function statePayload(status: LoopStatus | PublishedLoopStatus): Record<s
   };
 }
 
-/** The payload without its timestamps: equal fingerprints need no republish (only a heartbeat). */
+/**
+ * The payload without what changes every cycle by itself: equal fingerprints need no republish
+ * (only a heartbeat), so the retained state and Home Assistant's recorder change only when
+ * something does. Left out: the timestamps; a running profile's seconds left (its stable
+ * `stepEndsAt`/`endsAt` say the same and are in); a dropped sensor's `message` (its ages and
+ * raw values move every cycle; `sensor`, `reason`, the distance to hundredths and the summary
+ * stay in, so a sensor
+ * dropped or back, or for another reason, is still a change). The published payload keeps them
+ * all: a change sends the current values.
+ */
 export function stateFingerprint(payload: Record<string, unknown>): string {
-  const { updatedAt: _updated, measuredAt: _measured, ...rest } = payload;
-  return JSON.stringify(rest);
+  const { updatedAt: _updated, measuredAt: _measured, schedule, sensors, ...rest } = payload;
+  return JSON.stringify({
+    ...rest,
+    ...(schedule === undefined ? {} : { schedule: scheduleWithoutCountdown(schedule) }),
+    ...(sensors === undefined ? {} : { sensors: sensorsWithoutMessages(sensors) }),
+  });
+}
+
+function scheduleWithoutCountdown(schedule: unknown): unknown {
+  const profile = (schedule as { profile?: unknown } | null)?.profile;
+  if (profile === null || typeof profile !== 'object') return schedule;
+  const { stepRemainingS: _step, totalRemainingS: _total, ...stable } = profile as Record<string, unknown>;
+  return { ...(schedule as object), profile: stable };
+}
+
+function sensorsWithoutMessages(sensors: unknown): unknown {
+  const dropped = (sensors as { dropped?: unknown } | null)?.dropped;
+  if (!Array.isArray(dropped)) return sensors;
+  return {
+    ...(sensors as object),
+    dropped: dropped.map((entry) => {
+      if (entry === null || typeof entry !== 'object') return entry;
+      const { message: _message, distance, ...rest } = entry as Record<string, unknown>;
+      // The distance to hundredths, as the summary shows it: raw floats differ every cycle.
+      return typeof distance === 'number' ? { ...rest, distance: Math.round(distance * 100) / 100 } : rest;
+    }),
+  };
 }

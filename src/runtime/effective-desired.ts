@@ -7,6 +7,7 @@
  * A loop without presets, schedule or profiles is passed through untouched (no status part).
  */
 import { effectiveSetpoint } from '../core/schedule/effective.js';
+import { isUsableInstant } from '../core/schedule/local-time.js';
 import type {
   Effective,
   Presets,
@@ -52,8 +53,12 @@ export interface ScheduleStatus {
     stepIndex: number;
     stepCount: number;
     stepKind: StepKind;
+    /** Seconds left (change every cycle: the dashboard's countdown; not in the MQTT fingerprint). */
     stepRemainingS: number;
     totalRemainingS: number;
+    /** When the step and the profile end (ISO), stable while running; null while paused. */
+    stepEndsAt: string | null;
+    endsAt: string | null;
   };
   /** The next changes (at most 3), soonest first. */
   next: { at: string; setpoint: number; mode?: Mode; source: SetpointSource }[];
@@ -120,7 +125,8 @@ export function effectiveDesired(
     },
     nowMs,
   );
-  const next = effective.next[0]?.atMs;
+  // Only a usable instant can wake the loop (a far-off time from unvalidated data is none).
+  const next = effective.next.find((change) => isUsableInstant(change.atMs))?.atMs;
   return {
     setpoint: effective.setpoint,
     mode: effective.mode,
@@ -148,15 +154,22 @@ export function manualStateNow(
   };
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-const seconds = (ms: number): number => Math.max(0, Math.round(ms / 1000));
+/**
+ * An instant as ISO text; undefined for one that is not a usable date (a duration far beyond
+ * the config's cap, from data that skipped validation): the status builder runs every cycle
+ * and must never throw ("Invalid time value").
+ */
+const iso = (ms: number | undefined): string | undefined =>
+  ms !== undefined && isUsableInstant(ms) ? new Date(ms).toISOString() : undefined;
+const seconds = (ms: number): number => (Number.isFinite(ms) ? Math.max(0, Math.round(ms / 1000)) : 0);
 
 export function toScheduleStatus(effective: Effective, profileName: string | undefined): ScheduleStatus {
   const { profile } = effective;
+  const heldUntil = iso(effective.heldUntilMs);
   return {
     source: effective.source,
     preset: effective.preset,
-    ...(effective.heldUntilMs === undefined ? {} : { heldUntil: iso(effective.heldUntilMs) }),
+    ...(heldUntil === undefined ? {} : { heldUntil }),
     ...(profile === undefined || profileName === undefined
       ? {}
       : {
@@ -168,13 +181,21 @@ export function toScheduleStatus(effective: Effective, profileName: string | und
             stepKind: profile.stepKind,
             stepRemainingS: seconds(profile.stepRemainingMs),
             totalRemainingS: seconds(profile.totalRemainingMs),
+            stepEndsAt: iso(profile.stepEndsAtMs) ?? null,
+            endsAt: iso(profile.endsAtMs) ?? null,
           },
         }),
-    next: effective.next.map((change) => ({
-      at: iso(change.atMs),
-      setpoint: change.setpoint,
-      ...(change.mode === undefined ? {} : { mode: change.mode }),
-      source: change.source,
-    })),
+    next: effective.next.flatMap((change) => {
+      const at = iso(change.atMs);
+      if (at === undefined) return []; // not a date: nothing to announce
+      return [
+        {
+          at,
+          setpoint: change.setpoint,
+          ...(change.mode === undefined ? {} : { mode: change.mode }),
+          source: change.source,
+        },
+      ];
+    }),
   };
 }

@@ -35,6 +35,7 @@ import { observed, type StoreObserver } from './observer.js';
 import {
   type ProfileCommand,
   profileCommandInTransaction,
+  type RebaseScope,
   rebaseSchedulesInTransaction,
   selectPresetInTransaction,
 } from './schedule-changes.js';
@@ -101,7 +102,7 @@ export type {
   StoredEvent,
 } from './desired-records.js';
 export { sha256 } from './desired-records.js';
-export type { ProfileCommand } from './schedule-changes.js';
+export type { ProfileCommand, RebaseScope } from './schedule-changes.js';
 export {
   type AutotuneOptions,
   type AutotuneRequest,
@@ -264,13 +265,29 @@ export class DesiredStore {
 
   /**
    * The wall clock stepped by `stepMs` (clock-step.ts): every live loop's profile times and
-   * last manual change move with it, so a profile step is neither skipped nor repeated and a
+   * last manual change within `scope` (the times this process recorded under the old clock;
+   * all without one) move with it, so a profile step is neither skipped nor repeated and a
    * manual hold keeps its length. One transaction, committed before returning; the rows
    * changed get the next generation. Throws refusedChange when the database refuses it
    * (memory keeps the times before).
+   *
+   * Called while another of this store's transactions is open (a clock read inside it noticed
+   * the step), it defers itself until that one has ended: run nested, its writes would be
+   * undone by the outer one writing the row it read before (on disk and in memory). A deferred
+   * rebase the database refuses is reported to the observer (health) only.
    */
-  rebaseSchedules(stepMs: number): void {
+  rebaseSchedules(stepMs: number, scope?: RebaseScope): void {
     if (stepMs === 0 || !Number.isFinite(stepMs)) return;
+    if (this.db.inTransaction) {
+      queueMicrotask(() => {
+        try {
+          this.rebaseSchedules(stepMs, scope);
+        } catch {
+          // reported by observe (health); nobody is left to tell
+        }
+      });
+      return;
+    }
     let liveAfter: LoopDesiredRow[] | undefined;
     try {
       this.observe(
@@ -278,7 +295,7 @@ export class DesiredStore {
         () =>
           this.db
             .transaction(() => {
-              const written = rebaseSchedulesInTransaction(this.stmt, this.nowMs, stepMs);
+              const written = rebaseSchedulesInTransaction(this.stmt, this.nowMs, stepMs, scope);
               if (written.length > 0) liveAfter = liveDesiredRows(this.stmt);
             })
             .immediate(),

@@ -149,36 +149,71 @@ export function profileCommandInTransaction(
 }
 
 /**
- * A clock step of `stepMs`: every live loop's profile times and last manual change move with
- * it (rebaseProfileRun), so a step is neither skipped nor repeated and a manual hold keeps its
- * length. The rows written get one next generation; a 'profile-rebased' event per loop whose
- * profile moved. Returns the rows written.
+ * Which stored times a clock step moves (DesiredStore.rebaseSchedules). Times are in the frame
+ * before the step.
+ */
+export interface RebaseScope {
+  /**
+   * Only times in [fromMs, toMs] move: those the process that saw the step recorded under the
+   * old clock (from its start to the step). A time from an earlier run was recorded under the
+   * clock of then (a Pi without a real-time clock boots in 1970 or at its last shutdown, and the
+   * boot-time NTP step must not move a profile started days before under a correct clock).
+   */
+  fromMs: number;
+  toMs: number;
+  /**
+   * The live rows' generations when the step was noticed. A row written since (the change
+   * whose clock read noticed the step, before this rebase ran) keeps the times stamped at that
+   * write, its `updated_at_ms`: they are already on the new clock.
+   */
+  generations?: ReadonlyMap<string, number>;
+}
+
+/**
+ * A clock step of `stepMs`: every live loop's profile times and last manual change within
+ * `scope` (all without one) move with it (rebaseProfileRun), so a step is neither skipped nor
+ * repeated and a manual hold keeps its length. The rows written get one next generation; a
+ * 'profile-rebased' event per loop whose profile moved. Returns the rows written.
  */
 export function rebaseSchedulesInTransaction(
   stmt: DesiredStatements,
   nowMs: () => number,
   stepMs: number,
+  scope?: RebaseScope,
 ): DesiredRecord[] {
   if (stepMs === 0 || !Number.isFinite(stepMs)) return [];
   const written: DesiredRecord[] = [];
   let generation: number | undefined;
   for (const row of stmt.liveRows.all()) {
+    const writtenSince =
+      scope?.generations !== undefined && scope.generations.get(row.loop) !== row.generation;
+    const moves = (tMs: number): boolean =>
+      scope === undefined ||
+      (tMs >= scope.fromMs && tMs <= scope.toMs && !(writtenSince && tMs === row.updated_at_ms));
     const run = profileRunOf(row);
-    if (run === undefined && row.changed_at_ms === null) continue;
+    const movedRun =
+      run === undefined ? undefined : { name: run.name, ...rebaseProfileRun(run, stepMs, moves) };
+    const runMoved =
+      run !== undefined &&
+      (movedRun!.startedAtMs !== run.startedAtMs ||
+        movedRun!.pausedAtMs !== run.pausedAtMs ||
+        movedRun!.resumedAtMs !== run.resumedAtMs);
+    const changedMoves = row.changed_at_ms !== null && moves(row.changed_at_ms);
+    if (!runMoved && !changedMoves) continue;
     // One generation for the whole step, as a config applies one to every loop it changed.
     generation ??= nextGeneration(stmt);
     const next: DesiredRecord = { ...row, generation, updated_at_ms: nowMs() };
-    if (run !== undefined) storeProfileRun(next, { name: run.name, ...rebaseProfileRun(run, stepMs) });
-    if (row.changed_at_ms !== null) next.changed_at_ms = row.changed_at_ms + stepMs;
+    if (runMoved) storeProfileRun(next, movedRun);
+    if (changedMoves) next.changed_at_ms = row.changed_at_ms! + stepMs;
     stmt.upsert.run(next);
     written.push(next);
-    if (run !== undefined) {
+    if (runMoved) {
       writeEvent(stmt, {
         atMs: nowMs(),
         loop: row.loop,
         kind: 'profile-rebased',
-        message: `profile ${run.name} moved with a clock step of ${stepMs / 1000} s`,
-        data: { profile: run.name, stepMs, generation },
+        message: `profile ${run!.name} moved with a clock step of ${stepMs / 1000} s`,
+        data: { profile: run!.name, stepMs, generation },
       });
     }
   }

@@ -55,6 +55,24 @@ describe('homeostat plan: schedules', () => {
     ]);
   });
 
+  test('a ramp step is printed as a ramp to its setpoint', () => {
+    const config = minimalSimConfig({
+      loopExtra: `    profiles:
+      ale: { steps: [{ holdS: 3600, setpoint: 18 }, { rampS: 3600, to: 21 }, { holdS: 3600, setpoint: 21 }] }`,
+    });
+    const withZone = { ...config, node: { ...config.node, timeZone: 'UTC' } };
+    const row = {
+      loop: 'room',
+      setpoint: 20,
+      mode: 'heat' as const,
+      profileRun: { name: 'ale', startedAtMs: NOW - 600_000, pausedTotalMs: 0 },
+    };
+    assert.deepEqual(planSchedules(withZone, [row], NOW).slice(1), [
+      '  next Mon 2026-03-02 05:50 → ramp to 21 °C (profile)',
+      '  next Mon 2026-03-02 06:50 → 21 °C (profile)',
+    ]);
+  });
+
   test('a loop without presets, schedule or profiles prints nothing', () => {
     assert.deepEqual(planSchedules(minimalSimConfig(), [], NOW), []);
   });

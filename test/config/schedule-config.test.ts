@@ -40,6 +40,27 @@ describe('config: presets, schedule, profiles (loops.<id>)', () => {
   // Each mistake is refused with its path, the message the core or the limits check gives.
   const refused: { name: string; loopExtra: string; expect: RegExp }[] = [
     {
+      name: 'a preset named None (Home Assistant: no preset)',
+      loopExtra: '    presets: { None: { setpoint: 17 } }',
+      expect: /^loops\.room\.presets: preset name "None" is reserved \(it means no preset\); choose another/m,
+    },
+    {
+      name: 'a profile name longer than 64 characters',
+      loopExtra: `    profiles:\n      ${'a'.repeat(65)}: { steps: [{ holdS: 60, setpoint: 18 }] }`,
+      expect: /^loops\.room\.profiles: profile name "a{65}" is longer than 64 characters/m,
+    },
+    {
+      name: 'a manualHoldS of 1e13 s',
+      loopExtra: `    schedule:\n      manualHoldS: 10000000000000`,
+      expect:
+        /^loops\.room\.schedule\.manualHoldS: 10000000000000 s is longer than 315360000 s \(10 years\)/m,
+    },
+    {
+      name: 'a profile hold of 1e13 s',
+      loopExtra: `    profiles:\n      ale: { steps: [{ holdS: 10000000000000, setpoint: 18 }] }`,
+      expect: /^loops\.room\.profiles\.ale\.steps\[0\]\.holdS: 10000000000000 s is longer than/m,
+    },
+    {
       name: 'an unknown preset in the schedule',
       loopExtra: `    presets: { eco: { setpoint: 17 } }
     schedule:

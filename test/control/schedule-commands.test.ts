@@ -105,7 +105,7 @@ function given(opts: { failing?: string[] } = {}) {
   const send = (kind: CommandKind, payload: string, loop: string, source: CommandSource = 'mqtt') =>
     commands.submit({ loop, kind, payload: Buffer.from(payload), source, receivedAtMs: clock.nowMs() });
   const row = (loop: string) => store.desired.desired(loop)!;
-  return { clock, store, commands, send, triggers, row, log };
+  return { clock, config, store, commands, send, triggers, row, log };
 }
 
 function reasonOf(answer: CommandAnswer): string {
@@ -293,6 +293,20 @@ describe('profile', () => {
       assert.deepEqual(h.triggers, []);
     });
   }
+
+  test('stop of a started profile removed from the config (the loop has no profiles left) is accepted and clears the run', () => {
+    const h = given();
+    h.send('profile', 'start ale', 'fermenter');
+    // The reloaded config dropped every profile of the loop; the run stays stored.
+    delete (h.config.loops.fermenter as { profiles?: unknown }).profiles;
+    const stop = h.send('profile', 'stop', 'fermenter');
+    assert.deepEqual([stop.outcome.accepted, stop.changed], [true, true]);
+    assert.equal(h.row('fermenter').profileRun, undefined);
+    // Nothing stored: the loop still has no profiles to command.
+    const again = h.send('profile', 'stop', 'fermenter');
+    assert.match(reasonOf(again), /has no profiles/);
+    assert.match(reasonOf(h.send('profile', 'start ale', 'fermenter')), /has no profiles/);
+  });
 
   test('a refused command is noted in the rejection log, named by its kind', () => {
     const h = given();

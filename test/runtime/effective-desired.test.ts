@@ -86,6 +86,8 @@ describe('effectiveDesired: the stored row, the loop config and now → what rec
       stepKind: 'ramp',
       stepRemainingS: 86_400,
       totalRemainingS: 86_400,
+      stepEndsAt: '2026-03-03T06:00:00.000Z',
+      endsAt: '2026-03-03T06:00:00.000Z',
     });
     assert.equal(result.schedule?.source, 'profile');
   });

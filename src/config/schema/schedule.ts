@@ -133,7 +133,7 @@ export function checkSchedule(loop: ScheduledLoopShape, ctx: z.RefinementCtx): v
     );
   }
   for (const [name, profile] of Object.entries(loop.profiles ?? {})) {
-    messages.push(...validateProfile(profile, `profiles.${name}`));
+    messages.push(...validateProfile(profile, `profiles.${name}`, name));
   }
   messages.push(...outOfLimits(loop), ...modesNotAllowed(loop));
   for (const message of messages) {
@@ -191,8 +191,19 @@ export function splitPath(message: string): { path: (string | number)[]; text: s
   return { path, text: message.slice(at + 2) };
 }
 
-/** The zone of this system, or 'UTC' when it cannot be used. */
+let systemZone: string | undefined;
+
+/**
+ * The zone of this system, or 'UTC' when it cannot be used. Resolved once per process: it
+ * builds an Intl.DateTimeFormat, and every loop's cycle asks (nodeTimeZone) when node.timeZone
+ * is unset. A changed system zone (TZ, /etc/localtime) takes a restart, as for every process.
+ */
 export function systemTimeZone(): string {
+  systemZone ??= resolveSystemTimeZone();
+  return systemZone;
+}
+
+function resolveSystemTimeZone(): string {
   try {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     return zone && validateTimeZone(zone, 'zone').length === 0 ? zone : 'UTC';

@@ -46,6 +46,25 @@ interface AutoSource {
 }
 
 export function effectiveSetpoint(input: EffectiveInput, nowMs: number): Effective {
+  return keepOff(input.base.mode, effectiveBeforeOff(input, nowMs));
+}
+
+/**
+ * The off rule: a loop a person set `off` (the manual base's mode) stays off whatever a schedule
+ * entry, preset or profile says, now and in every announced change. A schedule or preset can
+ * still turn a loop off; it never turns one on that a person switched off (safety: `off` is a
+ * person's decision, not something the next schedule point undoes).
+ */
+function keepOff(baseMode: Mode, effective: Effective): Effective {
+  if (baseMode !== 'off') return effective;
+  return {
+    ...effective,
+    mode: 'off',
+    next: effective.next.map((change) => (change.mode === undefined ? change : { ...change, mode: 'off' })),
+  };
+}
+
+function effectiveBeforeOff(input: EffectiveInput, nowMs: number): Effective {
   const manual = manualValue(input.base, input.presets);
   const manualResult: Effective = { ...manual, next: [] };
   // Without a usable `now` nothing time-dependent can be evaluated: the stored manual state.

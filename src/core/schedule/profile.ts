@@ -101,6 +101,8 @@ export function profilePosition(
       stepKind: stepKind(step),
       stepRemainingMs: stepEndMs - elapsedMs,
       totalRemainingMs: totalMs - elapsedMs,
+      // Stable end times (publish-on-change); while paused they move with every second: none.
+      ...(paused ? {} : { stepEndsAtMs: originMs + stepEndMs, endsAtMs: originMs + totalMs }),
       state: paused ? 'paused' : 'running',
     },
     setpoint: setpointInStep(steps, index, elapsedMs - offsets[index]!),
@@ -120,6 +122,8 @@ function finishedPosition(steps: readonly ProfileStep[], totalMs: number, origin
       stepKind: stepKind(steps[last]!),
       stepRemainingMs: 0,
       totalRemainingMs: 0,
+      stepEndsAtMs: originMs + totalMs,
+      endsAtMs: originMs + totalMs,
       state: 'finished',
     },
     setpoint: setpointInStep(steps, last, stepDurationMs(steps[last]!)),
@@ -174,13 +178,22 @@ export function resumeProfileRun(run: ProfileRun, nowMs: number): ProfileRun {
  * The run with its absolute times moved by a clock step (`stepMs` > 0: the clock jumped
  * forward), so elapsed profile time is what it was (resumedAtMs moves too): a step forward does not skip a step, a
  * step back does not repeat one. pausedTotalMs is a duration and stays. Non-finite or 0: unchanged.
+ *
+ * `moves(tMs)`: which times the step concerns (default: all). The runtime moves only the
+ * times recorded under the old clock by the process that saw the step (store/schedule-changes.ts):
+ * a time from an earlier run was right when it was recorded and stays.
  */
-export function rebaseProfileRun(run: ProfileRun, stepMs: number): ProfileRun {
+export function rebaseProfileRun(
+  run: ProfileRun,
+  stepMs: number,
+  moves: (tMs: number) => boolean = () => true,
+): ProfileRun {
   if (stepMs === 0 || !Number.isFinite(stepMs)) return run;
+  const shift = (tMs: number): number => (moves(tMs) ? tMs + stepMs : tMs);
   return {
     ...run,
-    startedAtMs: run.startedAtMs + stepMs,
-    ...(run.pausedAtMs === undefined ? {} : { pausedAtMs: run.pausedAtMs + stepMs }),
-    ...(run.resumedAtMs === undefined ? {} : { resumedAtMs: run.resumedAtMs + stepMs }),
+    startedAtMs: shift(run.startedAtMs),
+    ...(run.pausedAtMs === undefined ? {} : { pausedAtMs: shift(run.pausedAtMs) }),
+    ...(run.resumedAtMs === undefined ? {} : { resumedAtMs: shift(run.resumedAtMs) }),
   };
 }

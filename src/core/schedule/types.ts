@@ -99,6 +99,12 @@ export interface ProfileStatus {
   stepKind: StepKind;
   stepRemainingMs: number;
   totalRemainingMs: number;
+  /**
+   * When the step and the profile end (wall time), stable from cycle to cycle while running
+   * (the remaining times change every cycle); undefined while paused (nothing is due).
+   */
+  stepEndsAtMs?: number;
+  endsAtMs?: number;
   state: 'running' | 'paused' | 'finished';
 }
 

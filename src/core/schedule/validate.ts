@@ -13,6 +13,49 @@ import { parseAt } from './weekly.js';
 const isFiniteNumber = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value);
 
+/**
+ * The longest duration a step or `manualHoldS` may give: 10 years. Longer ones are surely
+ * mistakes, and past about 2.7e11 years the times they make cannot be dates at all (every
+ * cycle's status would fail on them).
+ */
+export const MAX_DURATION_S = 10 * 365 * 86_400;
+
+/** The longest preset or profile name (an MQTT payload, a Home Assistant option). */
+export const MAX_NAME_LENGTH = 64;
+
+// C0 and C1 controls and DEL: invisible in logs and HA, ambiguous in MQTT payloads.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A preset's or profile's name must be usable as a command payload and a Home Assistant
+ * option: at most 64 characters, no spaces at either end, no control characters, and not
+ * `none` in any case (HA's "none"/"None" mean no preset, and `preset/set none` clears it).
+ */
+export function validateName(kind: 'preset' | 'profile', name: string, path: string): string[] {
+  const shown = JSON.stringify(name);
+  if (typeof name !== 'string' || name.trim() === '') return [`${path}: a ${kind} needs a name`];
+  const errors: string[] = [];
+  if (name.length > MAX_NAME_LENGTH)
+    errors.push(`${path}: ${kind} name ${shown} is longer than ${MAX_NAME_LENGTH} characters`);
+  if (name !== name.trim()) errors.push(`${path}: ${kind} name ${shown} has spaces at its start or end`);
+  if (CONTROL_CHARACTERS.test(name))
+    errors.push(`${path}: ${kind} name ${shown} contains control characters`);
+  if (name.toLowerCase() === 'none')
+    errors.push(`${path}: ${kind} name ${shown} is reserved (it means no ${kind}); choose another`);
+  return errors;
+}
+
+/** A duration's error: not a number above 0 (`what` says what leaving it out does), or beyond the cap. */
+function durationErrors(value: unknown, path: string, what: string): string[] {
+  if (!(isFiniteNumber(value) && value > 0)) return [`${path}: must be a number of seconds above 0${what}`];
+  if (value > MAX_DURATION_S)
+    return [
+      `${path}: ${value} s is longer than ${MAX_DURATION_S} s (10 years); a longer one is surely a mistake`,
+    ];
+  return [];
+}
+
 export function validateTimeZone(timeZone: string, path: string): string[] {
   return isValidTimeZone(timeZone)
     ? []
@@ -22,7 +65,7 @@ export function validateTimeZone(timeZone: string, path: string): string[] {
 export function validatePresets(presets: Presets, path: string): string[] {
   const errors: string[] = [];
   for (const [name, preset] of Object.entries(presets ?? {})) {
-    if (name.trim() === '') errors.push(`${path}: a preset needs a name`);
+    errors.push(...validateName('preset', name, path));
     if (!isFiniteNumber(preset?.setpoint)) errors.push(`${path}.${name}.setpoint: must be a finite number`);
     if (preset?.mode !== undefined && !KNOWN_MODES.includes(preset.mode)) {
       errors.push(`${path}.${name}.mode: "${String(preset.mode)}" is not one of ${KNOWN_MODES.join(', ')}`);
@@ -42,9 +85,13 @@ export interface ScheduleSpec {
 /** Errors in a loop's schedule; `path` is where it sits in the config, e.g. 'loops.cellar.schedule'. */
 export function validateSchedule(spec: ScheduleSpec, path: string): string[] {
   const errors = validateTimeZone(spec.timeZone, `${path}.timeZone`);
-  if (spec.manualHoldS !== undefined && !(isFiniteNumber(spec.manualHoldS) && spec.manualHoldS > 0)) {
+  if (spec.manualHoldS !== undefined) {
     errors.push(
-      `${path}.manualHoldS: must be a number of seconds above 0 (leave it out to hold until the next point)`,
+      ...durationErrors(
+        spec.manualHoldS,
+        `${path}.manualHoldS`,
+        ' (leave it out to hold until the next point)',
+      ),
     );
   }
   const weekly = spec.weekly ?? [];
@@ -88,12 +135,19 @@ function validateEntry(entry: WeeklySchedule[number], presets: Presets | undefin
   return errors;
 }
 
-/** Errors in a profile; `path` e.g. 'loops.fermenter.profiles.lager'. */
-export function validateProfile(profile: Profile, path: string): string[] {
+/**
+ * Errors in a profile; `path` e.g. 'loops.fermenter.profiles.lager'. With `name` (the key it
+ * has under `profiles`), the name's rules too, reported on the profiles' path.
+ */
+export function validateProfile(profile: Profile, path: string, name?: string): string[] {
+  const nameErrors =
+    name === undefined
+      ? []
+      : validateName('profile', name, path.slice(0, Math.max(0, path.lastIndexOf('.'))) || path);
   if (!Array.isArray(profile?.steps) || profile.steps.length === 0) {
-    return [`${path}.steps: list at least one step ({ holdS, setpoint } or { rampS, to })`];
+    return [...nameErrors, `${path}.steps: list at least one step ({ holdS, setpoint } or { rampS, to })`];
   }
-  const errors: string[] = [];
+  const errors: string[] = [...nameErrors];
   profile.steps.forEach((step, i) => {
     const at = `${path}.steps[${i}]`;
     const isHold = step !== null && typeof step === 'object' && 'holdS' in step;
@@ -105,8 +159,7 @@ export function validateProfile(profile: Profile, path: string): string[] {
     const [durationKey, durationS, valueKey, value] = isRamp
       ? ['rampS', (step as { rampS: number }).rampS, 'to', (step as { to: number }).to]
       : ['holdS', (step as { holdS: number }).holdS, 'setpoint', (step as { setpoint: number }).setpoint];
-    if (!(isFiniteNumber(durationS) && durationS > 0))
-      errors.push(`${at}.${durationKey}: must be a number of seconds above 0`);
+    errors.push(...durationErrors(durationS, `${at}.${durationKey}`, ''));
     if (!isFiniteNumber(value)) errors.push(`${at}.${valueKey}: must be a finite number`);
     if (isRamp && i === 0)
       errors.push(`${at}: a ramp needs a step before it to start from (put a hold first)`);

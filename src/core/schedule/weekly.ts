@@ -49,6 +49,47 @@ export function resolveEntry(
   return { setpoint: entry.setpoint, preset: null };
 }
 
+/** How many dates' points are kept per schedule: a look back and ahead of a week, with room. */
+const MEMO_DATES = 32;
+const NO_PRESETS: Presets = Object.freeze({});
+
+/**
+ * pointsOnDate's answers by schedule and presets (identity: the config's objects, the same from
+ * cycle to cycle until a reload), then zone and date. Each cycle asks for the same 9 or so
+ * dates and each costs a dozen Intl calls: on a Pi Zero that was most of a cycle's time. Weak
+ * keys: a replaced config's schedule is forgotten with it. Bounded per schedule; the points are
+ * frozen, so no caller can change what the next one gets. A memo of a pure function keeps the
+ * core pure.
+ */
+const memo = new WeakMap<WeeklySchedule, WeakMap<Presets, Map<string, readonly SchedulePoint[]>>>();
+
+function memoPointsOnDate(
+  weekly: WeeklySchedule,
+  presets: Presets | undefined,
+  timeZone: string,
+  date: LocalDate,
+): readonly SchedulePoint[] {
+  let byPresets = memo.get(weekly);
+  if (byPresets === undefined) {
+    byPresets = new WeakMap();
+    memo.set(weekly, byPresets);
+  }
+  const presetsKey = presets ?? NO_PRESETS;
+  let byDate = byPresets.get(presetsKey);
+  if (byDate === undefined) {
+    byDate = new Map();
+    byPresets.set(presetsKey, byDate);
+  }
+  const key = `${timeZone} ${date.year}-${date.month}-${date.day}`;
+  const known = byDate.get(key);
+  if (known !== undefined) return known;
+  const points = Object.freeze(pointsOnDate(weekly, presets, timeZone, date).map((p) => Object.freeze(p)));
+  // Oldest first out (insertion order): the dates a running daemon asks for move on by a day.
+  if (byDate.size >= MEMO_DATES) byDate.delete(byDate.keys().next().value!);
+  byDate.set(key, points);
+  return points;
+}
+
 /**
  * The points of every entry on one local date, in firing order. Ties (two entries at the same
  * instant, or a skipped 02:30 landing on an entry at 03:00) go to the later wall time, then to
@@ -90,7 +131,7 @@ export function scheduleInForce(
   // before (a repeated hour maps to its first occurrence), so the first date with a point at
   // or before now holds the answer.
   for (let back = 0; back <= LOOK_DAYS; back++) {
-    const points = pointsOnDate(weekly, presets, timeZone, addDays(today, -back));
+    const points = memoPointsOnDate(weekly, presets, timeZone, addDays(today, -back));
     const past = points.filter((p) => p.atMs <= nowMs);
     if (past.length > 0) return past[past.length - 1];
   }
@@ -109,7 +150,7 @@ export function nextSchedulePoints(
   const found: SchedulePoint[] = [];
   if (today === undefined) return found;
   for (let ahead = 0; ahead <= LOOK_DAYS && found.length < count; ahead++) {
-    const points = pointsOnDate(weekly, presets, timeZone, addDays(today, ahead));
+    const points = memoPointsOnDate(weekly, presets, timeZone, addDays(today, ahead));
     found.push(...points.filter((p) => p.atMs > afterMs));
   }
   return found.slice(0, count);

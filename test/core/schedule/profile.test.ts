@@ -13,6 +13,14 @@ import { ale, D, H } from './fixtures.js';
 const S = Date.UTC(2026, 4, 1, 12); // the profile's start
 
 describe('a running profile: holds, linear ramps and progress', () => {
+  test('the end times are the same a cycle later (the remaining times are not)', () => {
+    const run = startProfileRun(S);
+    const now = profilePosition(ale, run, S + D)!.status;
+    const later = profilePosition(ale, run, S + D + 1_000)!.status;
+    assert.deepEqual([later.stepEndsAtMs, later.endsAtMs], [now.stepEndsAtMs, now.endsAtMs]);
+    assert.notEqual(later.stepRemainingMs, now.stepRemainingMs);
+  });
+
   const run = startProfileRun(S);
   const cases = [
     // elapsed, step, kind, setpoint, step left, total left, state
@@ -35,6 +43,9 @@ describe('a running profile: holds, linear ramps and progress', () => {
         stepKind,
         stepRemainingMs,
         totalRemainingMs,
+        // Stable end times (the same every cycle while running), for publish-on-change.
+        stepEndsAtMs: S + Math.min(elapsedMs + stepRemainingMs, 11 * D), // finished: its end
+        endsAtMs: S + 11 * D,
         state,
       });
       assert.equal(position.setpoint, setpoint);
@@ -80,6 +91,8 @@ describe('pause and resume', () => {
       const position = profilePosition(ale, paused, nowMs)!;
       assert.equal(position.setpoint, 19.5);
       assert.equal(position.status.state, 'paused');
+      assert.equal(position.status.stepEndsAtMs, undefined, 'paused: no end time (it moves every second)');
+      assert.equal(position.status.endsAtMs, undefined);
       assert.equal(position.status.totalRemainingMs, 6 * D);
       assert.deepEqual(position.upcoming, [], 'nothing is due while paused');
     }
