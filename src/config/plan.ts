@@ -187,7 +187,16 @@ export function planTunings(
 
 function pidGains(config: Config, id: string): PlanGains | undefined {
   const controller = own(config.loops, id)?.controller;
-  if (controller?.type !== 'pid') return undefined;
+  return controller?.type === 'pid' ? fileGains(controller) : undefined;
+}
+
+/** A PID's gains as written in the file, with its lower side's (controller.lower) when it has one. */
+export function fileGains(controller: {
+  kp: number;
+  tiS: number;
+  tdS: number;
+  lower?: { kp: number; tiS: number; tdS: number } | undefined;
+}): PlanGains {
   const { kp, tiS, tdS, lower } = controller;
   return {
     kp,

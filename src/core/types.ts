@@ -8,7 +8,9 @@
  */
 
 /** What a loop is asked to do. Which modes a loop allows follows from its quantity and actuators. */
-export type Mode = 'off' | 'heat' | 'cool' | 'heat_cool' | 'humidify' | 'dehumidify' | 'auto';
+/** Every mode (the config's enum and the schedule's checks read this list). */
+export const MODES = ['off', 'heat', 'cool', 'heat_cool', 'humidify', 'dehumidify', 'auto'] as const;
+export type Mode = (typeof MODES)[number];
 
 /** Which way an actuator pushes the quantity: a heater or humidifier raises it, a cooler lowers it. */
 export type Direction = 'raise' | 'lower';

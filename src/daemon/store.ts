@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { loopSectionHash } from '../config/plan.js';
+import { fileGains, loopSectionHash } from '../config/plan.js';
 import type { Config } from '../config/schema.js';
 import type { LoopMemory } from '../core/loop-state.js';
 import type { LoopStatus } from '../core/status.js';
 import { redactConfigText } from '../redact.js';
-import type { ConfigLoop, DesiredStore } from '../store/desired-store.js';
+import type { DesiredStore } from '../store/desired-store.js';
 import type { EventFeed } from '../store/event-feed.js';
 import type { StorageHealth } from '../store/health.js';
 import type { StateStore } from '../store/state-store.js';
@@ -87,20 +87,4 @@ export function storedLoopState(
     return stored.status ? { status: stored.status } : {};
   }
   return { memory: memory as LoopMemory, ...(stored.status ? { status: stored.status } : {}) };
-}
-
-/** A PID's gains as the store compares them, with its lower side's (controller.lower) when it has one. */
-function fileGains(controller: {
-  kp: number;
-  tiS: number;
-  tdS: number;
-  lower?: { kp: number; tiS: number; tdS: number } | undefined;
-}): NonNullable<ConfigLoop['gains']> {
-  const { kp, tiS, tdS, lower } = controller;
-  return {
-    kp,
-    tiS,
-    tdS,
-    ...(lower === undefined ? {} : { lower: { kp: lower.kp, tiS: lower.tiS, tdS: lower.tdS } }),
-  };
 }

@@ -1,16 +1,7 @@
 /** Vocabulary every section shares: modes, quantities, id patterns, ranges, per-quantity defaults. */
 import { z } from 'zod';
-import type { Mode, Quantity } from '../../core/types.js';
+import { MODES, type Quantity } from '../../core/types.js';
 
-const MODES = [
-  'off',
-  'heat',
-  'cool',
-  'heat_cool',
-  'humidify',
-  'dehumidify',
-  'auto',
-] as const satisfies readonly Mode[];
 export const QUANTITIES = ['temperature', 'humidity', 'generic'] as const satisfies readonly Quantity[];
 
 /** Node ids end up in MQTT topics and Home Assistant unique ids. */

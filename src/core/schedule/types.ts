@@ -5,18 +5,10 @@
  * `now` into the loop's setpoint and mode, so the effective setpoint stays a pure function of
  * desired state and time, level-based like the rest of the core.
  */
-import type { Mode } from '../types.js';
+import { MODES, type Mode } from '../types.js';
 
-/** Every mode, for validation (types.ts has the type only). Which a loop allows is the config's check. */
-export const KNOWN_MODES: readonly Mode[] = [
-  'off',
-  'heat',
-  'cool',
-  'heat_cool',
-  'humidify',
-  'dehumidify',
-  'auto',
-];
+/** Every mode, for validation. Which a loop allows is the config's check. */
+export const KNOWN_MODES: readonly Mode[] = MODES;
 
 /** Days of the week, Monday first (ISO 8601), as written in the config. */
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
