@@ -395,6 +395,20 @@ function profileNames(loop: LoopConfig): string[] {
   return Object.keys(loop.profiles ?? {});
 }
 
+/**
+ * A loop whose setpoint depends on time or a preset (presets, a weekly schedule, profiles): its
+ * schedule part (where the setpoint comes from, until when a manual change holds, the next
+ * changes, the profile's progress) as the main entity's attributes, so HA shows the schedule's
+ * state on the thermostat itself (issue 13).
+ */
+function scheduleAttributes(loop: LoopConfig, state: string): Partial<DiscoveryComponent> {
+  const timed =
+    Object.keys(loop.presets ?? {}).length > 0 ||
+    (loop.schedule?.weekly?.length ?? 0) > 0 ||
+    Object.keys(loop.profiles ?? {}).length > 0;
+  return timed ? { json_attr_t: state, json_attr_tpl: STATE_TEMPLATES.scheduleAttributes } : {};
+}
+
 /** Whether the loop reads a set of sensors (`sensors`, issue 13), whose status the state carries. */
 function hasSensorSet(loop: LoopConfig): boolean {
   const { sensors } = loop as { sensors?: unknown };
@@ -449,6 +463,7 @@ function climate(
     precision: climatePrecision(loop.step),
     temp_unit: temperatureUnit,
     ...climatePresets(loopId, loop, topics, state),
+    ...scheduleAttributes(loop, state),
     // HA's default is retain false already (config.py DEFAULT_RETAIN); stated because a
     // retained command would be replayed on every reconnect and undo later changes.
     ret: false,
@@ -491,6 +506,7 @@ function humidifier(
           mode_stat_tpl: STATE_TEMPLATES.humidifierMode,
         }
       : {}),
+    ...scheduleAttributes(loop, state),
     // HA's default is retain false already (config.py DEFAULT_RETAIN); stated because a
     // retained command would be replayed on every reconnect and undo later changes.
     ret: false,

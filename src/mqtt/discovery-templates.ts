@@ -94,6 +94,10 @@ export const STATE_TEMPLATES = {
     'and value_json.schedule.profile is defined and value_json.schedule.profile is mapping ' +
     "and value_json.schedule.profile.name is string else 'None' }}",
   /** The sensor set of a loop with several sensors (`sensors`: combine, used, dropped, summary); `{}` when absent. */
+  /** The schedule part (source, preset, heldUntil, profile, next) as the main entity's attributes. */
+  scheduleAttributes:
+    '{{ (value_json.schedule if value_json.schedule is defined and value_json.schedule is mapping ' +
+    'else {}) | tojson }}',
   sensorsAttributes:
     '{{ (value_json.sensors if value_json.sensors is defined and value_json.sensors is mapping ' +
     'else {}) | tojson }}',

@@ -465,6 +465,19 @@ describe('presets, profiles and several sensors (issue 13)', () => {
     assert.deepEqual(climate?.pr_modes, ['eco']);
   });
 
+  test('a loop with presets, a schedule or profiles: the schedule part as the main entity’s attributes', () => {
+    const climate = all[id('climate')];
+    assert.equal(climate?.json_attr_t, 'homeostat/pi-1/room/state');
+    assert.equal(climate?.json_attr_tpl, STATE_TEMPLATES.scheduleAttributes);
+    const weeklyOnly = cmps(
+      temperatureLoop(', schedule: { weekly: [{ days: [mon], at: "06:00", setpoint: 21 }] }'),
+    );
+    assert.equal(weeklyOnly[id('climate')]?.json_attr_tpl, STATE_TEMPLATES.scheduleAttributes);
+    const humidifier = cmps(scheduledHumidity)['homeostat_pi-1_air_humidifier'];
+    assert.equal(humidifier?.json_attr_tpl, STATE_TEMPLATES.scheduleAttributes);
+    assert.equal(cmps(temperatureLoop(''))[id('climate')]?.json_attr_t, undefined, 'none without');
+  });
+
   test('a loop without presets or profiles gets no preset keys and no profile entities', () => {
     const plain = cmps(temperatureLoop(''));
     const climate = plain[id('climate')];
@@ -546,6 +559,13 @@ describe('issue 13 templates rendered by real Jinja2', {
     {},
     { schedule: 'garbage' },
   ];
+
+  test('schedule attributes: the schedule part, else {}', () => {
+    assert.deepEqual(
+      render(STATE_TEMPLATES.scheduleAttributes, states).map((text) => JSON.parse(text)),
+      [states[0]!.schedule, states[1]!.schedule, states[2]!.schedule, {}, {}],
+    );
+  });
 
   test('preset_mode: the preset in force, else none', () => {
     assert.deepEqual(render(STATE_TEMPLATES.preset, states), ['eco', 'none', 'none', 'none', 'none']);
