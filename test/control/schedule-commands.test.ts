@@ -1,6 +1,6 @@
 /**
  * The preset and profile commands on the shared command path (DesiredCommands), as a
- * specification: S1's real DesiredStore on a temporary SQLite file (selectPreset, profileCommand),
+ * specification: a real DesiredStore on a temporary SQLite file (selectPreset, profileCommand),
  * a fake daemon that records the cycles it is asked for, and a change limit of 3 at once (1 per
  * minute after). Loops:
  * - `living`: presets comfort (21.5) and eco (17, mode heat); no profiles;

@@ -63,7 +63,7 @@ export interface ProfileRun {
   /** The length of the pauses that ended (ms). */
   pausedTotalMs: number;
   /**
-   * When it was last resumed (an extension of CONTRACT-13): resuming, like starting, puts the
+   * When it was last resumed: resuming, like starting, puts the
    * profile in force again over an earlier manual change. Optional: a run stored without it
    * only loses that.
    */
