@@ -10,7 +10,7 @@ import {
 } from '../mqtt/commands.js';
 import type { RejectedCommandLog } from '../mqtt/rejection-log.js';
 import { StorageGuard } from '../mqtt/storage-guard.js';
-import { manualStateNow } from '../runtime/effective-desired.js';
+import { type ManualStateNow, manualStateNow } from '../runtime/effective-desired.js';
 import type { LoopDesiredRow } from '../store/desired-store.js';
 import { errorMessage, kindName, pickRequestId, rejectedCommandLog } from './command-rejections.js';
 import type {
@@ -154,14 +154,28 @@ export class DesiredCommands {
     return this.applyChange(request, outcome);
   }
 
+  /** Whether a schedule or profile is in force now with another setpoint or mode than `change`'s. */
+  private differsFromInForce(request: CommandRequest, row: LoopDesiredRow, change: CommandChange): boolean {
+    const now = this.manualNow(request, row);
+    if (!now.overridden) return false;
+    const { setpoint, mode } = now.inForce;
+    return (
+      (change.setpoint !== undefined && change.setpoint !== setpoint) ||
+      (change.mode !== undefined && change.mode !== mode)
+    );
+  }
+
   /** The stored manual state as the loop's schedule meets it at the command's time. */
-  private manualNow(
-    request: CommandRequest,
-    row: LoopDesiredRow,
-  ): { overridden: boolean; profileFinished: boolean } {
+  private manualNow(request: CommandRequest, row: LoopDesiredRow): ManualStateNow {
     const config = this.opts.control.currentConfig();
     const loopConfig = this.loopConfig(request.loop);
-    if (loopConfig === undefined) return { overridden: false, profileFinished: false };
+    if (loopConfig === undefined) {
+      return {
+        overridden: false,
+        profileFinished: false,
+        inForce: { setpoint: row.setpoint, mode: row.mode, preset: row.preset ?? null },
+      };
+    }
     return manualStateNow(row, loopConfig, nodeTimeZone(config), request.receivedAtMs);
   }
 
@@ -215,9 +229,11 @@ export class DesiredCommands {
       row !== undefined &&
       (setpoint === undefined || setpoint === row.setpoint) &&
       (mode === undefined || mode === row.mode);
-    // The stored values asked for again while a schedule or profile overrides them: a manual
-    // change that takes over (the override rule), not a duplicate.
-    const override = same && row !== undefined && this.manualNow(request, row).overridden;
+    // The stored values asked for again while a schedule or profile overrides them with others:
+    // a manual change that takes over (the override rule), not a duplicate. Only what differs
+    // from what is in force counts: HA re-sending the mode in force (an automation, a tap) must
+    // not bring back a weeks-old manual setpoint.
+    const override = same && row !== undefined && this.differsFromInForce(request, row, change);
     if (row && same && !override && !(setpoint !== undefined && row.preset !== undefined)) {
       this.logAccepted(request, describeChange(row, change), false, row.generation);
       return { known: true, outcome, generation: row.generation };

@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { CommandOutcome, ProfileChange } from '../mqtt/commands.js';
+import type { ManualStateNow } from '../runtime/effective-desired.js';
 import { pickRequestId } from './command-rejections.js';
 import type { CommandAnswer, CommandRequest } from './command-types.js';
 import type { CommandSteps } from './tuning-commands.js';
@@ -44,7 +45,9 @@ export function selectPreset(
   // The stored preset selected again while a schedule or profile overrides it takes over (the
   // override rule); otherwise it is a duplicate.
   const override =
-    row !== undefined && (row.preset ?? null) === name && steps.manualNow(request, row).overridden;
+    row !== undefined &&
+    (row.preset ?? null) === name &&
+    presetNotInForce(steps.manualNow(request, row), name);
   if (row && (row.preset ?? null) === name && !override) {
     steps.logAccepted(request, `preset ${name ?? 'none'}`, false, row.generation);
     return { known: true, outcome, generation: row.generation, changed: false };
@@ -131,4 +134,9 @@ function changesNothing(
     case 'stop':
       return run === undefined;
   }
+}
+
+/** The schedule or a profile is in force now, and not with this preset. */
+function presetNotInForce(now: ManualStateNow, name: string | null): boolean {
+  return now.overridden && now.inForce.preset !== name;
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import { defaultMode } from '../config/schema.js';
 import type { AutotuneChange, CommandOutcome, TuningTarget } from '../mqtt/commands.js';
 import type { StorageGuard } from '../mqtt/storage-guard.js';
+import type { ManualStateNow } from '../runtime/effective-desired.js';
 import { type DesiredStore, type LoopDesiredRow, TuningError } from '../store/desired-store.js';
 import { autotuneRefusal, tuningRefusal } from './autotune-checks.js';
 import { pickRequestId } from './command-rejections.js';
@@ -34,7 +35,7 @@ export interface CommandSteps {
    * The stored manual state as the loop's schedule meets it at the command's time: whether a
    * schedule or profile is in force over it, whether the started profile has finished.
    */
-  manualNow(request: CommandRequest, row: LoopDesiredRow): { overridden: boolean; profileFinished: boolean };
+  manualNow(request: CommandRequest, row: LoopDesiredRow): ManualStateNow;
 }
 
 /**

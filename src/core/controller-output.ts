@@ -89,8 +89,9 @@ export function controllerOutput(
 
 /**
  * The side whose gains a split-range loop with per-side gains runs with: the only one the mode
- * enables; else, while regulating, the sign of the output at rest (integral, setpoint-weight
- * offset and feedforward: what the output would be with no error), which moves slowly; else the
+ * enables; else, while regulating, the side the output at rest (integral, setpoint-weight offset
+ * and feedforward: what the output would be with no error) is on, which moves slowly, once the
+ * error points that way too (else the side kept); else the
  * sign of what the actuators really do (resuming, as resumedPidMemory starts from it), else of
  * the error.
  *
@@ -114,7 +115,13 @@ export function sideActing(
   const kept = memory.pid.side;
   if (memory.regulating && kept !== undefined && controller.type === 'pid') {
     const atRest = restOutput(sideGains(controller, kept), memory.pid, desired.setpoint, spec.deadband);
-    return atRest < 0 ? 'lower' : atRest > 0 ? 'raise' : kept;
+    // And only towards the side the error asks for: after a setpoint raise with b < 1 the output
+    // at rest dips below 0 (kp·(b − 1)·Δr at once, the integral catching up over Ti) while the
+    // heater is heating up to it, which would run the heater on the cooler's gains.
+    const error = desired.setpoint - measured;
+    if (atRest < 0 && error < 0) return 'lower';
+    if (atRest > 0 && error > 0) return 'raise';
+    return kept;
   }
   const last = memory.regulating ? memory.pid.lastOutput : actualSignedOutput(spec, observed);
   if (last < 0) return 'lower';

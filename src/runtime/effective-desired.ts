@@ -146,12 +146,21 @@ export function manualStateNow(
   config: ScheduleConfig,
   timeZone: string,
   nowMs: number,
-): { overridden: boolean; profileFinished: boolean } {
-  const { schedule } = effectiveDesired(row, config, timeZone, nowMs);
+): ManualStateNow {
+  const { setpoint, mode, schedule } = effectiveDesired(row, config, timeZone, nowMs);
   return {
     overridden: schedule?.source === 'schedule' || schedule?.source === 'profile',
     profileFinished: schedule?.profile?.state === 'finished',
+    inForce: { setpoint, mode, preset: schedule?.preset ?? null },
   };
+}
+
+/** What manualStateNow tells a command: see there. */
+export interface ManualStateNow {
+  overridden: boolean;
+  profileFinished: boolean;
+  /** The setpoint, mode and preset in force now (what HA and the dashboard show). */
+  inForce: { setpoint: number; mode: Mode; preset: string | null };
 }
 
 /**

@@ -247,14 +247,16 @@ export class LoopReconciler {
     const spec = this.spec;
     let nowMs = this.opts.clock.nowMs();
     // A wall-clock step noticed before this cycle (or by the read above): memory moves with it.
-    this.shiftMemory(this.takeShift());
+    const earlyShiftMs = this.takeShift();
+    this.shiftMemory(earlyShiftMs);
     try {
-      const observed = await this.observe(spec, nowMs);
+      let observed = await this.observe(spec, nowMs);
       // A step noticed while observing: readings have moved already, so memory and this cycle's
       // `now` move too (nothing between here and reconcile awaits, so no step can slip in).
       const lateShiftMs = this.takeShift();
       this.shiftMemory(lateShiftMs);
       nowMs += lateShiftMs;
+      if (earlyShiftMs !== 0 || lateShiftMs !== 0) observed = await this.desiredAfterStep(observed);
       return await this.reconcileAndAct(spec, observed, nowMs);
     } catch (error) {
       if (this.lastStatus) {
@@ -263,6 +265,18 @@ export class LoopReconciler {
       }
       throw error;
     }
+  }
+
+  /**
+   * After a clock step, the desired state read again: the daemon moves the stored schedule times
+   * (a profile's start, a manual change's stamp) in a microtask it queued when it noticed the
+   * step (daemon/clock-step.ts), which may be after this cycle read them. Yielding one microtask
+   * lets it run first (microtasks run in order); without this the cycle would evaluate the
+   * schedule at the new clock with the old times (a profile a day ahead: its crash step).
+   */
+  private async desiredAfterStep(observed: ObservedCycle): Promise<ObservedCycle> {
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    return { ...observed, desired: this.readDesired() };
   }
 
   /** Everything fresh: desired state and the actuators' levels (adopted on the first cycle). */

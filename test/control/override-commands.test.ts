@@ -108,6 +108,17 @@ describe('asking again for the stored manual state while a schedule overrides it
     assert.equal(row('living').generation, after);
   });
 
+  test('given the schedule in force, when the mode in force is sent again (an HA automation), then nothing changes', async () => {
+    const { clock, send, row, inForce } = given();
+    send('setpoint', '25', 'living'); // a manual 25 from long ago …
+    await clock.advance(13 * HOUR_MS); // … the schedule's 18 took over at midnight
+    assert.equal(inForce('living').setpoint, 18);
+    const before = row('living').generation;
+    send('mode', 'heat', 'living');
+    assert.equal(row('living').generation, before, 'not a take-over: the mode is the one in force');
+    assert.equal(inForce('living').setpoint, 18, 'the old manual 25 does not come back');
+  });
+
   test('given the manual setpoint in force, when it is set again, then nothing changes (a duplicate)', () => {
     const { send, row, inForce } = given();
     // A new loop with a schedule follows it from the start (Thursday's 00:00 point: 18) …

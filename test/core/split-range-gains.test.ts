@@ -139,11 +139,35 @@ describe('split range with per-side gains: the side acting picks the gains', () 
     });
     const memory = regulatingOnHeater(1 - 0.002);
     memory.pid.lastSetpointWeight = 0.5;
-    const result = step(spec, 'heat_cool', SETPOINT, at(s(10)), memory);
+    // A reading just above the setpoint: the error points to the cooler too.
+    const result = step(spec, 'heat_cool', SETPOINT + 0.01, at(s(10)), memory);
     assert.equal(result.pid.side, 'lower', 'the output at rest, 0.998 − 1, is below 0');
-    // Cooler b 1: no offset, so its integral is the output at rest, −0.002 (the reading is at the setpoint).
-    assert.ok(Math.abs(result.pid.integral - -0.002) < 1e-12, `${result.pid.integral}`);
-    assert.ok(Math.abs(result.output - -0.002) < 1e-12, `${result.output}`);
+    // Cooler b 1: no offset, so its integral starts from the output at rest, −0.002, and then
+    // integrates this step's error with the cooler's gains.
+    const integral = -0.002 + ((COOLER_GAINS.kp * 10) / COOLER_GAINS.tiS) * -0.01;
+    assert.ok(Math.abs(result.pid.integral - integral) < 1e-12, `${result.pid.integral}`);
+    assert.ok(Math.abs(result.output - (integral - COOLER_GAINS.kp * 0.01)) < 1e-12, `${result.output}`);
+  });
+
+  test('after a setpoint raise with b < 1 the heater keeps its own gains while it heats up', () => {
+    // The output at rest drops by kp·(b − 1)·Δr at once (0.1 · −0.5 · 3 = −0.15) and the integral
+    // catches up over Ti: below 0 for a while, but the error says heat, so the side stays.
+    const spec = loop({
+      type: 'pid',
+      pid: { ...HEATER_GAINS, setpointWeight: 0.5 },
+      lowerPid: { ...COOLER_GAINS, setpointWeight: 0.5 },
+    });
+    const memory = regulatingOnHeater(1 + 0.005);
+    memory.pid.lastSetpointWeight = 0.5;
+    const result = controllerOutput(
+      spec,
+      desired('heat_cool', SETPOINT + 3),
+      { reading: { value: SETPOINT, atMs: at(s(10)) }, actuators: { mat: 0, fridge: 0 } },
+      SETPOINT,
+      memory,
+    );
+    assert.equal(result.pid.side, 'raise');
+    assert.equal(result.pid.lastKp, HEATER_GAINS.kp);
   });
 
   test('zero-mean noise around 0 output does not pump the output to one side', () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
 import type { LoopSpec } from '../../src/core/loop-spec.js';
+import type { LoopStatus } from '../../src/core/status.js';
 import type { Reading } from '../../src/core/types.js';
 import type { ActuatorDriver } from '../../src/drivers/types.js';
 import {
@@ -151,5 +152,42 @@ describe("LoopReconciler: a sensor set's combined reading never goes back in tim
     await clock.advance(s(5));
     await cycle.run();
     assert.equal(cycles.at(-1)?.reading?.atMs, T0 + stepMs, "c's last time, moved by the step");
+  });
+});
+
+describe('LoopReconciler: the cycle that notices a clock step reads the desired state the step moved', () => {
+  test('given the daemon moves stored schedule times in a microtask after the step, then that cycle uses them', async () => {
+    // The stored row as the daemon's queued rebase leaves it (daemon/clock-step.ts): before it
+    // runs, the cycle would evaluate old times at the new clock (a profile a day ahead).
+    let storedSetpoint = 18;
+    const base = new ManualClock(T0);
+    let stepOnNextRead = false;
+    let reconciler: LoopReconciler | undefined;
+    const clock = Object.assign(Object.create(base) as ManualClock, {
+      nowMs: () => {
+        if (stepOnNextRead) {
+          stepOnNextRead = false;
+          reconciler?.shiftTimes(24 * 3_600_000);
+          queueMicrotask(() => {
+            storedSetpoint = 20;
+          });
+        }
+        return base.nowMs();
+      },
+    });
+    const heater = new FakeRelay('heater');
+    const statuses: LoopStatus[] = [];
+    reconciler = new LoopReconciler({
+      onStatus: (status) => statuses.push(status),
+      spec: heaterRelayLoop(),
+      desired: () => ({ generation: 1, setpoint: storedSetpoint, mode: 'heat' }),
+      latestReading: () => ({ value: 19, atMs: base.nowMs() }),
+      actuators: new Map([[heater.id, heater]]),
+      clock,
+      logger: pino({ level: 'silent' }),
+    });
+    stepOnNextRead = true;
+    await reconciler.run();
+    assert.equal(statuses.at(-1)?.setpoint, 20);
   });
 });
