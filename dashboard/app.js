@@ -116,6 +116,8 @@ function onStatus(view) {
     refreshLoops();
     return;
   }
+  // Counted so a slower API answer asked for before it does not undo it (refreshLoop).
+  card.streamed = (card.streamed ?? 0) + 1;
   renderLoop(card, view);
   if (!card.points || !view.updatedAt) return;
   const t = Date.parse(view.updatedAt) / 1000;

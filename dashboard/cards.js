@@ -171,12 +171,18 @@ async function write(card, control, path, body, what) {
   return false;
 }
 
-/** Reloads one loop's card from the API (after a write or an event). */
+/**
+ * Reloads one loop's card from the API (after a write or an event). An answer is dropped when
+ * the stream brought a status for the loop meanwhile: that one is at least as new (a view read
+ * before the loop's cycle, answered after it, would put the paused profile back to running).
+ */
 export async function refreshLoop(loop) {
   const card = state.cards.get(loop);
   if (!card) return;
+  const streamed = card.streamed ?? 0;
   try {
-    renderLoop(card, await getJson(`/api/loops/${encodeURIComponent(loop)}`));
+    const view = await getJson(`/api/loops/${encodeURIComponent(loop)}`);
+    if ((card.streamed ?? 0) === streamed) renderLoop(card, view);
   } catch {
     // the stream's next status fills the card anyway
   }
