@@ -35,14 +35,17 @@ function refreshNode() {
 // ---------- cards ----------
 
 async function loadLoops() {
+  // As in refreshLoop: a card the stream updated while this was asked for keeps the newer status.
+  const streamed = new Map([...state.cards].map(([loop, card]) => [loop, card.streamed ?? 0]));
   const { loops } = await getJson('/api/loops');
   const box = $('loops');
   const seen = new Set();
   for (const view of loops) {
     seen.add(view.loop);
     let card = state.cards.get(view.loop);
-    if (card) renderLoop(card, view);
-    else {
+    if (card) {
+      if ((card.streamed ?? 0) === (streamed.get(view.loop) ?? 0)) renderLoop(card, view);
+    } else {
       card = createCard(view);
       state.cards.set(view.loop, card);
     }
