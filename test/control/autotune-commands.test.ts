@@ -9,14 +9,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import type { CommandAnswer, CommandSource } from '../../src/control/desired-commands.js';
-import { DesiredCommands } from '../../src/control/desired-commands.js';
-import type { LoopControl } from '../../src/control/loop-control.js';
 import { applyConfig } from '../../src/daemon/store.js';
 import type { CommandKind } from '../../src/mqtt/topics.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
-import type { DesiredStore } from '../../src/store/desired-store.js';
+import { commandPath } from '../support/commands.js';
 import { validConfig } from '../support/config.js';
-import { recordingLogger } from '../support/logger.js';
 import { type MemoryStore, memoryStore } from '../support/store.js';
 
 const TEXT = `
@@ -71,31 +68,19 @@ function given(opts: { failing?: string[] } = {}) {
   const store = memoryStore(clock);
   open.push(store);
   applyConfig(store, config, TEXT);
-  const failing = new Set(opts.failing ?? []);
-  const desired = new Proxy(store.desired, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (failing.has(String(prop))) throw new Error('database or disk is full');
-        return value.apply(target, args);
-      };
-    },
-  }) as DesiredStore;
-  const triggers: { loop: string; reason: string }[] = [];
-  const control: LoopControl = {
-    currentConfig: () => config,
-    statuses: () => [],
-    triggerLoop: (loop, reason) => void triggers.push({ loop, reason }),
-    requestFaultReset: () => ({ accepted: false, reason: 'not in these tests' }),
-  };
-  const log = recordingLogger();
-  const commands = new DesiredCommands({ control, desired, clock, logger: log.logger, changeLimit: LIMIT });
+  const path = commandPath({
+    config,
+    desired: store.desired,
+    clock,
+    changeLimit: LIMIT,
+    defaultSource: 'http',
+    ...opts,
+  });
   const send = (kind: CommandKind, payload: string, loop = 'room', source: CommandSource = 'http') =>
-    commands.submit({ loop, kind, payload: Buffer.from(payload), source, receivedAtMs: clock.nowMs() });
-  const row = (loop = 'room') => store.desired.desired(loop)!;
+    path.send(kind, payload, loop, source);
+  const row = (loop = 'room') => path.row(loop);
   const events = (kind: string) => store.desired.events().filter((e) => e.kind === kind);
-  return { clock, store, commands, send, triggers, row, events, log };
+  return { clock, store, ...path, send, row, events };
 }
 
 function reasonOf(answer: CommandAnswer): string {

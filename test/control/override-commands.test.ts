@@ -6,20 +6,12 @@
  * A real DesiredStore on a temporary SQLite file; the node's time zone is UTC.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { DesiredCommands } from '../../src/control/desired-commands.js';
-import type { LoopControl } from '../../src/control/loop-control.js';
 import { applyConfig } from '../../src/daemon/store.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 import { effectiveDesired } from '../../src/runtime/effective-desired.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
-import { openStore } from '../../src/store/database.js';
-import { DesiredStore } from '../../src/store/desired-store.js';
-import { StateStore } from '../../src/store/state-store.js';
+import { commandPath, storeOnFile } from '../support/commands.js';
 import { validConfig } from '../support/config.js';
-import { silentLogger } from '../support/logger.js';
-import { makeTempDir } from '../support/tmp.js';
 
 const TEXT = `
 version: 1
@@ -65,29 +57,10 @@ afterEach(() => {
 function given() {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
   const config = validConfig(TEXT);
-  const { dir, remove } = makeTempDir('homeostat-override-');
-  cleanups.push(remove);
-  const { db } = openStore({ path: join(dir, 'state.db'), logger: silentLogger, nowMs: () => clock.nowMs() });
-  cleanups.push(() => db.close());
-  const store = { desired: new DesiredStore(db, () => clock.nowMs()), state: new StateStore(db) };
+  const store = storeOnFile(clock, cleanups);
   applyConfig(store, config, TEXT);
-  const control: LoopControl = {
-    currentConfig: () => config,
-    statuses: () => [],
-    triggerLoop: () => {},
-    requestFaultReset: () => ({ accepted: false, reason: 'not in these tests' }),
-  };
-  const commands = new DesiredCommands({ control, desired: store.desired, clock, logger: silentLogger });
+  const { commands, send, row } = commandPath({ config, desired: store.desired, clock });
   cleanups.push(() => commands.stop());
-  const send = (kind: CommandKind, payload: string, loop: string) =>
-    commands.submit({
-      loop,
-      kind,
-      payload: Buffer.from(payload),
-      source: 'mqtt',
-      receivedAtMs: clock.nowMs(),
-    });
-  const row = (loop: string) => store.desired.desired(loop)!;
   const inForce = (loop: string) => effectiveDesired(row(loop), config.loops[loop]!, 'UTC', clock.nowMs());
   return { clock, send, row, inForce };
 }

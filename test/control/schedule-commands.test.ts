@@ -8,20 +8,12 @@
  * - `plain`: neither.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import type { CommandAnswer, CommandSource } from '../../src/control/desired-commands.js';
-import { DesiredCommands } from '../../src/control/desired-commands.js';
-import type { LoopControl } from '../../src/control/loop-control.js';
+import type { CommandAnswer } from '../../src/control/desired-commands.js';
 import { applyConfig } from '../../src/daemon/store.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
-import { openStore } from '../../src/store/database.js';
-import { DesiredStore } from '../../src/store/desired-store.js';
-import { StateStore } from '../../src/store/state-store.js';
+import { commandPath, storeOnFile } from '../support/commands.js';
 import { validConfig } from '../support/config.js';
-import { recordingLogger, silentLogger } from '../support/logger.js';
-import { makeTempDir } from '../support/tmp.js';
 
 const TEXT = `
 version: 1
@@ -75,37 +67,11 @@ afterEach(() => {
 function given(opts: { failing?: string[] } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const config = validConfig(TEXT);
-  const { dir, remove } = makeTempDir('homeostat-schedule-commands-');
-  cleanups.push(remove);
-  const { db } = openStore({ path: join(dir, 'state.db'), logger: silentLogger, nowMs: () => clock.nowMs() });
-  cleanups.push(() => db.close());
-  const store = { desired: new DesiredStore(db, () => clock.nowMs()), state: new StateStore(db) };
+  const store = storeOnFile(clock, cleanups);
   applyConfig(store, config, TEXT);
-  const failing = new Set(opts.failing ?? []);
-  const desired = new Proxy(store.desired, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (failing.has(String(prop))) throw new Error('database or disk is full');
-        return value.apply(target, args);
-      };
-    },
-  }) as DesiredStore;
-  const triggers: { loop: string; reason: string }[] = [];
-  const control: LoopControl = {
-    currentConfig: () => config,
-    statuses: () => [],
-    triggerLoop: (loop, reason) => void triggers.push({ loop, reason }),
-    requestFaultReset: () => ({ accepted: false, reason: 'not in these tests' }),
-  };
-  const log = recordingLogger();
-  const commands = new DesiredCommands({ control, desired, clock, logger: log.logger, changeLimit: LIMIT });
-  cleanups.push(() => commands.stop());
-  const send = (kind: CommandKind, payload: string, loop: string, source: CommandSource = 'mqtt') =>
-    commands.submit({ loop, kind, payload: Buffer.from(payload), source, receivedAtMs: clock.nowMs() });
-  const row = (loop: string) => store.desired.desired(loop)!;
-  return { clock, config, store, commands, send, triggers, row, log };
+  const path = commandPath({ config, desired: store.desired, clock, changeLimit: LIMIT, ...opts });
+  cleanups.push(() => path.commands.stop());
+  return { clock, config, store, ...path };
 }
 
 function reasonOf(answer: CommandAnswer): string {
