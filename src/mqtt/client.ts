@@ -293,6 +293,9 @@ export class MqttConnection {
     this.disconnectReason = undefined;
     // A broker restart (without persistence) or an expired session forgets our subscriptions.
     if (!connack.sessionPresent) this.sessionFilters.clear();
+    // From now on resume this session on reconnect (see `clean` in connection-settings.ts):
+    // MQTT.js builds each CONNECT from its options, so the change applies to the next attempt.
+    client.options.clean = false;
     this.logger.info(
       {
         url: this.safeUrl,

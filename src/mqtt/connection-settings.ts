@@ -55,9 +55,13 @@ export function clientOptionsFor(settings: MqttSettings, availabilityTopic: stri
     ...(settings.ca !== undefined ? { ca: settings.ca } : {}),
     ...(settings.cert !== undefined ? { cert: settings.cert } : {}),
     ...(settings.key !== undefined ? { key: settings.key } : {}),
-    // Keep the session across short outages so QoS 1 commands sent meanwhile still arrive.
-    // MQTT 5 ends a session at disconnect unless sessionExpiryInterval > 0; 3.1.1 keeps it.
-    clean: false,
+    // The first connection of a process starts a clean session: whatever the broker queued for
+    // the previous process (a fault reset or an autotune start sent while the daemon was down,
+    // delivered without the retain flag) was sent before this process started and must not act.
+    // MqttConnection turns `clean` off after the first CONNACK, so the session is kept across
+    // the outages of one process and QoS 1 commands sent meanwhile still arrive. MQTT 5 ends a
+    // session at disconnect unless sessionExpiryInterval > 0; 3.1.1 keeps a non-clean one.
+    clean: true,
     ...(v5
       ? {
           properties: {

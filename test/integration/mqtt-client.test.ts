@@ -13,11 +13,13 @@ import {
 import { LogLevel, type LogRecord, recordingLogger } from '../support/logger.js';
 import { REPO_ROOT, sleep, waitUntil } from './helpers.js';
 import { type Broker, brokerFor, createTestCa, FAST_RECONNECT } from './mosquitto.js';
+import { startTcpProxy } from './tcp-proxy.js';
 
 /**
  * The daemon's MQTT connection against a real Mosquitto on a free port (one per test), watched
  * by a plain MQTT.js client: availability (online, offline, last will), no offline queue,
- * reconnect with backoff after a broker restart, subscriptions restored, kept sessions,
+ * reconnect with backoff after a broker restart, subscriptions restored, sessions kept within a
+ * process and started clean by each new one,
  * passwords and TLS. Small backoff settings keep the whole file to a few seconds.
  */
 
@@ -273,18 +275,17 @@ describe('MqttConnection against Mosquitto', () => {
   });
 
   for (const protocolVersion of [5, 4] as const) {
-    test(`MQTT ${protocolVersion === 5 ? '5' : '3.1.1'}: given a stopped daemon, a QoS 1 command sent meanwhile is delivered on the next start (kept session)`, async (t) => {
+    const version = protocolVersion === 5 ? '5' : '3.1.1';
+    test(`MQTT ${version}: given a stopped daemon, a QoS 1 command sent meanwhile is NOT delivered on the next start (each process starts a clean session)`, async (t) => {
       const broker = await brokerFor(t);
       const settings = settingsFor(broker, { protocolVersion });
-      const received: string[] = [];
       const first = connectionFor(t, settings);
-      first.conn.subscribe(`${BASE}/room/setpoint/set`, 1, (_topic, payload) =>
-        received.push(payload.toString()),
-      );
+      first.conn.subscribe(`${BASE}/room/setpoint/set`, 1, () => undefined);
       first.conn.start();
       await waitUntil(() => first.connects() === 1, { what: 'first run' });
       await first.conn.stop();
 
+      // Sent while no process runs: the broker would queue it for a kept session.
       const sender = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
       t.after(() => sender.endAsync(true));
       await sender.publishAsync(`${BASE}/room/setpoint/set`, '22.5', { qos: 1 });
@@ -296,12 +297,54 @@ describe('MqttConnection against Mosquitto', () => {
         secondReceived.push(payload.toString()),
       );
       second.conn.start();
-      await waitUntil(() => secondReceived.length === 1, { what: 'queued command' });
+      await waitUntil(() => second.connects() === 1, { what: 'second run' });
+      // A live command after the SUBACK arrives: anything queued would have come before it.
+      // (Sent again until it arrives: the subscription may still be on its way to the broker.)
+      const deadlineMs = Date.now() + 10_000;
+      while (!secondReceived.includes('19') && Date.now() < deadlineMs) {
+        await sender.publishAsync(`${BASE}/room/setpoint/set`, '19', { qos: 1 });
+        await waitUntil(() => secondReceived.includes('19'), {
+          what: 'a live command',
+          timeoutMs: 200,
+        }).catch(() => undefined);
+      }
+      assert.ok(secondReceived.includes('19'), 'a live command arrives');
 
-      assert.deepEqual(received, []);
-      assert.deepEqual(secondReceived, ['22.5']);
+      assert.ok(!secondReceived.includes('22.5'), `queued command delivered: ${secondReceived.join(', ')}`);
       const connected = second.records.find((r) => r.msg === 'MQTT connected');
-      assert.equal(connected?.sessionPresent, true);
+      assert.equal(connected?.sessionPresent, false, 'the new process started a clean session');
+    });
+
+    test(`MQTT ${version}: given a running connection cut while the broker stays up, a QoS 1 command sent meanwhile is delivered at the reconnect (session kept within a process)`, async (t) => {
+      const broker = await brokerFor(t);
+      const proxy = await startTcpProxy(broker.port);
+      t.after(() => proxy.close());
+      const settings = { ...settingsFor(broker, { protocolVersion }), url: proxy.url };
+      const { conn, connects, records } = connectionFor(t, settings);
+      const received: string[] = [];
+      conn.subscribe(`${BASE}/room/setpoint/set`, 1, (_topic, payload) => received.push(payload.toString()));
+      conn.start();
+      await waitUntil(() => connects() === 1, { what: 'first connect' });
+      if (protocolVersion === 4) {
+        // MQTT 3.1.1 has no session expiry: a clean first session ends with its connection, so
+        // the kept session begins with the first reconnect. Cut once to get there.
+        await proxy.cut();
+        await proxy.resume();
+        await waitUntil(() => connects() === 2, { what: 'the reconnect that starts the kept session' });
+      }
+      const before = connects();
+
+      await proxy.cut();
+      await waitUntil(() => !conn.connected, { what: 'the connection noticed the cut' });
+      const sender = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+      t.after(() => sender.endAsync(true));
+      await sender.publishAsync(`${BASE}/room/setpoint/set`, '22.5', { qos: 1 });
+      await proxy.resume();
+
+      await waitUntil(() => received.includes('22.5'), { what: 'the command queued during the cut' });
+      assert.equal(connects(), before + 1);
+      const reconnected = records.filter((r) => r.msg === 'MQTT connected').at(-1);
+      assert.equal(reconnected?.sessionPresent, true, 'the reconnect resumed the session');
     });
   }
 

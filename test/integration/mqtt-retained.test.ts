@@ -84,3 +84,48 @@ test('given a latched fault and a fault/reset left retained on the broker, when 
   assert.equal(faulted(second.daemon)?.status, 'False');
   assert.equal(await heater(second.daemon), 1, 'heating again');
 });
+
+test('given a latched fault and the daemon stopped after running with the broker, when a fault reset and an autotune start are published (retained) meanwhile, then the restart applies neither: the broker queued them for the old session, which the new process does not resume', async (t) => {
+  const broker = await brokerFor(t);
+  const dbPath = path.join(tempDir(t, 'homeostat-queued-reset-'), 'state.db');
+  const text = latchingConfig(broker.url);
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+
+  // Given a latched fault, with the daemon connected (so the broker keeps a session for it) …
+  const first = await startTestNode(text, dbPath, { clock, mqtt: {} });
+  await waitUntil(() => first.node.connection?.connected, { what: "the first run's connection" });
+  await clock.advance(15 * 60_000);
+  assert.equal(faulted(first.daemon)?.reason, 'LatchedHeatingIneffective');
+  await first.stop();
+
+  // … and, while it is down, a reset and an autotune start someone published (retained).
+  const ha = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+  t.after(() => ha.endAsync(true));
+  const results: { accepted: boolean; reason?: string; change?: unknown }[] = [];
+  ha.on('message', (topic, payload) => {
+    if (topic === `${BASE}/room/result`) results.push(JSON.parse(payload.toString()));
+  });
+  await ha.subscribeAsync(`${BASE}/room/result`, { qos: 1 });
+  await ha.publishAsync(RESET, 'reset', { qos: 1, retain: true });
+  await ha.publishAsync(`${BASE}/room/autotune/set`, 'start', { qos: 1, retain: true });
+
+  // When the daemon starts again …
+  const second = await startTestNode(text, dbPath, { clock, mqtt: {} });
+  t.after(() => second.stop());
+
+  // … then both arrive only as retained replays, refused; nothing is reset, nothing started.
+  await waitUntil(() => results.length >= 2, { what: 'the results of both replays' });
+  assert.deepEqual(
+    results.map((r) => [r.accepted, /retained command refused/.test(r.reason ?? '')]),
+    [
+      [false, true],
+      [false, true],
+    ],
+    JSON.stringify(results),
+  );
+  await clock.advance(60_000);
+  assert.equal(faulted(second.daemon)?.reason, 'LatchedHeatingIneffective', 'still latched');
+  assert.equal(await heater(second.daemon), 0, 'the heater stays off');
+  const status = second.daemon.statuses().find((s) => s.loop === 'room');
+  assert.equal(status?.autotune, undefined, 'no autotune run');
+});
