@@ -7,6 +7,9 @@ import type { TimeProportioningMemory } from './time-proportioning.js';
 import { type AutotuneMemory, isActive, requestAbort } from './tuning/autotune.js';
 import type { ActuatorLevel, Condition, Direction, Mode, Reading } from './types.js';
 
+/** Why an autotune ends when the process that ran it, or was about to start it, died. */
+export const AUTOTUNE_INTERRUPTED = 'interrupted by a restart';
+
 /** Desired state of a loop: what people asked for, with the generation that asked it. */
 export interface LoopDesired {
   generation: number;
@@ -90,7 +93,7 @@ export function initialLoopMemory(): LoopMemory {
  *   without effect") at the first cycle. The runaway watch re-arms once the loop converges;
  * - an on-time (maximum on-time) is kept only for an actuator not seen off: one that stayed on
  *   through the restart has really been on all along. Starts in the last hour stay counted.
- * - an autotune that was running is aborted ("restarted"): its record has a hole where the
+ * - an autotune that was running is aborted ("interrupted by a restart"): its record has a hole where the
  *   daemon was down and the relay's state then is unknown. Like every abort it takes effect in
  *   the first cycle, which holds every actuator safe; the loop regulates from the next one.
  * Everything else (integral, filters, time-proportioning windows, a latched fault) resumes as
@@ -126,7 +129,9 @@ export function resumeLoopMemory(
     relays,
     commands,
     ...(resumedSafety ? { safety: resumedSafety } : {}),
-    ...(autotune ? { autotune: isActive(autotune) ? requestAbort(autotune, 'restarted') : autotune } : {}),
+    ...(autotune
+      ? { autotune: isActive(autotune) ? requestAbort(autotune, AUTOTUNE_INTERRUPTED) : autotune }
+      : {}),
   };
 }
 

@@ -4,12 +4,12 @@ import type { LoopSpec } from '../core/loop-spec.js';
 import type { LoopMemory, LoopObserved } from '../core/loop-state.js';
 import type { AutotuneMemory } from '../core/tuning/autotune.js';
 import type { NewTuning } from '../store/desired-store.js';
+import { applyStoredAutotuneRequest } from './autotune-request.js';
 import {
   type ActiveTuning,
   type AutotuneDefaults,
   type AutotuneEvent,
   type AutotuneMark,
-  applyStoredAutotuneRequest,
   autotuneTransition,
   mayApplyUnseen,
   type TuningStatus,
@@ -49,11 +49,25 @@ export class LoopTunings {
   /** The marks the last cycle committed (what changed since, for writeNow). */
   private committed: AutotuneMark = {};
 
+  /**
+   * The newest stored autotune request's generation when this loop was built (the process
+   * started, or a reload rebuilt it): a request not newer than it was stored before, and a start
+   * the memory has not acted on is then one a crash interrupted. `unknown` until desired state
+   * could be read (a damaged store at start): then the first cycle's request counts as before.
+   */
+  private requestGenerationAtStart: number | undefined | 'unknown';
+
   constructor(
     private readonly port: LoopTuningPort,
     stored: LoopMemory | undefined,
+    desiredAtStart: () => { autotuneRequest?: { generation: number } },
   ) {
     this.seen = stored?.autotune;
+    try {
+      this.requestGenerationAtStart = desiredAtStart().autotuneRequest?.generation;
+    } catch {
+      this.requestGenerationAtStart = 'unknown';
+    }
   }
 
   /**
@@ -84,8 +98,12 @@ export class LoopTunings {
     nowMs: number,
   ): { memory: M; event?: AutotuneEvent } {
     const defaults = this.port.autotuneDefaults?.();
+    const request = desired.autotuneRequest;
+    if (this.requestGenerationAtStart === 'unknown') this.requestGenerationAtStart = request?.generation;
+    const atStart = this.requestGenerationAtStart;
+    const storedBeforeStart = request !== undefined && atStart !== undefined && request.generation <= atStart;
     return applyStoredAutotuneRequest(
-      { spec, desired, observed, defaults, request: desired.autotuneRequest },
+      { spec, desired, observed, defaults, request, storedBeforeStart },
       memory,
       nowMs,
     );

@@ -224,7 +224,7 @@ export class LoopReconciler {
   constructor(private readonly opts: LoopReconcilerOptions) {
     this.memory = opts.memory ?? initialLoopMemory();
     this.sensorSetAtMs = opts.memory?.pid.lastAtMs;
-    this.tunings = new LoopTunings(opts, opts.memory);
+    this.tunings = new LoopTunings(opts, opts.memory, opts.desired);
     this.spec = opts.spec;
     this.lastStatus = opts.status;
     this.observedGeneration = opts.status?.observedGeneration ?? 0;

@@ -4,7 +4,7 @@ import type { LoopDesired, LoopMemory, LoopObserved } from '../core/loop-state.j
 import { defaultDerivativeFilterS } from '../core/pid.js';
 import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
 import type { AutotuneMemory, AutotuneOptions } from '../core/tuning/autotune.js';
-import { isActive } from '../core/tuning/autotune.js';
+import { abortAutotune, isActive } from '../core/tuning/autotune.js';
 import type { ModulationSuggestion } from '../core/tuning/modulation.js';
 import type { Direction } from '../core/types.js';
 import type { AutotuneRequest, NewTuning, StoredTuning, TuningGains } from '../store/desired-store.js';
@@ -184,78 +184,6 @@ export function mayApplyUnseen(spec: LoopSpec, tuning: NewTuning): boolean {
 function tunedSide(tuning: Pick<NewTuning, 'details'>): Direction | undefined {
   const side = (tuning.details as { side?: unknown } | undefined)?.side;
   return side === 'raise' || side === 'lower' ? side : undefined;
-}
-
-/** The core's options for a request: the loop's config defaults, the request's own winning. */
-export function autotuneOptions(
-  defaults: AutotuneDefaults | undefined,
-  request: AutotuneRequest,
-): AutotuneOptions {
-  const merged = {
-    ...(defaults?.closedLoopS === undefined ? {} : { closedLoopS: defaults.closedLoopS }),
-    ...(defaults?.maxDurationS === undefined ? {} : { maxDurationS: defaults.maxDurationS }),
-    ...withoutUndefined(request.options),
-  };
-  return {
-    ...(merged.side === undefined ? {} : { side: merged.side }),
-    ...(merged.closedLoopS === undefined ? {} : { closedLoopS: merged.closedLoopS }),
-    ...(merged.maxDurationS === undefined ? {} : { maxDurationMs: merged.maxDurationS * 1000 }),
-  };
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * A start request older than this when a loop first reads it is not acted on. A loop reads a
- * request within seconds (the daemon triggers a cycle when it stores one; a failing cycle
- * retries within a minute), so an older one is a request the memory that acted on it has lost
- * (a memory that could not be read, a loop re-added): a relay experiment nobody asked for now
- * must not start by surprise.
- */
-export const START_REQUEST_MAX_AGE_MS = 15 * 60_000;
-
-/** The stored request a memory applies this cycle: the newest, and only once (by generation). */
-export function applyStoredAutotuneRequest<M extends LoopMemory & AutotuneMark>(
-  input: {
-    spec: LoopSpec;
-    desired: LoopDesired;
-    observed: LoopObserved;
-    defaults: AutotuneDefaults | undefined;
-    request: (AutotuneRequest & { source?: string }) | undefined;
-  },
-  memory: M,
-  nowMs: number,
-): { memory: M; event?: AutotuneEvent } {
-  const { spec, desired, observed, defaults, request } = input;
-  if (request === undefined || memory.autotuneRequestGeneration === request.generation) return { memory };
-  // A newer request answers the refusal of the one before.
-  const { autotuneRefused: _answered, ...rest } = memory;
-  const marked = { ...rest, autotuneRequestGeneration: request.generation } as M;
-  if (request.action === 'cancel') {
-    if (!isActive(memory.autotune)) return { memory: marked };
-    const reason = request.source ? `cancelled by ${request.source}` : 'cancelled';
-    return { memory: cancelLoopAutotune(marked, reason, nowMs) as M };
-  }
-  const options = autotuneOptions(defaults, request);
-  const ageMs = nowMs - request.atMs;
-  const started =
-    ageMs > START_REQUEST_MAX_AGE_MS
-      ? { ok: false as const, reason: `the request is ${Math.round(ageMs / 60_000)} min old: ask again` }
-      : startLoopAutotune(spec, desired, observed, marked, options, nowMs);
-  if (!started.ok) {
-    const autotuneRefused = { generation: request.generation, reason: started.reason, atMs: nowMs };
-    return {
-      memory: { ...marked, autotuneRefused },
-      event: {
-        kind: 'autotune-refused',
-        message: `autotune not started: ${started.reason}`,
-        data: { options },
-      },
-    };
-  }
-  return { memory: started.memory as M };
 }
 
 /**

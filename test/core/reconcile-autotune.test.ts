@@ -328,7 +328,7 @@ describe('autotune through reconcile: every abort leaves every actuator safe in 
     });
   }
 
-  test('a restart mid-run: the first cycle ends the run ("restarted") safe, then the loop regulates', () => {
+  test('a restart mid-run: the first cycle ends the run ("interrupted by a restart") safe, then the loop regulates', () => {
     const loop = heaterLoop();
     start(loop);
     // Mid-run with the heater on: the restart must not leave it on for another cycle.
@@ -341,9 +341,9 @@ describe('autotune through reconcile: every abort leaves every actuator safe in 
     loop.memory = resumeLoopMemory(stored, ['heater'], loop.actuators, loop.nowMs);
     const first = loop.cycle();
     assert.equal(first.result.memory.autotune?.phase, 'aborted');
-    assert.equal(first.result.memory.autotune?.abortReason, 'restarted');
+    assert.equal(first.result.memory.autotune?.abortReason, 'interrupted by a restart');
     assertSafe(first);
-    assert.match(autotuningCondition(first)!.message, /restarted/);
+    assert.match(autotuningCondition(first)!.message, /interrupted by a restart/);
     const next = loop.run(loop.nowMs + min(1), (c) => c.result.memory.regulating).at(-1)!;
     assert.ok(next.result.memory.regulating);
   });

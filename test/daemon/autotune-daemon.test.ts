@@ -110,7 +110,7 @@ test('without autoApply the result is proposed: the file gains stay in force, th
   await run.stop();
 });
 
-test('a restart mid-run aborts it with "restarted", once, and the loop regulates again', async (t) => {
+test('a restart mid-run aborts it ("interrupted by a restart"), once, and the loop regulates again', async (t) => {
   const dbPath = tempDbPath(t, 'homeostat-autotune-');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let run = await startStoreDaemon(configText(''), dbPath, clock);
@@ -124,10 +124,39 @@ test('a restart mid-run aborts it with "restarted", once, and the loop regulates
   run = await startStoreDaemon(configText(''), dbPath, clock);
   await clock.advance(MINUTE);
   assert.equal(phase(run), 'aborted');
-  assert.equal(room(run).autotune?.abortReason, 'restarted');
+  assert.equal(room(run).autotune?.abortReason, 'interrupted by a restart');
   await clock.advance(30 * MINUTE);
   assert.equal(phase(run), 'aborted', 'the request is not acted on again');
   assert.equal(eventKinds(run).filter((kind) => kind === 'autotune-aborted').length, 1);
   assert.ok(Math.abs((room(run).measured ?? 0) - 20) < 1, 'regulating at the setpoint again');
+  await run.stop();
+});
+
+test('a start stored before a kill that the memory had not recorded yet (memory is batched) does not start a run at restart: it ends as aborted, "interrupted by a restart", in status and events', async (t) => {
+  const dbPath = tempDbPath(t, 'homeostat-autotune-');
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  let run = await startStoreDaemon(configText(''), dbPath, clock);
+  await clock.advance(60 * MINUTE);
+  run.daemon.flush();
+  // The request is committed (and answered) …
+  run.store.desired.requestAutotune('room', { action: 'start', requestedAtMs: clock.nowMs(), source: 'http' });
+  // … and the process is killed before any cycle acted on it (nothing written since).
+  run.db.close();
+
+  run = await startStoreDaemon(configText(''), dbPath, clock);
+  await clock.advance(MINUTE);
+  assert.equal(phase(run), 'aborted', JSON.stringify(room(run).autotune));
+  assert.equal(room(run).autotune?.abortReason, 'interrupted by a restart');
+  await clock.advance(30 * MINUTE);
+  const kinds = eventKinds(run);
+  assert.equal(kinds.filter((kind) => kind === 'autotune-started').length, 0, 'no run started');
+  assert.equal(kinds.filter((kind) => kind === 'autotune-aborted').length, 1);
+  assert.equal(phase(run), 'aborted', 'the request is not acted on again');
+  assert.ok(Math.abs((room(run).measured ?? 0) - 20) < 1, 'regulating at the setpoint');
+
+  // A start asked of this process runs as usual.
+  requestStart(run);
+  await clock.advance(5 * MINUTE);
+  assert.ok(phase(run) === 'noise' || phase(run) === 'relay', String(phase(run)));
   await run.stop();
 });

@@ -64,6 +64,8 @@ interface Harness {
   status(): PublishedLoopStatus;
   /** The same loop after a restart: a new reconciler on the last memory and the same plant. */
   restart(): Harness;
+  /** The same after a restart whose stored memory is `memory` (one from before the last cycles). */
+  restartFrom(memory: LoopMemory): Harness;
 }
 
 interface HarnessOptions {
@@ -175,6 +177,7 @@ function build(parts: {
     status: () => reconciler.status!,
     restart: () =>
       build({ ...parts, memory: structuredClone(cycles.at(-1)!.memory), recorded, desired: parts.desired }),
+    restartFrom: (memory) => build({ ...parts, memory: structuredClone(memory), recorded, desired: parts.desired }),
   };
   return harness;
 }
@@ -287,7 +290,7 @@ describe('an autotune requested on a regulating room', () => {
     assert.equal(h.recorded.length, 0);
   });
 
-  test('a restart mid-run aborts it with "restarted" and does not start it again', async () => {
+  test('a restart mid-run aborts it ("interrupted by a restart") and does not start it again', async () => {
     const h = room();
     await h.runFor(30 * 60_000);
     h.request('start');
@@ -295,11 +298,51 @@ describe('an autotune requested on a regulating room', () => {
     const after = h.restart();
     await after.runFor(READING_EVERY_MS);
     assert.equal(phase(after.last()), 'aborted');
-    assert.equal(after.last().memory.autotune?.abortReason, 'restarted');
+    assert.equal(after.last().memory.autotune?.abortReason, 'interrupted by a restart');
     assert.equal(eventsOf(after, 'autotune-aborted').length, 1);
     await after.runFor(10 * 60_000);
     assert.equal(phase(after.last()), 'aborted', 'the start request was acted on before the restart');
     assert.equal(eventsOf(after, 'autotune-started').length, 0);
+  });
+});
+
+describe('a start stored before a restart that the stored memory does not show (memory is batched: a kill came first)', () => {
+  for (const [label, lostCycles] of [
+    ['killed before any cycle read the request', 0],
+    ['killed mid-run, the memory written before the request', 40],
+  ] as const) {
+    test(`${label}: no run starts; it ends as aborted "interrupted by a restart", with one event, and the loop regulates`, async () => {
+      const h = room();
+      await h.runFor(30 * 60_000);
+      const before = h.last().memory;
+      h.request('start');
+      await h.runFor(lostCycles * READING_EVERY_MS);
+      const after = h.restartFrom(before);
+      await after.runFor(READING_EVERY_MS);
+      assert.equal(phase(after.last()), 'aborted');
+      assert.equal(after.last().memory.autotune?.abortReason, 'interrupted by a restart');
+      assert.equal(after.status().autotune?.phase, 'aborted', 'the status says so');
+      assert.deepEqual(
+        eventsOf(after, 'autotune-aborted').map((e) => e.message),
+        ['autotune aborted: interrupted by a restart'],
+      );
+      assert.equal(after.last().writeNow, true, 'the interruption is written at once');
+      await after.runFor(10 * 60_000);
+      assert.equal(eventsOf(after, 'autotune-started').length, 0, 'never started');
+      assert.equal(eventsOf(after, 'autotune-aborted').length, 1, 'said once');
+      assert.equal(after.last().memory.regulating, true, 'the PID regulates');
+    });
+  }
+
+  test('a start stored after the restart starts as usual', async () => {
+    const h = room();
+    await h.runFor(30 * 60_000);
+    const after = h.restartFrom(h.last().memory);
+    await after.runFor(READING_EVERY_MS);
+    after.request('start');
+    await after.runFor(READING_EVERY_MS);
+    assert.equal(phase(after.last()), 'noise');
+    assert.equal(eventsOf(after, 'autotune-started').length, 1);
   });
 });
 

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LoopMemory } from '../../src/core/loop-state.js';
 import type { AutotuneMemory } from '../../src/core/tuning/autotune.js';
+import { autotuneOptions } from '../../src/runtime/autotune-request.js';
 import {
-  autotuneOptions,
   autotuneTransition,
   mayApplyUnseen,
   tunedLoopSpec,
@@ -124,7 +124,7 @@ describe('autotuneTransition', () => {
   for (const [label, before, after, kind] of [
     ['a new run', undefined, run('noise'), 'autotune-started'],
     ['noise → relay', run('noise'), run('relay'), undefined],
-    ['aborted', run('relay'), run('aborted', { abortReason: 'restarted' }), 'autotune-aborted'],
+    ['aborted', run('relay'), run('aborted', { abortReason: 'interrupted by a restart' }), 'autotune-aborted'],
     ['an old run read at start', undefined, run('aborted'), undefined],
     ['unchanged end', run('aborted'), run('aborted'), undefined],
   ] as const) {
