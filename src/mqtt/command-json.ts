@@ -12,16 +12,12 @@ import type { CommandOutcome } from './commands.js';
 export const MAX_REQUEST_ID_LENGTH = 64;
 
 /**
- * The first key that appears twice at the top level of a JSON object text, or undefined.
- * JSON.parse keeps the last of duplicate keys without a word (`{"setpoint":99,"setpoint":6}`
- * is 6), and another parser may keep the first: what the sender meant is unknown. `text` must
- * already have parsed to `value`, so it is valid JSON: this only walks the top level, skipping
- * strings and nested values, and decodes each key with JSON.parse (escapes such as
- * `"set\u0070oint"` are the same key).
+ * The keys at the top level of a JSON object text, in order, each with the index just past its
+ * closing quote. `text` must already have parsed, so it is valid JSON: this only walks the top
+ * level, skipping strings and nested values, and decodes each key with JSON.parse (escapes such
+ * as `"set\u0070oint"` are the same key).
  */
-export function duplicateTopLevelKey(text: string, value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const seen = new Set<string>();
+function* topLevelKeys(text: string): Generator<{ key: string; endIndex: number }> {
   let depth = 0;
   /** At depth 1, the next string is a key (after `{` or a `,`), not a value (after `:`). */
   let expectKey = false;
@@ -31,9 +27,7 @@ export function duplicateTopLevelKey(text: string, value: unknown): string | und
       const start = i;
       for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
       if (depth === 1 && expectKey) {
-        const key = JSON.parse(text.slice(start, i + 1)) as string;
-        if (seen.has(key)) return key;
-        seen.add(key);
+        yield { key: JSON.parse(text.slice(start, i + 1)) as string, endIndex: i + 1 };
         expectKey = false;
       }
     } else if (char === '{' || char === '[') {
@@ -44,6 +38,35 @@ export function duplicateTopLevelKey(text: string, value: unknown): string | und
     } else if (char === ',' && depth === 1) {
       expectKey = true;
     }
+  }
+}
+
+/**
+ * The first key that appears twice at the top level of a JSON object text, or undefined.
+ * JSON.parse keeps the last of duplicate keys without a word (`{"setpoint":99,"setpoint":6}`
+ * is 6), and another parser may keep the first: what the sender meant is unknown. `text` must
+ * already have parsed to `value`.
+ */
+export function duplicateTopLevelKey(text: string, value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const seen = new Set<string>();
+  for (const { key } of topLevelKeys(text)) {
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return undefined;
+}
+
+/**
+ * The text of the number given for top-level `key` in a JSON object text (already parsed, so
+ * valid JSON), or undefined when `key` is absent or its value is not a bare number. JSON.parse
+ * turns `20.0000000000000000000001` and `2e1` into 20 without a trace; a command parser that
+ * must refuse spellings it would have to round reads the number as it was written.
+ */
+export function topLevelNumberText(text: string, key: string): string | undefined {
+  for (const entry of topLevelKeys(text)) {
+    if (entry.key !== key) continue;
+    return /^\s*:\s*(-?[0-9][0-9.eE+-]*)\s*[,}]/.exec(text.slice(entry.endIndex))?.[1];
   }
   return undefined;
 }

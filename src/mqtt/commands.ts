@@ -19,6 +19,7 @@ import {
   parseJsonObject,
   quote,
   reject,
+  topLevelNumberText,
   withRequestId,
 } from './command-json.js';
 import { NO_PRESET, type ProfileChange, presetCommand, profileCommand } from './schedule-commands.js';
@@ -83,11 +84,19 @@ export interface ParseOptions {
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1024;
 
 /**
- * A plain decimal: optional minus, digits, optional fraction. No exponent (`1e3`), hex,
- * `Infinity`, `NaN`, leading `+` or `.5`, comma decimals or quotes: one spelling per value,
- * so what a person typed is what the loop gets.
+ * A plain decimal: optional minus, digits without leading zeros, optional fraction. No
+ * whitespace, exponent (`1e3`), hex, `Infinity`, `NaN`, leading `+`, `00020` or `.5`, comma
+ * decimals or quotes: one spelling per value, so what a person typed is what the loop gets.
  */
-const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+const PLAIN_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+/**
+ * Decimal places a setpoint may carry (more when the loop's step has more): a thousandth of a
+ * degree or a percent is finer than any sensor homeostat reads, and a longer fraction such as
+ * `20.0000000000000000000001` would be rounded (to 20) by the conversion to a number: refused,
+ * never guessed.
+ */
+export const SETPOINT_DECIMALS = 3;
 
 const jsonCommandSchema = z.strictObject({
   setpoint: z.number().optional(),
@@ -134,11 +143,32 @@ export function parseCommand(
 }
 
 function setpointCommand(text: string, loop: CommandTarget): CommandOutcome {
-  const trimmed = text.trim();
-  if (!PLAIN_NUMBER.test(trimmed)) {
-    return reject(`setpoint must be a plain decimal number such as 21 or 21.5 (got ${quote(text)})`);
+  const refusal = setpointSpellingRefusal(text, loop);
+  return refusal === undefined ? checkSetpoint(Number(text), loop) : reject(refusal);
+}
+
+/** Why `text` is not exactly a setpoint in the loop's precision; undefined when it is. */
+function setpointSpellingRefusal(text: string, loop: CommandTarget): string | undefined {
+  if (!PLAIN_NUMBER.test(text)) {
+    if (text.trim() !== text && PLAIN_NUMBER.test(text.trim())) {
+      return `setpoint must have no spaces or line ends around it (got ${quote(text)})`;
+    }
+    if (/^-?0\d/.test(text)) return `setpoint must have no leading zeros (got ${quote(text)})`;
+    return `setpoint must be a plain decimal number such as 21 or 21.5 (got ${quote(text)})`;
   }
-  return checkSetpoint(Number(trimmed), loop);
+  const decimals = text.split('.')[1]?.length ?? 0;
+  const allowed = Math.max(SETPOINT_DECIMALS, decimalPlaces(loop.step));
+  if (decimals > allowed) {
+    return `setpoint ${quote(text)} has more than ${allowed} decimal places: send it rounded as you mean it`;
+  }
+  return undefined;
+}
+
+/** Decimal places of a step such as 0.5 or 0.05 (0 when none is given). */
+function decimalPlaces(step: number | undefined): number {
+  if (step === undefined || !Number.isFinite(step)) return 0;
+  const fraction = String(step).split('.')[1];
+  return fraction === undefined || fraction.includes('e') ? 0 : fraction.length;
 }
 
 function modeCommand(text: string, loop: CommandTarget): CommandOutcome {
@@ -177,6 +207,9 @@ function jsonCommand(text: string, loop: CommandTarget): CommandOutcome {
 
   const change: CommandChange = {};
   if (setpoint !== undefined) {
+    const written = topLevelNumberText(text, 'setpoint') ?? String(setpoint);
+    const refusal = setpointSpellingRefusal(written, loop);
+    if (refusal !== undefined) return reject(refusal, requestId);
     const outcome = checkSetpoint(setpoint, loop);
     if (!outcome.accepted) return { ...outcome, ...withRequestId(requestId) };
     change.setpoint = outcome.change.setpoint!;

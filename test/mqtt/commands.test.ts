@@ -7,6 +7,8 @@ import type { CommandKind } from '../../src/mqtt/topics.js';
 // A heat-only room loop: setpoint limits 5..30, modes off and heat.
 const room = { limits: { min: 5, max: 30 }, modes: ['off', 'heat'] as Mode[], step: 0.5 };
 const text = (s: string) => Buffer.from(s, 'utf8');
+const plainRefusal = (written: string) =>
+  `setpoint must be a plain decimal number such as 21 or 21.5 (got "${written}")`;
 
 type Expect = { setpoint?: number; mode?: Mode } | RegExp;
 
@@ -27,8 +29,8 @@ describe('setpoint/set: a plain decimal within the limits', () => {
     ['21.25', { setpoint: 21.25 }], // off the UI step: accepted, the step is a UI hint
     ['5', { setpoint: 5 }], // limits are inclusive
     ['30', { setpoint: 30 }],
-    ['  22\n', { setpoint: 22 }], // surrounding whitespace is trimmed
-    ['007', { setpoint: 7 }],
+    ['21.50', { setpoint: 21.5 }], // a trailing zero within the precision
+    ['21.125', { setpoint: 21.125 }], // three decimal places: the precision
     // Outside the limits: rejected, not clamped, and the reason names the limits.
     ['4.99', /setpoint 4\.99 is outside the limits 5\.\.30/],
     ['31', /outside the limits 5\.\.30/],
@@ -50,6 +52,16 @@ describe('setpoint/set: a plain decimal within the limits', () => {
     ['{"setpoint":20}', /plain decimal/],
     ['[20]', /plain decimal/],
     ['２０', /plain decimal/], // full-width digits
+    // Lenient spellings are refused, never read as something else (issue 21).
+    [' 20 ', /no spaces/],
+    ['  22\n', /no spaces/],
+    ['\t20\r\n', /no spaces/],
+    ['00020', /no leading zeros/],
+    ['007', /no leading zeros/],
+    ['-05', /no leading zeros/],
+    [' 2 0 ', /plain decimal/],
+    ['20.0000000000000000000001', /more than 3 decimal places/], // would be read as 20
+    ['21.1234', /more than 3 decimal places/],
   ];
   for (const [payload, expected] of table) {
     test(`${JSON.stringify(payload)} → ${expected instanceof RegExp ? `rejected ${expected}` : JSON.stringify(expected)}`, () =>
@@ -102,8 +114,24 @@ describe('set: a strict JSON object {setpoint?, mode?, requestId?}', () => {
       '{"setpoint": 22, "mode": "heat", "requestId": "r-1"}',
       { accepted: true, change: { setpoint: 22, mode: 'heat' }, requestId: 'r-1' },
     ],
-    // A JSON number is a number, whatever its spelling.
-    ['{"setpoint": 2.2e1}', { accepted: true, change: { setpoint: 22 } }],
+    // A JSON number is read as written: one plain spelling, within the precision (issue 21).
+    ['{"setpoint": 2.2e1}', { accepted: false, reason: plainRefusal('2.2e1') }],
+    [
+      '{"setpoint": 20.0000000000000000000001}',
+      {
+        accepted: false,
+        reason:
+          'setpoint "20.0000000000000000000001" has more than 3 decimal places: send it rounded as you mean it',
+      },
+    ],
+    [
+      '{"setpoint": 21.50, "requestId": "r-5"}',
+      { accepted: true, change: { setpoint: 21.5 }, requestId: 'r-5' },
+    ],
+    [
+      '{"requestId": "r-6", "setpoint":\n 1E1 }',
+      { accepted: false, reason: plainRefusal('1E1'), requestId: 'r-6' },
+    ],
     // Duplicate keys: JSON.parse would keep the last one silently; which one the sender meant
     // is unknown, so the command is rejected (with its requestId, when that one is unique).
     [
