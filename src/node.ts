@@ -87,6 +87,12 @@ export class DatabaseInUseError extends NodeSetupError {}
  */
 export class Node {
   readonly clock: Clock;
+  /**
+   * Times the guards against people and networks (change limits, rejection coalescing, the Home
+   * Assistant birth debounce): the monotonic real clock when `clock` is scaled (`--speed`), so a
+   * flood is limited in the simulation as on a real node; `clock` itself otherwise.
+   */
+  private readonly guardClock: Clock;
   readonly config: Config;
   readonly store: StoreSupervisor;
   readonly drivers: Drivers;
@@ -119,6 +125,7 @@ export class Node {
   constructor(private readonly opts: NodeOptions) {
     const { clock, logger, loaded } = opts;
     this.clock = clock;
+    this.guardClock = (opts.speed ?? 1) !== 1 ? monotonicClock : clock;
     this.logger = logger;
     this.config = loaded.config;
     // First of all: a second daemon must not touch the database, the broker or the relays.
@@ -170,6 +177,7 @@ export class Node {
         control: this.daemon,
         desired: this.store.desired,
         clock,
+        guardClock: this.guardClock,
         // The command path's storage errors are logged as MQTT's were (one guard for both).
         logger: logger.child({ component: 'mqtt' }),
       });
@@ -372,6 +380,7 @@ export class Node {
       control: this.daemon,
       desired: this.store.desired,
       clock: this.clock,
+      guardClock: this.guardClock,
       logger: this.logger,
       commands: this.commands,
     });

@@ -136,6 +136,8 @@ export function createMqttBridge(opts: {
   control: LoopControl;
   desired: DesiredStore;
   clock: Clock;
+  /** Real time for the guards against floods (see MqttBridgeOptions.guardClock); default `clock`. */
+  guardClock?: Clock;
   logger: Logger;
   /** The command path shared with the HTTP API (one change budget per loop); default its own. */
   commands?: DesiredCommands;
@@ -149,6 +151,7 @@ export function createMqttBridge(opts: {
     control,
     desired: opts.desired,
     clock: opts.clock,
+    ...(opts.guardClock ? { guardClock: opts.guardClock } : {}),
     logger,
     version: homeostatVersion(),
     heartbeatMs: mqttOf(config).heartbeatS * 1000,

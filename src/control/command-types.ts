@@ -52,6 +52,12 @@ export interface DesiredCommandsOptions {
   /** Where accepted commands are stored (committed before they are answered). */
   desired: DesiredStore;
   clock: Clock;
+  /**
+   * Times the guards against people and networks (the change limit, the rejection log's
+   * coalescing window): real time even when `clock` is scaled (`--speed`), so a flood is limited
+   * as much in the simulation as on a real node. Default: `clock`.
+   */
+  guardClock?: Clock;
   logger: Logger;
   /** Changes of desired state a loop accepts, all sources together; default 10 at once, 30 per minute. */
   changeLimit?: ChangeLimit;

@@ -60,7 +60,8 @@ export class DesiredCommands {
   ) {
     this.storage = deps.storage ?? new StorageGuard(opts.logger);
     this.ownsRejections = deps.rejections === undefined;
-    this.rejections = deps.rejections ?? rejectedCommandLog(opts, this.storage);
+    this.rejections =
+      deps.rejections ?? rejectedCommandLog({ ...opts, clock: opts.guardClock ?? opts.clock }, this.storage);
     this.changes = new ChangeLimiter(opts.changeLimit ?? DEFAULT_CHANGE_LIMIT);
     this.steps = {
       desired: opts.desired,
@@ -280,7 +281,8 @@ export class DesiredCommands {
     outcome: Accepted,
     exempt: boolean,
   ): CommandAnswer | undefined {
-    if (exempt || this.changes.take(request.loop, this.opts.clock.nowMs())) return undefined;
+    if (exempt || this.changes.take(request.loop, (this.opts.guardClock ?? this.opts.clock).nowMs()))
+      return undefined;
     const { burst, perMinute } = this.opts.changeLimit ?? DEFAULT_CHANGE_LIMIT;
     const reason = `too many changes: loop ${request.loop} accepts ${burst} at once and ${perMinute} per minute; not applied, send it again later`;
     return this.refused(

@@ -25,6 +25,12 @@ export interface MqttBridgeOptions {
   /** Where accepted commands are stored (committed before the result is published). */
   desired: DesiredStore;
   clock: Clock;
+  /**
+   * Times the guards against people and networks (the Home Assistant birth debounce, and the
+   * bridge's own command path's change limit and rejection log): real time even when `clock` is
+   * scaled (`--speed`). Default: `clock`.
+   */
+  guardClock?: Clock;
   logger: Logger;
   /** homeostat's version, for Home Assistant's device and origin blocks. */
   version: string;

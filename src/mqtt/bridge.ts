@@ -46,7 +46,9 @@ export class MqttBridge {
       output,
       forgetState: (loop) => this.status.forget(loop),
     });
-    this.birth = new BirthDebounce(opts.clock, () => this.republishAll('Home Assistant online'));
+    this.birth = new BirthDebounce(opts.guardClock ?? opts.clock, () =>
+      this.republishAll('Home Assistant online'),
+    );
     this.handler = new CommandHandler(opts, { commands: this.desiredCommands, output });
     this.busy = new BusyReporter(opts, rejections, output);
     this.commands = new CommandQueue<ReceivedCommand>({

@@ -30,6 +30,8 @@ interface Options {
   failing?: string[];
   /** What the daemon answers a fault reset. */
   reset?: FaultResetOutcome;
+  /** The guards' own clock (real time under a scaled daemon clock). */
+  guardClock?: ManualClock;
 }
 
 function given(opts: Options = {}) {
@@ -61,7 +63,14 @@ function given(opts: Options = {}) {
     },
   };
   const log = recordingLogger();
-  const commands = new DesiredCommands({ control, desired, clock, logger: log.logger, changeLimit: LIMIT });
+  const commands = new DesiredCommands({
+    control,
+    desired,
+    clock,
+    ...(opts.guardClock ? { guardClock: opts.guardClock } : {}),
+    logger: log.logger,
+    changeLimit: LIMIT,
+  });
   const send = (kind: CommandKind, payload: string, source: CommandSource = 'http', loop = 'room') =>
     commands.submit({ loop, kind, payload: Buffer.from(payload), source, receivedAtMs: clock.nowMs() });
   const generation = () => store.desired.desired('room')?.generation;
@@ -311,4 +320,39 @@ describe('DesiredCommands: a command from any source', () => {
     assert.equal(h.store.desired.desired('room')?.setpoint, 25);
     throwing.stop();
   });
+});
+
+describe('DesiredCommands: the guards run on real time, whatever the daemon clock (--speed)', () => {
+  for (const [label, withGuardClock, accepted] of [
+    ['with a guard clock that stands still (a flood within one real second)', true, LIMIT.burst],
+    ['without one, on the daemon clock (tests, speed 1)', false, 12],
+  ] as const) {
+    test(`given the daemon clock running a simulated minute between changes, ${label}: ${accepted} of 12 accepted`, async () => {
+      const guardClock = new ManualClock(Date.UTC(2026, 0, 1));
+      const h = given(withGuardClock ? { guardClock } : {});
+      let accepts = 0;
+      for (let i = 0; i < 12; i++) {
+        await h.clock.advance(60_000); // ×60: a real second is a simulated minute
+        if (h.send('setpoint', String(10 + i)).outcome.accepted) accepts++;
+      }
+      assert.equal(accepts, accepted);
+    });
+  }
+
+  for (const [label, withGuardClock, expectedEvents] of [
+    ['with a guard clock: the first event, then one count for the other 59', true, 2],
+    ['without one: a window closes every simulated minute', false, 60],
+  ] as const) {
+    test(`given 60 refused commands a simulated minute apart within a real second, ${label}`, async () => {
+      const guardClock = new ManualClock(Date.UTC(2026, 0, 1));
+      const h = given(withGuardClock ? { guardClock } : {});
+      for (let i = 0; i < 60; i++) {
+        await h.clock.advance(60_000);
+        h.send('setpoint', '99');
+      }
+      h.commands.stop();
+      const rejected = h.events().filter((e) => /rejected/.test(e.message));
+      assert.equal(rejected.length, expectedEvents, JSON.stringify(rejected.map((e) => e.message)));
+    });
+  }
 });
