@@ -88,3 +88,17 @@ export function hasTable(dbPath: string, name: string): boolean {
         .get(name)!.n > 0,
   );
 }
+
+/** Events with an id above `afterId` (kind and message, oldest first). */
+export function eventsAfter(
+  dbPath: string,
+  afterId: number,
+): { kind: string; loop: string | null; message: string }[] {
+  return withReadOnlyDb(dbPath, (db) =>
+    db
+      .prepare<[number], { kind: string; loop: string | null; message: string }>(
+        'SELECT kind, loop, message FROM events WHERE id > ? ORDER BY id',
+      )
+      .all(afterId),
+  );
+}
