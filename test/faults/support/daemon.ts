@@ -59,6 +59,12 @@ export interface ProbeSample {
   heapUsedBytes: number;
   /** Taken right after a full garbage collection asked for by `liveHeapBytes`. */
   afterGc?: true;
+  /** Real time since the previous line, ms (100 plus the lateness). */
+  elapsedMs?: number;
+  /** CPU time of the whole process in that time, ms: near elapsedMs when busy, far below when not scheduled. */
+  cpuMs?: number;
+  /** The longest garbage-collection pause in that time, ms. */
+  gcMaxMs?: number;
 }
 
 /**

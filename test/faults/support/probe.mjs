@@ -3,7 +3,7 @@
  * never by homeostat itself. Plain JavaScript so it loads before tsx.
  *
  * - HOMEOSTAT_FAULT_PROBE=<file>: every PROBE_EVERY_MS appends one JSON line
- *   `{"atMs","maxDelayMs","p99DelayMs","windowP99DelayMs","windowMaxDelayMs","rssBytes"}`: the
+ *   `{"atMs","maxDelayMs","p99DelayMs","windowP99DelayMs","windowMaxDelayMs","rssBytes","elapsedMs","cpuMs","gcMaxMs"}`: the
  *   event-loop delay since the previous line (perf_hooks.monitorEventLoopDelay, plus the
  *   lateness of this timer itself, which also catches one long synchronous block), the delay
  *   since the test last created `<file>.window`, the resident set size and the V8 heap in use. The test reads the
@@ -14,7 +14,7 @@
  *   does not move: that is the point of the clock-step scenario.
  */
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -41,11 +41,21 @@ if (probeFile) {
   const windowFile = `${probeFile}.window`;
   const gcFile = `${probeFile}.gc`;
   let lastTickMs = realNowMs();
+  // What a long window was: the process's CPU time in it (on-CPU: its own work; far below the
+  // window's length: it was not scheduled) and its longest garbage-collection pause.
+  let lastCpu = process.cpuUsage();
+  let gcMaxMs = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMaxMs = Math.max(gcMaxMs, entry.duration);
+  }).observe({ entryTypes: ['gc'] });
   const round = (ns) => Math.round((ns / NS_PER_MS) * 10) / 10;
   const timer = setInterval(() => {
     const nowMs = realNowMs();
-    const lateMs = Math.max(0, nowMs - lastTickMs - PROBE_EVERY_MS);
+    const elapsedMs = nowMs - lastTickMs;
+    const lateMs = Math.max(0, elapsedMs - PROBE_EVERY_MS);
     lastTickMs = nowMs;
+    const cpu = process.cpuUsage(lastCpu);
+    lastCpu = process.cpuUsage();
     if (existsSync(windowFile)) {
       windowHistogram.reset();
       rmSync(windowFile, { force: true });
@@ -64,9 +74,13 @@ if (probeFile) {
       windowMaxDelayMs: round(windowHistogram.max),
       rssBytes: process.memoryUsage.rss(),
       heapUsedBytes: process.memoryUsage().heapUsed,
+      elapsedMs: Math.round(elapsedMs),
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      gcMaxMs: Math.round(gcMaxMs * 10) / 10,
       ...(collected ? { afterGc: true } : {}),
     };
     histogram.reset();
+    gcMaxMs = 0;
     try {
       appendFileSync(probeFile, `${JSON.stringify(line)}\n`);
     } catch {
