@@ -141,6 +141,13 @@ describe('the HTTP API on a LAN address: one device cannot lock it up', () => {
     v.check(`the owner was served all ${OWNER_REQUESTS} requests`, () =>
       assert.equal(served, OWNER_REQUESTS, tally(owner.map((r) => r.status))),
     );
+    v.check('no error logged (an evicted request is no handler failure)', () => {
+      const errors = daemon.run.filter((line) => line.level >= 50);
+      assert.deepEqual(
+        errors.slice(0, 5).map((line) => line.msg),
+        [],
+      );
+    });
     v.check('the owner was served in under 2 s each', () =>
       assert.ok(
         owner.every((r) => r.ms < 2_000),
