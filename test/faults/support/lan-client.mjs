@@ -177,6 +177,7 @@ async function flood() {
   const agent = new Agent({ keepAlive: true, maxSockets: job.concurrency ?? 8 });
   const byStatus = {};
   const retryAfters = new Set();
+  let missingRetryAfter = 0;
   let next = 0;
   const startedAt = performance.now();
   await Promise.all(
@@ -192,12 +193,13 @@ async function flood() {
         });
         byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
         if (r.headers?.['retry-after']) retryAfters.add(r.headers['retry-after']);
+        else if (r.status === 429) missingRetryAfter++;
       }
     }),
   );
   const seconds = (performance.now() - startedAt) / 1000;
   agent.destroy();
-  say('done', { byStatus, seconds, retryAfters: [...retryAfters] });
+  say('done', { byStatus, seconds, retryAfters: [...retryAfters], missingRetryAfter });
   process.exit(0);
 }
 
