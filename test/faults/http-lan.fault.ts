@@ -219,9 +219,9 @@ describe('the HTTP API on a LAN address: one device cannot lock it up', () => {
         [],
       );
     });
-    v.check('the owner was served in under 2 s each', () =>
+    v.check('the owner was served in under 3 s each', () =>
       assert.ok(
-        owner.every((r) => r.ms < 2_000),
+        owner.every((r) => r.ms < 3_000),
         latency(owner),
       ),
     );

@@ -38,14 +38,18 @@ export function makeLan(res: Resources): Lan | string {
   }
   res.add(() => ip('netns', 'del', ns));
   const inside = (...args: string[]) => ip('-n', ns, ...args);
-  inside('link', 'set', 'lo', 'up');
-  inside('link', 'add', 'lan0', 'type', 'veth', 'peer', 'name', 'lan1');
   const daemonAddress = `10.200.${subnet}.1`;
   const device = (n: number) => `10.200.${subnet}.${10 + n}`;
-  inside('addr', 'add', `${daemonAddress}/24`, 'dev', 'lan0');
-  for (let n = 1; n <= DEVICES; n++) inside('addr', 'add', `${device(n)}/24`, 'dev', 'lan1');
-  inside('link', 'set', 'lan0', 'up');
-  inside('link', 'set', 'lan1', 'up');
+  try {
+    inside('link', 'set', 'lo', 'up');
+    inside('link', 'add', 'lan0', 'type', 'veth', 'peer', 'name', 'lan1');
+    inside('addr', 'add', `${daemonAddress}/24`, 'dev', 'lan0');
+    for (let n = 1; n <= DEVICES; n++) inside('addr', 'add', `${device(n)}/24`, 'dev', 'lan1');
+    inside('link', 'set', 'lan0', 'up');
+    inside('link', 'set', 'lan1', 'up');
+  } catch (error) {
+    return `cannot set up the namespace's veth pair: ${(error as Error).message.split('\n')[0]}`;
+  }
   return { ns, daemonAddress, device, prefix: ['ip', 'netns', 'exec', ns] };
 }
 
