@@ -54,9 +54,8 @@ export type AdmitDecision = { admit: true; evict?: number } | { admit: false };
 /**
  * Whether a new connection from `peer` comes in, given the open ones (`open`, the newcomer not
  * among them). An address at its own limit makes room from its own connections; a full pool
- * makes room from the busiest address (counting the newcomer): the one of its connections that
- * has waited longest in an evictable phase goes (its oldest idle, or slowest unfinished,
- * request). So a newcomer from a quiet address always gets in while anyone holds an evictable
+ * makes room from the busiest address (counting the newcomer): its slowest unfinished request
+ * goes, or else its oldest idle connection (see EVICTION_RANK). So a newcomer from a quiet address always gets in while anyone holds an evictable
  * connection, and the busiest address pays for it. Nothing evictable: the newcomer is refused.
  */
 export function admitConnection(
@@ -87,12 +86,23 @@ export function admitConnection(
   return { admit: false };
 }
 
-const EVICTABLE: ReadonlySet<ConnectionPhase> = new Set(['headers', 'body', 'idle', 'draining']);
+/**
+ * Which evictable connections go first: an unfinished request (its head or body still coming:
+ * what a slowloris holds) before an answer not read, before an idle keep-alive (a client that
+ * finished a request has shown it is one: a burst of half-open connections from a client's own
+ * address must not reset its kept-alive dashboard). Within a rank, the one waiting longest.
+ */
+const EVICTION_RANK: Partial<Record<ConnectionPhase, number>> = { headers: 0, body: 0, draining: 1, idle: 2 };
 
 function longestWaiting(list: readonly ConnectionView[]): ConnectionView | undefined {
-  let oldest: ConnectionView | undefined;
-  for (const c of list) if (EVICTABLE.has(c.phase) && (!oldest || c.sinceMs < oldest.sinceMs)) oldest = c;
-  return oldest;
+  let best: ConnectionView | undefined;
+  for (const c of list) {
+    const rank = EVICTION_RANK[c.phase];
+    if (rank === undefined) continue;
+    const bestRank = best ? EVICTION_RANK[best.phase]! : Number.POSITIVE_INFINITY;
+    if (rank < bestRank || (rank === bestRank && c.sinceMs < best!.sinceMs)) best = c;
+  }
+  return best;
 }
 
 function evicting(victim: ConnectionView | undefined): AdmitDecision {

@@ -54,6 +54,18 @@ describe('admitConnection: who goes when a newcomer finds its address or the poo
       expect: (o) => ({ admit: true, evict: o[2]!.id }),
     },
     {
+      name: 'an unfinished request goes before an older idle keep-alive, an unread answer between them',
+      open: [conn(A, 'idle', 0), conn(A, 'draining', 1), conn(A, 'headers', 9)],
+      peer: A,
+      expect: (o) => ({ admit: true, evict: o[2]!.id }),
+    },
+    {
+      name: 'no unfinished request: the unread answer before the idle keep-alive',
+      open: [conn(A, 'idle', 0), conn(A, 'draining', 8), conn(A, 'active', 1)],
+      peer: A,
+      expect: (o) => ({ admit: true, evict: o[1]!.id }),
+    },
+    {
       name: 'its address at its limit with nothing evictable (streams, handlers at work): refused',
       open: [conn(A, 'active', 1), conn(A, 'active', 2), conn(A, 'active', 3)],
       peer: A,
