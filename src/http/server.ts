@@ -14,9 +14,9 @@ import { toEventView, toLoopView } from './views.js';
 
 /**
  * Connections kept open at once (streams included), at most 16 from one address but loopback
- * (lan-policy.ts). A newcomer beyond a limit closes the connection of the busiest address (its
- * own, at its own limit) that has waited longest: a keep-alive idle, a request head or body
- * still coming, an answer not read. So no client, and no address, can keep a real one out.
+ * (lan-policy.ts). A newcomer beyond a limit closes a connection of the busiest address (its
+ * own, at its own limit): its slowest unfinished request, else an answer it does not read, else
+ * its longest idle keep-alive. So no client, and no address, can keep a real one out.
  */
 export { MAX_CONNECTIONS };
 
