@@ -44,6 +44,15 @@ export interface MetricsCollectors {
   /** Storage operations that failed since start (monotonic). */
   storageFailedOperations?: () => number;
   storageHealthy?: () => boolean;
+  /** HTTP: wrong API tokens (compared and refused 401) since start (src/http/guards.ts). */
+  httpAuthFailures?: () => number;
+  /** HTTP: requests refused 429 because their address was locked out, since start. */
+  httpAuthThrottled?: () => number;
+  /** HTTP: addresses locked out by the wrong-token throttle now. */
+  httpLockedOutAddresses?: () => number;
+  /** HTTP: connections closed to make room for another address's, and newcomers refused, since start. */
+  httpConnectionsEvicted?: () => number;
+  httpConnectionsRefused?: () => number;
 }
 
 /** What this registry exported for a loop, so it can remove exactly those series. */
@@ -79,6 +88,7 @@ export class NodeMetrics {
     info.set({ node: opts.nodeId, version: opts.version ?? homeostatVersion() }, 1);
     this.#loops = defineLoopMetrics(this.#registry);
     this.#defineScrapeGauges();
+    this.#defineHttpGuardMetrics();
     if (opts.collectProcess ?? true) collectDefaultMetrics({ register: this.#registry });
   }
 
@@ -215,6 +225,53 @@ export class NodeMetrics {
       collect() {
         const healthy = metrics.#read('storageHealthy');
         setOrRemove(this, {}, typeof healthy === 'boolean' ? Number(healthy) : undefined);
+      },
+    });
+  }
+
+  /** The HTTP guards' figures (src/http/lan-policy.ts): one address must not lock up the API. */
+  #defineHttpGuardMetrics(): void {
+    const metrics = this;
+    const registers = [this.#registry];
+    const total = (name: string, help: string, collector: keyof MetricsCollectors) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          const value = metrics.#read(collector);
+          if (typeof value === 'number' && Number.isFinite(value) && value >= 0) this.inc(value);
+          else this.remove();
+        },
+      });
+    total(
+      'homeostat_http_auth_failures_total',
+      'HTTP requests with a wrong API token (refused 401) since the daemon started',
+      'httpAuthFailures',
+    );
+    total(
+      'homeostat_http_auth_throttled_total',
+      'HTTP requests refused 429 because their address sent too many wrong tokens, since start',
+      'httpAuthThrottled',
+    );
+    total(
+      'homeostat_http_connections_evicted_total',
+      "HTTP connections closed to make room for a newcomer (the busiest address's longest waiting)",
+      'httpConnectionsEvicted',
+    );
+    total(
+      'homeostat_http_connections_refused_total',
+      'HTTP connections refused at once: their address, or the pool, held nothing that could be closed',
+      'httpConnectionsRefused',
+    );
+    new Gauge({
+      name: 'homeostat_http_locked_out_addresses',
+      help: 'Addresses whose API token checks are refused now (too many wrong tokens)',
+      registers,
+      collect() {
+        const count = metrics.#read('httpLockedOutAddresses');
+        setOrRemove(this, {}, typeof count === 'number' ? count : undefined);
       },
     });
   }

@@ -92,13 +92,14 @@ export function buildHttpServer(
       })
     : undefined;
   fleet?.start();
-  return new HttpServer({
+  const metrics = buildNodeMetrics(parts);
+  const server = new HttpServer({
     settings,
     ...(retryEveryMs === undefined ? {} : { retryEveryMs }),
     logger: logger.child({ component: 'http' }),
     api: nodeApiDeps({
       ...parts,
-      metrics: buildNodeMetrics(parts),
+      metrics,
       ...(fleet ? { fleet } : {}),
       submit: (command) => parts.commands.submit(command),
       startedAtMs: parts.clock.nowMs(),
@@ -111,4 +112,12 @@ export function buildHttpServer(
           : { healthy: false, reason: state.reason, message: state.message },
       ),
   });
+  metrics.setCollectors({
+    httpAuthFailures: () => server.throttle.failures,
+    httpAuthThrottled: () => server.throttle.throttled,
+    httpLockedOutAddresses: () => server.throttle.lockedOut(),
+    httpConnectionsEvicted: () => server.connections.evicted,
+    httpConnectionsRefused: () => server.connections.refused,
+  });
+  return server;
 }

@@ -73,7 +73,13 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    // A client gone before its body ended (or a connection closed to make room for another
+    // address's: src/http/guards.ts) is no handler failure: answered (to nobody) 400, not logged.
+    const aborted = () => reject(new HttpError(400, 'the request ended before its body did'));
+    req.on('error', aborted);
+    req.on('close', () => {
+      if (!req.complete) aborted();
+    });
   });
 }
 

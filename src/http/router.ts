@@ -8,6 +8,12 @@ export interface RouteContext {
   params: Record<string, string>;
   /** Writes only: the body as received (at most MAX_BODY_BYTES). */
   body: Buffer;
+  /** The remote address (lan-policy.ts peerAddress): streams are counted per address. */
+  peer: string;
+  /** Whose wrong tokens this request counts as (lan-policy.ts throttleKey). */
+  throttleKey: string;
+  /** Proved who it is (this machine, the token, a session); false for a public read or an open route. */
+  trusted: boolean;
 }
 
 /** What the matcher needs of a route: its method, and its path in segments (`:name` matches one). */

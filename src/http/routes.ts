@@ -12,6 +12,7 @@ import {
   setLoop,
 } from './api-write.js';
 import { fleetResponse } from './fleet.js';
+import { AuthThrottle } from './guards.js';
 import { openApiDocument } from './openapi.js';
 import { HttpError } from './respond.js';
 import type { RouteContext } from './router.js';
@@ -29,7 +30,7 @@ import {
   tuningRequest,
   tuningsResponse,
 } from './schemas.js';
-import { type Sessions, tokenMatches } from './security.js';
+import { lockedOutMessage, type Sessions, tokenMatches } from './security.js';
 import type { EventStream } from './sse.js';
 import type { DashboardAssets } from './static.js';
 
@@ -64,10 +65,13 @@ export interface RouteDeps {
   assets: DashboardAssets;
   sessions: Sessions;
   token: string | undefined;
+  /** Wrong tokens sent to POST /api/session count as guesses too (default: a throttle of its own). */
+  throttle?: AuthThrottle;
 }
 
 /** Every route of the server: the table openapi.ts documents and the router matches. */
-export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): ApiRoute[] {
+export function apiRoutes(deps: RouteDeps): ApiRoute[] {
+  const { api, stream, assets, sessions, token, throttle = new AuthThrottle() } = deps;
   const file = (name: string, { req, res }: RouteContext): Answer => {
     if (!assets.serve(req, res, name)) throw new HttpError(404, `no such file: ${name.slice(0, 64)}`);
     return 'handled';
@@ -253,7 +257,7 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
         query: { loop: 'Only this loop' },
         produces: 'text/event-stream',
       },
-      handle: ({ req, res, url }) => {
+      handle: ({ req, res, url, peer, trusted }) => {
         // HEAD takes no slot: its writes are dropped, so it would hold one and never be drained.
         if (req.method === 'HEAD') {
           return {
@@ -263,7 +267,7 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
           };
         }
         const loop = url.searchParams.get('loop') ?? undefined;
-        if (!stream.open(res, loop, allLoops(api).loops, req.socket.remoteAddress ?? '')) {
+        if (!stream.open(res, loop, allLoops(api).loops, peer, trusted ? 'trusted' : 'public')) {
           throw new HttpError(503, 'too many open streams; close another page or try again later');
         }
         return 'handled';
@@ -300,11 +304,18 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
         request: sessionRequest,
         status: 204,
       },
-      handle: ({ body }) => {
+      handle: ({ body, throttleKey }) => {
+        const lockedMs = throttle.lockedForMs(throttleKey);
+        if (lockedMs > 0) {
+          throttle.throttled++;
+          throw lockedOut(lockedMs);
+        }
         const sent = parseTokenBody(body);
         if (token === undefined || sent === undefined || !tokenMatches(sent, token)) {
+          if (token !== undefined && sent !== undefined) throttle.failure(throttleKey);
           throw new HttpError(401, 'wrong API token');
         }
+        throttle.success(throttleKey);
         return { status: 204, body: undefined, headers: { 'Set-Cookie': sessions.open().cookie } };
       },
     },
@@ -322,6 +333,12 @@ export function apiRoutes({ api, stream, assets, sessions, token }: RouteDeps): 
     },
   ];
   return routes;
+}
+
+/** 429 for an address locked out by the wrong-token throttle (lan-policy.ts). */
+function lockedOut(lockedMs: number): HttpError {
+  const retryAfterS = Math.ceil(lockedMs / 1000);
+  return new HttpError(429, lockedOutMessage(retryAfterS), { 'Retry-After': String(retryAfterS) });
 }
 
 function parseTokenBody(body: Buffer): string | undefined {

@@ -153,8 +153,34 @@ export function authorize(
   access: 'read' | 'write',
   local = false,
 ): Verdict {
-  if (settings.loopbackOnly || local) return OK;
-  if (access === 'read' && settings.publicReads) return OK;
+  const verdict = checkAccess(headers, settings, sessions, access, local);
+  return verdict.ok ? OK : { ok: false, status: verdict.status, error: verdict.error };
+}
+
+/**
+ * {@link authorize}, telling more: whether the client proved who it is (`trusted`: this machine,
+ * the token or a session; a public read is not), whether it sent a wrong token (a guess the
+ * throttle counts), and, while its address is locked out (`lockedForMs` > 0, from the
+ * throttle), 429 without comparing its token at all: a guess while locked out is never tried.
+ * A valid session passes even then (its id cannot be guessed), and so does this machine, which
+ * needs no token (loopback is never throttled).
+ */
+export function checkAccess(
+  headers: IncomingHttpHeaders,
+  settings: HttpSettings,
+  sessions: Sessions,
+  access: 'read' | 'write',
+  local = false,
+  lockedForMs = 0,
+): Access {
+  if (settings.loopbackOnly || local || sessions.valid(headers.cookie)) return TRUSTED;
+  const auth = headers.authorization;
+  // The scheme is case-insensitive (RFC 9110 §11.1).
+  const bearer = /^bearer\s+(.+)$/i.exec(auth ?? '')?.[1]?.trim();
+  const sentToken = bearer !== undefined && settings.token !== undefined && lockedForMs === 0;
+  const right = sentToken && tokenMatches(bearer, settings.token!);
+  const wrongToken = sentToken && !right;
+  if (access === 'read' && settings.publicReads) return { ok: true, trusted: right, wrongToken };
   if (settings.token === undefined) {
     return {
       ok: false,
@@ -162,17 +188,34 @@ export function authorize(
       error: 'no API token is configured (http.tokenFile): nothing is allowed off loopback',
     };
   }
-  const auth = headers.authorization;
-  // The scheme is case-insensitive (RFC 9110 §11.1).
-  const bearer = /^bearer\s+(.+)$/i.exec(auth ?? '');
-  if (bearer && tokenMatches(bearer[1]!.trim(), settings.token)) return OK;
-  if (sessions.valid(headers.cookie)) return OK;
+  if (lockedForMs > 0) {
+    const retryAfterS = Math.ceil(lockedForMs / 1000);
+    return {
+      ok: false,
+      status: 429,
+      error: lockedOutMessage(retryAfterS),
+      retryAfterS,
+    };
+  }
+  if (right) return TRUSTED;
   return {
     ok: false,
     status: 401,
+    wrongToken,
     error:
       auth === undefined
         ? `this request needs the API token (Authorization: Bearer <token>, from http.tokenFile)`
         : 'wrong API token',
   };
 }
+
+export function lockedOutMessage(retryAfterS: number): string {
+  return `too many wrong API tokens from this address: try again in ${retryAfterS} s`;
+}
+
+/** What {@link checkAccess} found. */
+export type Access =
+  | { ok: true; trusted: boolean; wrongToken?: boolean }
+  | { ok: false; status: number; error: string; wrongToken?: boolean; retryAfterS?: number };
+
+const TRUSTED: Access = { ok: true, trusted: true };

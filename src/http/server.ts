@@ -1,22 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ApiDeps } from './api-deps.js';
+import { AuthThrottle, ConnectionGuard } from './guards.js';
+import { MAX_CONNECTIONS, peerAddress, throttleKey } from './lan-policy.js';
 import { HttpError, readBody, sendJson } from './respond.js';
 import { matchRoute } from './router.js';
 import { type ApiRoute, apiRoutes } from './routes.js';
-import { authorize, checkHost, checkWrite, fromThisMachine, Sessions } from './security.js';
+import { type Access, checkAccess, checkHost, checkWrite, fromThisMachine, Sessions } from './security.js';
 import type { HttpSettings } from './settings.js';
 import { EventStream } from './sse.js';
 import { DashboardAssets } from './static.js';
 import { toEventView, toLoopView } from './views.js';
 
 /**
- * Connections kept open at once (streams included). A newcomer beyond it closes the oldest
- * connection still sending its request headers (a slowloris), or itself when none is: so a
- * client that never finishes its headers cannot keep a real one out for longer than a retry.
+ * Connections kept open at once (streams included), at most 16 from one address but loopback
+ * (lan-policy.ts). A newcomer beyond a limit closes a connection of the busiest address (its
+ * own, at its own limit): its slowest unfinished request, else an answer it does not read, else
+ * its longest idle keep-alive. So no client, and no address, can keep a real one out.
  */
-export const MAX_CONNECTIONS = 128;
+export { MAX_CONNECTIONS };
 
 /** Whether the API is up, for the loops' ApiServing condition and the log. */
 export type ServingState =
@@ -33,6 +35,8 @@ export interface HttpServerOptions {
   onServing?: (state: ServingState) => void;
   /** The dashboard's files (tests pass a fixture folder). */
   assets?: DashboardAssets;
+  /** The guards' monotonic clock (tests move it); default performance.now: never the scaled clock. */
+  monotonicMs?: () => number;
 }
 
 /**
@@ -45,9 +49,9 @@ export class HttpServer {
   private readonly server: Server;
   private readonly stream = new EventStream();
   private readonly sessions = new Sessions();
-  private readonly sockets = new Set<Socket>();
-  /** Sockets that have not sent a whole request head yet, oldest first. */
-  private readonly awaitingHeaders = new Set<Socket>();
+  /** Connections per address; wrong tokens per address (lan-policy.ts). */
+  readonly connections: ConnectionGuard;
+  readonly throttle: AuthThrottle;
   private readonly routes: ApiRoute[];
   private readonly unsubscribe: Array<() => void> = [];
   private retry: NodeJS.Timeout | undefined;
@@ -56,12 +60,23 @@ export class HttpServer {
 
   constructor(private readonly opts: HttpServerOptions) {
     const { api, settings } = opts;
+    this.connections = new ConnectionGuard(undefined, opts.monotonicMs);
+    this.throttle = new AuthThrottle(
+      (key, failures, lockedMs) =>
+        opts.logger.warn(
+          { peer: key, failures },
+          `${failures} wrong API tokens from ${key}: its token checks are refused (429) for ${lockedMs / 1000} s, doubling with each further wrong one; logged once per streak, counted in /metrics`,
+        ),
+      undefined,
+      opts.monotonicMs,
+    );
     this.routes = apiRoutes({
       api,
       stream: this.stream,
       assets: opts.assets ?? new DashboardAssets(),
       sessions: this.sessions,
       token: settings.token,
+      throttle: this.throttle,
     });
     // Timeouts are enforced every connectionsCheckingInterval (default 30 s): 1 s keeps a
     // slow client from holding a socket for long; a cap keeps many from holding memory.
@@ -73,10 +88,13 @@ export class HttpServer {
     this.server.headersTimeout = 5_000;
     this.server.keepAliveTimeout = 5_000;
     this.server.maxHeadersCount = 50;
-    // A hard bound above the soft one: admit() closes the excess.
+    // A hard bound above the soft one: the guard closes the excess.
     this.server.maxConnections = 2 * MAX_CONNECTIONS;
-    this.server.on('connection', (socket) => this.admit(socket));
-    this.server.on('request', (req: IncomingMessage) => this.awaitingHeaders.delete(req.socket));
+    this.server.on('connection', (socket) => this.connections.admit(socket));
+    // First, so the guard sees the request before its handler can answer it.
+    this.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
+      this.connections.request(req, res),
+    );
     this.server.on('clientError', (_error, socket) => socket.destroy());
   }
 
@@ -117,19 +135,6 @@ export class HttpServer {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
-  }
-
-  /** A new connection: beyond MAX_CONNECTIONS, the oldest one still sending its headers goes. */
-  private admit(socket: Socket): void {
-    this.sockets.add(socket);
-    this.awaitingHeaders.add(socket);
-    socket.once('close', () => {
-      this.sockets.delete(socket);
-      this.awaitingHeaders.delete(socket);
-    });
-    if (this.sockets.size <= MAX_CONNECTIONS) return;
-    const oldest: Socket | undefined = this.awaitingHeaders.values().next().value;
-    (oldest ?? socket).destroy();
   }
 
   private listen(): Promise<ServingState> {
@@ -175,6 +180,25 @@ export class HttpServer {
     });
   }
 
+  /**
+   * Whether the request may go on (else throws 401, or 429 while its address is locked out by
+   * the wrong-token throttle), and whether it proved who it is. A wrong token is counted
+   * against its address; a right one ends the address's streak. This machine needs no token,
+   * so it is never counted nor locked out.
+   */
+  private access(req: IncomingMessage, route: ApiRoute, key: string, local: boolean): boolean {
+    const { settings } = this.opts;
+    const needsCheck = !(settings.loopbackOnly || local);
+    const lockedMs = needsCheck ? this.throttle.lockedForMs(key) : 0;
+    const access = route.write ? 'write' : 'read';
+    const verdict = checkAccess(req.headers, settings, this.sessions, access, local, lockedMs);
+    if (verdict.wrongToken) this.throttle.failure(key);
+    else if (verdict.ok && verdict.trusted && needsCheck && lockedMs === 0) this.throttle.success(key);
+    if (!verdict.ok && verdict.status === 429) this.throttle.throttled++;
+    if (!verdict.ok) throw refusal(verdict);
+    return verdict.trusted;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       await this.route(req, res);
@@ -201,17 +225,16 @@ export class HttpServer {
       throw new HttpError(match.status, match.status === 405 ? 'method not allowed' : 'not found', allow);
     }
     const { route, params } = match;
-    if (!route.open) {
-      const local = fromThisMachine(req.socket.remoteAddress, req.headers);
-      const auth = authorize(req.headers, settings, this.sessions, route.write ? 'write' : 'read', local);
-      if (!auth.ok) throw new HttpError(auth.status, auth.error, { 'WWW-Authenticate': 'Bearer' });
-    }
+    const peer = peerAddress(req.socket.remoteAddress);
+    const key = throttleKey(req.socket.remoteAddress, req.headers);
+    const local = fromThisMachine(req.socket.remoteAddress, req.headers);
+    const trusted = route.open ? local || settings.loopbackOnly : this.access(req, route, key, local);
     if (route.write) {
       const write = checkWrite(req.headers);
       if (!write.ok) throw new HttpError(write.status, write.error);
     }
     const body = route.write ? await readBody(req) : Buffer.alloc(0);
-    const answer = await route.handle({ req, res, url, params, body });
+    const answer = await route.handle({ req, res, url, params, body, peer, throttleKey: key, trusted });
     if (answer === 'handled') return;
     if (answer.body === undefined) {
       res.writeHead(answer.status ?? 204, { 'Cache-Control': 'no-store', ...answer.headers });
@@ -220,6 +243,15 @@ export class HttpServer {
     }
     sendJson(res, answer.status ?? 200, answer.body, answer.headers);
   }
+}
+
+/** A refused request as its answer: 401 asks for the token, 429 says when to try again. */
+function refusal(verdict: Extract<Access, { ok: false }>): HttpError {
+  const headers: Record<string, string> =
+    verdict.retryAfterS === undefined
+      ? { 'WWW-Authenticate': 'Bearer' }
+      : { 'Retry-After': String(verdict.retryAfterS) };
+  return new HttpError(verdict.status, verdict.error, headers);
 }
 
 function failure(

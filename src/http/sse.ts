@@ -2,11 +2,22 @@ import type { ServerResponse } from 'node:http';
 import { BASE_HEADERS } from './respond.js';
 import type { EventView, LoopView } from './schemas.js';
 
+/**
+ * Which slots a stream takes: `trusted` (this machine, the token or a session) or `public` (an
+ * unauthenticated read that http.publicReads lets through). Public streams have a smaller pool
+ * of their own, so anyone on the LAN can never take the owner's.
+ */
+export type StreamPool = 'trusted' | 'public';
+
 export interface EventStreamOptions {
-  /** Streams open at once, at most; more are refused (503). Default 32. */
+  /** Trusted streams open at once, at most; more are refused (503). Default 32. */
   maxClients?: number;
-  /** Streams open at once from one address, at most: one client cannot take every slot. Default 8. */
+  /** Trusted streams open at once from one address, at most: one client cannot take every slot. Default 8. */
   maxClientsPerPeer?: number;
+  /** Public streams (publicReads, no token) open at once, at most. Default 8. */
+  maxPublicClients?: number;
+  /** Public streams open at once from one address, at most. Default 2. */
+  maxPublicClientsPerPeer?: number;
   /** A comment line this often keeps proxies and the browser from closing an idle stream, ms. */
   pingEveryMs?: number;
   /** A client that lets this much pile up unread is dropped, bytes (a stalled reader must not hold memory). */
@@ -20,8 +31,9 @@ export interface EventStreamOptions {
 interface Client {
   res: ServerResponse;
   loop: string | undefined;
-  /** The remote address (counted against maxClientsPerPeer). */
+  /** The remote address (counted against the per-address limit of its pool). */
   peer: string;
+  pool: StreamPool;
 }
 
 /**
@@ -34,15 +46,16 @@ export class EventStream {
   private readonly clients = new Set<Client>();
   private readonly lastSent = new Map<string, { fingerprint: string; atMs: number }>();
   private readonly ping: NodeJS.Timeout;
-  private readonly maxClients: number;
-  private readonly maxClientsPerPeer: number;
+  private readonly limits: Record<StreamPool, { total: number; perPeer: number }>;
   private readonly maxBufferedBytes: number;
   private readonly unchangedEveryMs: number;
   private readonly nowMs: () => number;
 
   constructor(opts: EventStreamOptions = {}) {
-    this.maxClients = opts.maxClients ?? 32;
-    this.maxClientsPerPeer = opts.maxClientsPerPeer ?? 8;
+    this.limits = {
+      trusted: { total: opts.maxClients ?? 32, perPeer: opts.maxClientsPerPeer ?? 8 },
+      public: { total: opts.maxPublicClients ?? 8, perPeer: opts.maxPublicClientsPerPeer ?? 2 },
+    };
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 1 << 20;
     this.unchangedEveryMs = opts.unchangedEveryMs ?? 10_000;
     this.nowMs = opts.nowMs ?? Date.now;
@@ -55,14 +68,24 @@ export class EventStream {
   }
 
   /**
-   * Starts a stream on `res` with the loops' current statuses; false when every slot, or every
-   * slot of `peer` (its remote address), is taken (answer 503).
+   * Starts a stream on `res` with the loops' current statuses; false when every slot of its
+   * pool, or every slot of `peer` (its remote address) in it, is taken (answer 503).
    */
-  open(res: ServerResponse, loop: string | undefined, snapshot: readonly LoopView[], peer = ''): boolean {
-    if (this.clients.size >= this.maxClients) return false;
+  open(
+    res: ServerResponse,
+    loop: string | undefined,
+    snapshot: readonly LoopView[],
+    peer = '',
+    pool: StreamPool = 'trusted',
+  ): boolean {
+    let inPool = 0;
     let fromPeer = 0;
-    for (const client of this.clients) if (client.peer === peer) fromPeer++;
-    if (fromPeer >= this.maxClientsPerPeer) return false;
+    for (const client of this.clients) {
+      if (client.pool !== pool) continue;
+      inPool++;
+      if (client.peer === peer) fromPeer++;
+    }
+    if (inPool >= this.limits[pool].total || fromPeer >= this.limits[pool].perPeer) return false;
     res.writeHead(200, {
       ...BASE_HEADERS,
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -70,7 +93,7 @@ export class EventStream {
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
-    const client: Client = { res, loop, peer };
+    const client: Client = { res, loop, peer, pool };
     this.clients.add(client);
     res.on('close', () => this.clients.delete(client));
     this.send(client, 'retry: 3000\n\n');

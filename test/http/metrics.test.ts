@@ -316,6 +316,36 @@ describe('NodeMetrics', () => {
       assert.equal(samples(await scrape(metrics), 'homeostat_mqtt_connected').length, 0);
     });
 
+    it("the HTTP guards' figures: auth failures, throttled requests, locked-out addresses, evicted and refused connections", async () => {
+      const metrics = nodeMetrics();
+      const names = [
+        'homeostat_http_auth_failures_total',
+        'homeostat_http_auth_throttled_total',
+        'homeostat_http_locked_out_addresses',
+        'homeostat_http_connections_evicted_total',
+        'homeostat_http_connections_refused_total',
+      ];
+      const none = await scrape(metrics);
+      for (const name of names) assert.equal(samples(none, name).length, 0, `${name} without a server`);
+      let lockedOut = 1;
+      metrics.setCollectors({
+        httpAuthFailures: () => 7,
+        httpAuthThrottled: () => 2_993,
+        httpLockedOutAddresses: () => lockedOut,
+        httpConnectionsEvicted: () => 12,
+        httpConnectionsRefused: () => 3,
+      });
+      const m = await scrape(metrics);
+      assert.deepEqual(
+        names.map((name) => value(m, name)),
+        [7, 2_993, 1, 12, 3],
+      );
+      assert.equal(family(m, 'homeostat_http_auth_failures_total')?.type, 'COUNTER');
+      assert.equal(family(m, 'homeostat_http_locked_out_addresses')?.type, 'GAUGE');
+      lockedOut = 0;
+      assert.equal(value(await scrape(metrics), 'homeostat_http_locked_out_addresses'), 0);
+    });
+
     it('when one throws, then its series is absent, the scrape answers and it is logged once', async () => {
       const log = recordingLogger();
       const metrics = new NodeMetrics({ nodeId: 'n', collectProcess: false, logger: log.logger });

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
 import {
   authorize,
+  checkAccess,
   checkHost,
   checkWrite,
   fromThisMachine,
@@ -128,18 +129,19 @@ describe('checkWrite: writes are JSON from this server or from no page (CSRF)', 
   }
 });
 
-describe('authorize: who may read and write', () => {
-  const withSession = () => {
-    let nowMs = 1_000_000;
-    const sessions = new Sessions(() => nowMs);
-    const { id } = sessions.open();
-    return {
-      sessions,
-      cookie: `theme=dark; ${SESSION_COOKIE}=${id}`,
-      advance: (ms: number) => (nowMs += ms),
-    };
+const withSession = () => {
+  let nowMs = 1_000_000;
+  const sessions = new Sessions(() => nowMs);
+  const { id } = sessions.open();
+  return {
+    sessions,
+    cookie: `theme=dark; ${SESSION_COOKIE}=${id}`,
+    advance: (ms: number) => (nowMs += ms),
   };
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+};
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('authorize: who may read and write', () => {
   const cases: Array<{
     given: string;
     opts?: Partial<HttpSettings>;
@@ -340,5 +342,95 @@ describe('fromThisMachine: a loopback peer whose request no proxy forwarded', ()
   test('given off loopback without a token, when the peer is this machine, then reads and writes are allowed', () => {
     assert.deepEqual(authorize({}, settings(), new Sessions(), 'write', true), { ok: true });
     assert.equal(authorize({}, settings(), new Sessions(), 'write', false).ok, false);
+  });
+});
+
+describe('checkAccess: who proved who it is, wrong tokens, and an address locked out', () => {
+  const cases: Array<{
+    given: string;
+    headers?: IncomingHttpHeaders;
+    opts?: Partial<HttpSettings>;
+    access?: 'read' | 'write';
+    local?: boolean;
+    lockedForMs?: number;
+    expect: Record<string, unknown>;
+  }> = [
+    { given: 'the right token', headers: bearer(TOKEN), expect: { ok: true, trusted: true } },
+    {
+      given: 'a wrong token: a guess',
+      headers: bearer('y'.repeat(30)),
+      expect: { ok: false, status: 401, wrongToken: true },
+    },
+    { given: 'no token: no guess', expect: { ok: false, status: 401, wrongToken: false } },
+    {
+      given: 'the right token from an address locked out: not even compared',
+      headers: bearer(TOKEN),
+      lockedForMs: 1_500,
+      expect: { ok: false, status: 429, retryAfterS: 2 },
+    },
+    {
+      given: 'this machine while "locked out": it needs no token, never throttled',
+      local: true,
+      lockedForMs: 60_000,
+      expect: { ok: true, trusted: true },
+    },
+    {
+      given: 'a loopback-only server while "locked out"',
+      opts: { loopbackOnly: true },
+      lockedForMs: 60_000,
+      expect: { ok: true, trusted: true },
+    },
+    {
+      given: 'a public read without a token: allowed, not trusted (the public stream pool)',
+      opts: { publicReads: true },
+      access: 'read',
+      expect: { ok: true, trusted: false, wrongToken: false },
+    },
+    {
+      given: 'a public read with the token: trusted',
+      opts: { publicReads: true },
+      access: 'read',
+      headers: bearer(TOKEN),
+      expect: { ok: true, trusted: true, wrongToken: false },
+    },
+    {
+      given: 'a public read with a wrong token: allowed, and still counted as a guess',
+      opts: { publicReads: true },
+      access: 'read',
+      headers: bearer('y'.repeat(30)),
+      expect: { ok: true, trusted: false, wrongToken: true },
+    },
+    {
+      given: 'a public read with the token from an address locked out: allowed, not trusted, not compared',
+      opts: { publicReads: true },
+      access: 'read',
+      headers: bearer(TOKEN),
+      lockedForMs: 5_000,
+      expect: { ok: true, trusted: false, wrongToken: false },
+    },
+  ];
+  for (const c of cases) {
+    test(`given ${c.given}`, () => {
+      const verdict = checkAccess(
+        c.headers ?? {},
+        settings(c.opts),
+        new Sessions(),
+        c.access ?? 'write',
+        c.local ?? false,
+        c.lockedForMs ?? 0,
+      );
+      const seen = Object.fromEntries(
+        Object.keys(c.expect).map((key) => [key, (verdict as Record<string, unknown>)[key]]),
+      );
+      assert.deepEqual(seen, c.expect);
+    });
+  }
+
+  test('given a valid session from an address locked out, then allowed (a session id cannot be guessed)', () => {
+    const { sessions, cookie } = withSession();
+    assert.deepEqual(checkAccess({ cookie }, settings(), sessions, 'write', false, 60_000), {
+      ok: true,
+      trusted: true,
+    });
   });
 });

@@ -179,6 +179,52 @@ describe('EventStream', () => {
     assert.equal(events.size, 3);
   });
 
+  test('given public streams (publicReads, no token) filling their pool from four addresses, when a trusted client asks, then it gets one: the pools are apart', (t) => {
+    const { events } = stream(t, {
+      maxClients: 3,
+      maxClientsPerPeer: 2,
+      maxPublicClients: 4,
+      maxPublicClientsPerPeer: 1,
+    });
+    const open = (peer: string, pool: 'trusted' | 'public') =>
+      events.open(asRes(new FakeResponse()), undefined, [], peer, pool);
+    const publicOnes = ['192.0.2.1', '192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5'].map(
+      (p) => open(p, 'public'),
+    );
+    assert.deepEqual(publicOnes, [true, false, true, true, true, false], 'one per address, four in all');
+    assert.equal(open('192.0.2.9', 'trusted'), true);
+    assert.equal(
+      open('192.0.2.1', 'trusted'),
+      true,
+      'an address at its public limit still has its trusted slots',
+    );
+    assert.equal(open('192.0.2.1', 'trusted'), true);
+    assert.equal(open('192.0.2.8', 'trusted'), false, 'the trusted pool has its own limit');
+  });
+
+  test('given the defaults, then 32 trusted (8 per address) and 8 public (2 per address) streams', (t) => {
+    const { events } = stream(t, {});
+    const count = (peers: string[], pool: 'trusted' | 'public') =>
+      peers.filter((peer) => events.open(asRes(new FakeResponse()), undefined, [], peer, pool)).length;
+    const many = (peer: string, n: number) => Array.from({ length: n }, () => peer);
+    assert.equal(count(many('192.0.2.1', 5), 'public'), 2);
+    assert.equal(
+      count(
+        ['192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5', '192.0.2.6', '192.0.2.7', '192.0.2.8'],
+        'public',
+      ),
+      6,
+    );
+    assert.equal(count(many('192.0.2.1', 10), 'trusted'), 8);
+    assert.equal(
+      count(
+        [2, 3, 4, 5].flatMap((n) => many(`192.0.2.${n}`, 8)),
+        'trusted',
+      ),
+      24,
+    );
+  });
+
   test('given a stream closed by the client, then it leaves the count and a new one fits', (t) => {
     const { events } = stream(t, { maxClients: 1 });
     const gone = new FakeResponse();

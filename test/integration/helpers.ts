@@ -51,8 +51,10 @@ export class CliProcess {
   private exit: Exit | undefined;
   private readonly listeners = new Set<() => void>();
 
-  constructor(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  /** `opts.prefix`: a command that runs node (`ip netns exec <ns>`: the fault scenarios' LAN). */
+  constructor(args: string[], opts: { env?: NodeJS.ProcessEnv; prefix?: string[] } = {}) {
+    const [command, ...before] = [...(opts.prefix ?? []), process.execPath];
+    this.child = spawn(command!, [...before, '--import', 'tsx', 'src/cli.ts', ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -199,6 +201,8 @@ export interface DaemonStart {
   /** More command-line arguments, appended. */
   args?: string[];
   env?: NodeJS.ProcessEnv;
+  /** A command that runs node, before it (`ip netns exec <ns>`). */
+  prefix?: string[];
 }
 
 /** Starts `homeostat run --config C --db D --speed N --log-format json` as a child process. */
@@ -219,7 +223,7 @@ export function startDaemon(opts: DaemonStart): CliProcess {
       '0',
       ...(opts.args ?? []),
     ],
-    opts.env ? { env: opts.env } : {},
+    { ...(opts.env ? { env: opts.env } : {}), ...(opts.prefix ? { prefix: opts.prefix } : {}) },
   );
 }
 
