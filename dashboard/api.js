@@ -45,7 +45,7 @@ function askToken() {
         body: JSON.stringify({ token: $('auth-token').value }),
       }).catch((err) => ({ ok: false, status: err.message }));
       if (!res.ok) {
-        setMessage(note, 'error', res.status === 401 ? 'Wrong token' : `Refused (${res.status})`);
+        setMessage(note, 'error', loginRefusal(res));
         return;
       }
       setMessage(note, '', '');
@@ -58,4 +58,15 @@ function askToken() {
     $('auth-token').focus();
   });
   return signIn;
+}
+
+/** What a refused login says: a wrong token, a lockout after several (with when to try again), or the status. */
+function loginRefusal(res) {
+  if (res.status === 401) return 'Wrong token';
+  if (res.status === 429) {
+    const retryS = Number(res.headers?.get?.('Retry-After'));
+    const wait = Number.isFinite(retryS) && retryS > 0 ? ` in ${retryS} s` : ' later';
+    return `Too many wrong tokens from this address: try again${wait}`;
+  }
+  return `Refused (${res.status})`;
 }

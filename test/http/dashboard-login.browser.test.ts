@@ -210,6 +210,29 @@ else
       assert.equal(await page.locator('#auth-token').inputValue(), '', 'the token field was cleared');
     });
 
+    test('when wrong tokens keep coming from this address (a new visitor), then the dialog says it is locked out and when to try again', async () => {
+      const visitor = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      try {
+        const other = await visitor.newPage();
+        other.on('pageerror', (error) => pageErrors.push(error.message));
+        await other.goto(`${lanBase}/`);
+        await other.locator('#auth-dialog[open]').waitFor();
+        let message = '';
+        for (let attempt = 0; attempt < 12 && !/Too many/.test(message); attempt++) {
+          await other.locator('#auth-token').fill(`wrong-${attempt}`);
+          await other.locator('#auth-submit').click();
+          await other.locator('#auth-message[data-state="error"]').waitFor();
+          await other.waitForFunction(
+            () => document.querySelector('#auth-message')?.textContent !== 'Checking…',
+          );
+          message = (await other.locator('#auth-message').textContent()) ?? '';
+        }
+        assert.match(message, /^Too many wrong tokens from this address: try again in \d+ s$/);
+      } finally {
+        await visitor.close();
+      }
+    });
+
     test('and the page threw no error', () => {
       assert.deepEqual(pageErrors, []);
     });
