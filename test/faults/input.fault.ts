@@ -27,6 +27,7 @@ import { desiredRows, integrity, lastEventId } from './support/db.js';
 import { reportFigures } from './support/figures.js';
 import { hostileCorpus } from './support/hostile.js';
 import { condition, parseJson, type ResultPayload, TestMqtt } from './support/mqtt.js';
+import { checkReplaysRefused, latchingRoom } from './support/retained.js';
 import {
   actuatorLines,
   assertFreshlyReconciled,
@@ -379,13 +380,7 @@ describe('retained commands', () => {
       configPath,
       faultConfigText({
         brokerUrl: broker.url,
-        edit: (doc) => {
-          doc.setIn(['actuators', 'room_heater', 'gain'], 0.5);
-          doc.setIn(['actuators', 'room_heater', 'minOnS'], 0);
-          doc.setIn(['actuators', 'room_heater', 'minOffS'], 0);
-          doc.setIn(['sensors', 'room_temp', 'periodS'], 1);
-          doc.setIn(['loops', 'room', 'effectWatch'], { periodS: 3, minChange: 1 });
-        },
+        edit: latchingRoom,
       }),
     );
     let daemon = await startRegulating(res, scenario, { speed: 1, name: 'first' });
@@ -434,32 +429,10 @@ describe('retained commands', () => {
     await sleep(2_000); // shorter than the effect watch: a cleared latch would not be back yet
 
     // Then each is refused with a result saying why, and changes nothing
-    const results = client.received
-      .filter(
-        (m) =>
-          m.atMs >= restartedAtMs &&
-          (m.topic === resultTopic('room') || m.topic === resultTopic('fermenter')),
-      )
-      .map((m) => parseJson<ResultPayload>(m.payload)!);
-    v.check('three results, all refused as retained', () => {
-      assert.equal(results.length, 3, JSON.stringify(results));
-      for (const r of results) {
-        assert.equal(r.accepted, false, JSON.stringify(r));
-        assert.match(r.reason ?? '', /retain/i);
-      }
-    });
-    v.check('the latch holds', () =>
-      assert.equal(
-        condition(client.latestState(stateTopic('room')), 'Faulted')?.reason,
-        'LatchedHeatingIneffective',
-      ),
-    );
-    const heaterOn = daemon.run.filter((l) => /^room_heater → ON/.test(l.msg));
-    v.check('the heater never switched on after the restart', () =>
-      assert.deepEqual(
-        heaterOn.map((l) => l.msg),
-        [],
-      ),
+    const { results, heaterOn } = checkReplaysRefused(
+      v,
+      { client, run: daemon.run },
+      { loops: ['room', 'fermenter'], sinceMs: restartedAtMs, count: 3 },
     );
     v.check('desired state unchanged', () => assert.deepEqual(desiredRows(dbPath), desiredBefore));
     // And the retained messages are gone from the broker

@@ -222,9 +222,7 @@ else
           await other.locator('#auth-token').fill(`wrong-${attempt}`);
           await other.locator('#auth-submit').click();
           await other.locator('#auth-message[data-state="error"]').waitFor();
-          await other.waitForFunction(
-            () => document.querySelector('#auth-message')?.textContent !== 'Checking…',
-          );
+          await other.waitForFunction("document.querySelector('#auth-message')?.textContent !== 'Checking…'");
           message = (await other.locator('#auth-message').textContent()) ?? '';
         }
         assert.match(message, /^Too many wrong tokens from this address: try again in \d+ s$/);
