@@ -7,6 +7,7 @@ import {
   mqttSettings,
   waitForConnection,
 } from './commands/mqtt-setup.js';
+import { SafeManifestWriter } from './commands/safe-manifest.js';
 import { loadConfigFileOffThread } from './config/load.js';
 import { type Config, mqttOf } from './config/schema.js';
 import { DesiredCommands } from './control/desired-commands.js';
@@ -107,6 +108,8 @@ export class Node {
   private readonly logger: Logger;
   /** One daemon per database: held from the constructor until the store is closed. */
   private readonly lock: DaemonLock | undefined;
+  /** The last applied config for `homeostat safe`, beside the database (commands/safe-manifest.ts). */
+  private readonly safeManifest: SafeManifestWriter | undefined;
   /** The start, then every reload, chained: see `start()`. */
   private pending: Promise<unknown> | undefined;
   private started = false;
@@ -123,6 +126,7 @@ export class Node {
     this.config = loaded.config;
     // First of all: a second daemon must not touch the database, the broker or the relays.
     this.lock = this.lockDatabase();
+    this.safeManifest = SafeManifestWriter.beside(opts.dbPath, opts.configPath, logger);
     try {
       this.notifier = opts.notifier ?? createNotifier({});
       const speed = opts.speed ?? 1;
@@ -221,8 +225,13 @@ export class Node {
     // by then. With them, it starts first and regulation waits (boundedly) for the broker.
     const brokerFirst = configUsesMqtt(this.config) && this.bridgeInUse !== undefined;
     const starting = (brokerFirst ? this.connectBroker() : Promise.resolve())
-      .then(() => this.daemon.start())
       .then(() => {
+        // Before the first cycle drives a relay, and again with the generation the database gave.
+        this.safeManifest?.write(this.config);
+        return this.daemon.start();
+      })
+      .then(() => {
+        this.recordSafeManifest();
         this.started = true;
         this.gate.start();
         if (!brokerFirst) this.startBridge();
@@ -248,6 +257,7 @@ export class Node {
         // Off the event loop: a file at the size cap takes long to parse (config/load.ts).
         const loaded = await loadConfigFileOffThread(this.opts.configPath);
         await this.daemon.reload(loaded);
+        this.recordSafeManifest();
         if (loaded.ok && JSON.stringify(loaded.config.http) !== JSON.stringify(this.config.http)) {
           this.logger.warn(
             'the http block changed: the API keeps its address and token until the next restart',
@@ -291,6 +301,14 @@ export class Node {
       this.lock?.release();
       notifier.close();
     }
+  }
+
+  /** The config in force now, for `homeostat safe`; never throws, never stops regulation. */
+  private recordSafeManifest(): void {
+    this.safeManifest?.write(
+      this.daemon.currentConfig(),
+      () => this.store.desired.latestConfig()?.generation,
+    );
   }
 
   /**
