@@ -18,6 +18,7 @@
  * at warn and never stops regulation.
  */
 import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { readConfigText } from '../config/load.js';
@@ -39,6 +40,19 @@ const MAX_MANIFEST_BYTES = 1_048_576;
 export function safeManifestPath(dbPath: string): string | undefined {
   if (dbPath === '' || dbPath === ':memory:' || dbPath.startsWith('file:')) return undefined;
   return `${dbPath}.safe.json`;
+}
+
+/**
+ * Where the manifest of the daemon on `dbPath` is, first choice first: beside that database,
+ * then beside the default one in systemd's state directory (`$STATE_DIRECTORY`) when that is
+ * another place. None for an in-memory database.
+ */
+export function safeManifestCandidates(dbPath: string, env: NodeJS.ProcessEnv): string[] {
+  const primary = safeManifestPath(dbPath);
+  if (primary === undefined) return [];
+  const stateDir = env.STATE_DIRECTORY?.split(':')[0];
+  const copy = stateDir ? safeManifestPath(join(stateDir, 'homeostat.db')) : undefined;
+  return copy === undefined || resolve(copy) === resolve(primary) ? [primary] : [primary, copy];
 }
 
 const relaySchema = z.object({
@@ -194,21 +208,28 @@ export class SafeManifestWriter {
 
   constructor(
     private readonly opts: {
-      path: string;
+      /** Beside the database first; see {@link SafeManifestWriter.beside} for the copy. */
+      paths: readonly string[];
       logger: Pick<Logger, 'warn' | 'info'>;
       configPath?: string | undefined;
       nowMs?: () => number;
     },
   ) {}
 
-  /** The writer for the daemon on database `dbPath`; undefined for an in-memory database. */
+  /**
+   * The writer for the daemon on database `dbPath`; undefined for an in-memory database. A
+   * database placed elsewhere by the config's `storage.path` gets a copy in systemd's state
+   * directory too: `safe` finds the database through that same config, which may be the file
+   * that no longer parses (see {@link safeManifestCandidates}).
+   */
   static beside(
     dbPath: string,
     configPath: string,
     logger: Pick<Logger, 'warn' | 'info'>,
+    env: NodeJS.ProcessEnv = process.env,
   ): SafeManifestWriter | undefined {
-    const path = safeManifestPath(dbPath);
-    return path === undefined ? undefined : new SafeManifestWriter({ path, logger, configPath });
+    const paths = safeManifestCandidates(dbPath, env);
+    return paths.length === 0 ? undefined : new SafeManifestWriter({ paths, logger, configPath });
   }
 
   /**
@@ -216,7 +237,8 @@ export class SafeManifestWriter {
    * cannot escape) once the database took it.
    */
   write(config: Config, generation?: () => number | undefined): void {
-    const { path, logger, configPath } = this.opts;
+    const { paths, logger, configPath } = this.opts;
+    let path = paths[0];
     try {
       const nowMs = (this.opts.nowMs ?? Date.now)();
       const manifest = buildSafeManifest(config, {
@@ -226,9 +248,9 @@ export class SafeManifestWriter {
       });
       const content = JSON.stringify({ ...manifest, writtenAt: undefined });
       if (content === this.written) return;
-      writeFileDurably(path, `${JSON.stringify(manifest, null, 2)}\n`);
+      for (path of paths) writeFileDurably(path, `${JSON.stringify(manifest, null, 2)}\n`);
       this.written = content;
-      if (this.failing) logger.info(`safe manifest ${path} written again`);
+      if (this.failing) logger.info(`safe manifest ${paths.join(' and ')} written again`);
       this.failing = false;
     } catch (error) {
       if (!this.failing) {

@@ -21,11 +21,11 @@
  * answers within 2 s. What protects a plug without a broker is its own dead man's switch
  * (`deadManS`: Tasmota PulseTime, Zigbee2MQTT on_time); the report says which plugs have one.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { drained } from './output.js';
 import { driveRelaySafe, rawOf, type SafeOutcome, type SafeRelay, type SysfsIo } from './safe-gpio.js';
-import { safeManifestPath } from './safe-manifest.js';
+import { safeManifestCandidates } from './safe-manifest.js';
 import type { SafePlug } from './safe-plan.js';
 import { chooseTargets, type SafeTargets } from './safe-sources.js';
 
@@ -106,7 +106,10 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
     write(`homeostat safe: ${running}; not touching the actuators it regulates`);
     return 0;
   }
-  const manifestPath = opts.dbPath === undefined ? undefined : safeManifestPath(opts.dbPath);
+  // Beside the database, else the copy in the state directory (the config that placed the
+  // database elsewhere may be the file that no longer parses: the CLI then gave the default).
+  const candidates = opts.dbPath === undefined ? [] : safeManifestCandidates(opts.dbPath, env);
+  const manifestPath = candidates.find((path) => existsSync(path)) ?? candidates[0];
   const targets = chooseTargets(opts.configPath, manifestPath, (opts.nowMs ?? Date.now)(), note);
   if (!targets.ok) {
     note(targets.error);

@@ -204,6 +204,12 @@ describe('homeostat safe is bounded in time', () => {
   });
 });
 
+function manifestGeneration(path: string): number | undefined {
+  const read = readSafeManifest(path);
+  assert.ok(read.ok, read.ok ? '' : `${path}: ${read.reason}`);
+  return read.manifest.generation;
+}
+
 describe('the safe manifest', () => {
   const WITH_BROKER = `version: 1
 node: { id: pi }
@@ -276,6 +282,37 @@ loops:
     );
   });
 
+  test('a database placed elsewhere (storage.path) gets a copy in $STATE_DIRECTORY, where safe finds it when the config that placed the database no longer parses', async () => {
+    const loaded = parseConfigText(readFileSync(configFile(pi4(), HEATER_AND_COOLER), 'utf8'));
+    assert.ok(loaded.ok);
+    const stateDir = pi4(BOTH_ON);
+    const elsewhere = join(pi4(), 'usb.db');
+    const env = { STATE_DIRECTORY: stateDir };
+    const writer = SafeManifestWriter.beside(elsewhere, 'config.yaml', recordingLogger().logger, env);
+    writer?.write(loaded.config, () => 4);
+    assert.equal(manifestGeneration(`${elsewhere}.safe.json`), 4);
+    assert.equal(manifestGeneration(join(stateDir, 'homeostat.db.safe.json')), 4);
+    // The CLI, unable to read storage.path from the broken file, gives the default database.
+    const configPath = join(stateDir, 'config.yaml');
+    writeFileSync(configPath, 'version: 1\nstorage: { path: [\n');
+    const lines: string[] = [];
+    const push = (line: string) => void lines.push(line);
+    const code = await safeCommand(
+      {
+        configPath,
+        dbPath: join(stateDir, 'homeostat.db'),
+        sysfsRoot: stateDir,
+        io: fakeKernel(stateDir).io,
+        env,
+        note: push,
+        cgroupOf: () => undefined,
+      },
+      push,
+    );
+    assert.equal(code, 0, lines.join('\n'));
+    assert.deepEqual([rawLevel(stateDir, 17), rawLevel(stateDir, 27)], RELEASED);
+  });
+
   test('the writer: an unchanged manifest is not written again; a failure is warned once per streak, its end told once, and never thrown', () => {
     const loaded = parseConfigText(readFileSync(configFile(pi4(), HEATER_AND_COOLER), 'utf8'));
     assert.ok(loaded.ok);
@@ -283,7 +320,7 @@ loops:
     const path = join(dir, 'homeostat.db.safe.json');
     const log = recordingLogger();
     let nowMs = NOW_MS;
-    const writer = new SafeManifestWriter({ path, logger: log.logger, nowMs: () => nowMs });
+    const writer = new SafeManifestWriter({ paths: [path], logger: log.logger, nowMs: () => nowMs });
     writer.write(loaded.config, () => 1);
     const first = readFileSync(path, 'utf8');
     nowMs += 60_000;
