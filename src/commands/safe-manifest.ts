@@ -17,8 +17,8 @@
  * when its content changed. Writing it can fail (a full disk): that is logged once per streak
  * at warn and never stops regulation.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { readConfigText } from '../config/load.js';
@@ -205,6 +205,7 @@ export class SafeManifestWriter {
   /** The last content written (without its writtenAt stamp). */
   private written: string | undefined;
   private failing = false;
+  private swept = false;
 
   constructor(
     private readonly opts: {
@@ -248,6 +249,8 @@ export class SafeManifestWriter {
       });
       const content = JSON.stringify({ ...manifest, writtenAt: undefined });
       if (content === this.written) return;
+      if (!this.swept) sweepTemporaries(paths);
+      this.swept = true;
       for (path of paths) writeFileDurably(path, `${JSON.stringify(manifest, null, 2)}\n`);
       this.written = content;
       if (this.failing) logger.info(`safe manifest ${paths.join(' and ')} written again`);
@@ -261,6 +264,25 @@ export class SafeManifestWriter {
         );
       }
       this.failing = true;
+    }
+  }
+}
+
+/**
+ * Removes the temporary files of writes a kill interrupted (`.<name>.tmp-<pid>`, see
+ * durable-file.ts): each killed daemon would otherwise leave one behind for good. Best effort.
+ */
+function sweepTemporaries(paths: readonly string[]): void {
+  for (const path of paths) {
+    const prefix = `.${basename(path)}.tmp-`;
+    try {
+      for (const name of readdirSync(dirname(path))) {
+        if (name.startsWith(prefix) && name !== `${prefix}${process.pid}`) {
+          rmSync(join(dirname(path), name), { force: true });
+        }
+      }
+    } catch {
+      // A directory that cannot be listed fails the write itself, which says so.
     }
   }
 }

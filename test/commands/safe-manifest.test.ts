@@ -5,7 +5,7 @@
  * stop timeout. On the fixture Pi 4 of safe-fixtures.ts, with its fake kernel.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DEFAULT_DEADLINE_MS, safeCommand } from '../../src/commands/safe.js';
@@ -313,7 +313,7 @@ loops:
     assert.deepEqual([rawLevel(stateDir, 17), rawLevel(stateDir, 27)], RELEASED);
   });
 
-  test('the writer: an unchanged manifest is not written again; a failure is warned once per streak, its end told once, and never thrown', () => {
+  test('the writer: the temporary file of an interrupted write is swept; an unchanged manifest is not written again; a failure is warned once per streak, its end told once, and never thrown', () => {
     const loaded = parseConfigText(readFileSync(configFile(pi4(), HEATER_AND_COOLER), 'utf8'));
     assert.ok(loaded.ok);
     const dir = pi4();
@@ -321,7 +321,10 @@ loops:
     const log = recordingLogger();
     let nowMs = NOW_MS;
     const writer = new SafeManifestWriter({ paths: [path], logger: log.logger, nowMs: () => nowMs });
+    const leftByAKill = join(dir, '.homeostat.db.safe.json.tmp-999999');
+    writeFileSync(leftByAKill, '{');
     writer.write(loaded.config, () => 1);
+    assert.equal(existsSync(leftByAKill), false, 'the temporary file of an interrupted write is removed');
     const first = readFileSync(path, 'utf8');
     nowMs += 60_000;
     writer.write(loaded.config, () => 1);
