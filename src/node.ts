@@ -179,7 +179,11 @@ export class Node {
       });
       // Removed loops' change budgets are forgotten, with or without a broker.
       this.daemon.subscribe({
-        configApplied: (config) => this.commands.retainLoops(Object.keys(config.loops)),
+        configApplied: (config) => {
+          this.commands.retainLoops(Object.keys(config.loops));
+          // Also a reload the database took only on a retry: `homeostat safe` knows its pins.
+          this.recordSafeManifest();
+        },
       });
       const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
       this.bridgeInUse = this.buildBridge();
@@ -257,7 +261,6 @@ export class Node {
         // Off the event loop: a file at the size cap takes long to parse (config/load.ts).
         const loaded = await loadConfigFileOffThread(this.opts.configPath);
         await this.daemon.reload(loaded);
-        this.recordSafeManifest();
         if (loaded.ok && JSON.stringify(loaded.config.http) !== JSON.stringify(this.config.http)) {
           this.logger.warn(
             'the http block changed: the API keeps its address and token until the next restart',

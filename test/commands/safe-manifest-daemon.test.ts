@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { readSafeManifest } from '../../src/commands/safe-manifest.js';
+import { parseConfigText } from '../../src/config/load.js';
 import { fakeFactory, pi4Sysfs } from '../drivers/gpio/fakes.js';
 import { LogLevel, recordingLogger } from '../support/logger.js';
 import { buildTestNode } from '../support/node.js';
@@ -82,6 +83,17 @@ describe('the daemon writes the safe manifest of the config it applies', () => {
     const written = readFileSync(manifestPath, 'utf8');
     await node.reload('no change');
     assert.equal(readFileSync(manifestPath, 'utf8'), written);
+  });
+
+  test('at the apply itself, not only through node.reload: a reload the daemon applies later (a retry after the database refused it) updates it too', async (t) => {
+    const sysfsRoot = pi4Sysfs();
+    const { node, manifestPath } = await startedNode(t, configText(sysfsRoot, HEATER));
+    const loaded = parseConfigText(configText(sysfsRoot, HEATER_AND_FAN));
+    await node.daemon.reload(loaded);
+    assert.deepEqual(
+      manifestAt(manifestPath).relays.map((r) => r.id),
+      ['heater', 'fan'],
+    );
   });
 
   test('an invalid file at reload leaves the manifest of the config still in force', async (t) => {
