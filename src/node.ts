@@ -126,7 +126,7 @@ export class Node {
     this.config = loaded.config;
     // First of all: a second daemon must not touch the database, the broker or the relays.
     this.lock = this.lockDatabase();
-    this.safeManifest = SafeManifestWriter.beside(opts.dbPath, opts.configPath, logger);
+    this.safeManifest = SafeManifestWriter.beside(opts.dbPath, opts.configPath, logger, opts.env);
     try {
       this.notifier = opts.notifier ?? createNotifier({});
       const speed = opts.speed ?? 1;
