@@ -7,6 +7,7 @@ import {
   mqttSettings,
   waitForConnection,
 } from './commands/mqtt-setup.js';
+import { SafeManifestWriter } from './commands/safe-manifest.js';
 import { loadConfigFileOffThread } from './config/load.js';
 import { type Config, mqttOf } from './config/schema.js';
 import { DesiredCommands } from './control/desired-commands.js';
@@ -113,6 +114,8 @@ export class Node {
   private readonly logger: Logger;
   /** One daemon per database: held from the constructor until the store is closed. */
   private readonly lock: DaemonLock | undefined;
+  /** The last applied config for `homeostat safe`, beside the database (commands/safe-manifest.ts). */
+  private readonly safeManifest: SafeManifestWriter | undefined;
   /** The start, then every reload, chained: see `start()`. */
   private pending: Promise<unknown> | undefined;
   private started = false;
@@ -130,6 +133,7 @@ export class Node {
     this.config = loaded.config;
     // First of all: a second daemon must not touch the database, the broker or the relays.
     this.lock = this.lockDatabase();
+    this.safeManifest = SafeManifestWriter.beside(opts.dbPath, opts.configPath, logger, opts.env);
     try {
       this.notifier = opts.notifier ?? createNotifier({});
       const speed = opts.speed ?? 1;
@@ -183,7 +187,11 @@ export class Node {
       });
       // Removed loops' change budgets are forgotten, with or without a broker.
       this.daemon.subscribe({
-        configApplied: (config) => this.commands.retainLoops(Object.keys(config.loops)),
+        configApplied: (config) => {
+          this.commands.retainLoops(Object.keys(config.loops));
+          // Also a reload the database took only on a retry: `homeostat safe` knows its pins.
+          this.recordSafeManifest();
+        },
       });
       const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
       this.bridgeInUse = this.buildBridge();
@@ -229,8 +237,13 @@ export class Node {
     // by then. With them, it starts first and regulation waits (boundedly) for the broker.
     const brokerFirst = configUsesMqtt(this.config) && this.bridgeInUse !== undefined;
     const starting = (brokerFirst ? this.connectBroker() : Promise.resolve())
-      .then(() => this.daemon.start())
       .then(() => {
+        // Before the first cycle drives a relay, and again with the generation the database gave.
+        this.safeManifest?.write(this.config);
+        return this.daemon.start();
+      })
+      .then(() => {
+        this.recordSafeManifest();
         this.started = true;
         this.gate.start();
         if (!brokerFirst) this.startBridge();
@@ -299,6 +312,14 @@ export class Node {
       this.lock?.release();
       notifier.close();
     }
+  }
+
+  /** The config in force now, for `homeostat safe`; never throws, never stops regulation. */
+  private recordSafeManifest(): void {
+    this.safeManifest?.write(
+      this.daemon.currentConfig(),
+      () => this.store.desired.latestConfig()?.generation,
+    );
   }
 
   /**

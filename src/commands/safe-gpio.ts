@@ -63,6 +63,11 @@ export interface SafeGpioOptions {
   pinTimeoutMs?: number | undefined;
   /** Longest wait for the kernel and udev to make a just-exported pin writable, ms. Default 1000. */
   exportWaitMs?: number | undefined;
+  /**
+   * Holds each relay whose work has not settled yet, also past its deadline: a sysfs call that
+   * never returns keeps the process alive (safe.ts ends it then).
+   */
+  unsettled?: Set<SafeRelay> | undefined;
 }
 
 /** What happened to one relay. Levels are raw pin levels (what the relay board sees). */
@@ -108,8 +113,9 @@ export async function driveRelaySafe(relay: SafeRelay, opts: SafeGpioOptions): P
   const work = drivePin(relay, opts, io, (resolved) => {
     sysfsNumber = resolved;
   });
+  opts.unsettled?.add(relay);
   // Past its deadline the pin is reported failed; a late error of its work must not crash the command.
-  work.catch(() => {});
+  work.catch(() => {}).finally(() => opts.unsettled?.delete(relay));
   try {
     return await Promise.race([work, deadline]);
   } catch (error) {

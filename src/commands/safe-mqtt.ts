@@ -8,35 +8,9 @@
  */
 import mqtt from 'mqtt';
 import type { Config } from '../config/schema.js';
-import { levelCommandPayload } from '../drivers/mqtt/payload.js';
 import { redactUrl } from '../redact.js';
 import { mqttSettings } from './mqtt-setup.js';
-
-/** One MQTT actuator's safe command. */
-export interface MqttSafeCommand {
-  id: string;
-  topic: string;
-  payload: string;
-}
-
-/** The command each MQTT actuator of the config is sent on shutdown (its safe state or level). */
-export function mqttSafeCommands(config: Config): MqttSafeCommand[] {
-  const commands: MqttSafeCommand[] = [];
-  for (const [id, actuator] of Object.entries(config.actuators)) {
-    if (actuator.kind === 'mqtt_switch') {
-      const payload = actuator.safeState === 'on' ? actuator.payloadOn : actuator.payloadOff;
-      commands.push({ id, topic: actuator.commandTopic, payload });
-    } else if (actuator.kind === 'mqtt_level') {
-      const deviceValue = Math.round(actuator.safeLevel * actuator.levelScale);
-      commands.push({
-        id,
-        topic: actuator.commandTopic,
-        payload: levelCommandPayload(deviceValue, actuator.commandField),
-      });
-    }
-  }
-  return commands;
-}
+import type { SafeBroker, SafePlug } from './safe-plan.js';
 
 /** Per actuator id: `sent` (the broker acknowledged it), or why not. */
 export type MqttSafeResult = Map<string, { sent: true } | { sent: false; reason: string }>;
@@ -46,8 +20,8 @@ export type MqttSafeResult = Map<string, { sent: true } | { sent: false; reason:
  * every command, and disconnects. Never rejects.
  */
 export async function publishSafeCommands(
-  config: Config,
-  commands: readonly MqttSafeCommand[],
+  broker: SafeBroker | undefined,
+  commands: readonly SafePlug[],
   opts: { timeoutMs: number; mqttUrl?: string | undefined },
 ): Promise<MqttSafeResult> {
   const results: MqttSafeResult = new Map();
@@ -57,9 +31,13 @@ export async function publishSafeCommands(
     return results;
   };
   if (commands.length === 0) return results;
+  if (!broker) return fail('no broker configured');
   let settings: ReturnType<typeof mqttSettings>;
   try {
-    settings = mqttSettings(config, opts.mqttUrl);
+    // mqttSettings reads only the node and mqtt blocks (and the password and TLS files they name):
+    // the last applied config keeps just those.
+    const blocks: Pick<Config, 'node' | 'mqtt'> = broker;
+    settings = mqttSettings(blocks as Config, opts.mqttUrl);
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }

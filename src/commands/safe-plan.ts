@@ -1,27 +1,48 @@
 /**
  * What `homeostat safe` drives, read from the config: the GPIO relays (and where GPIO lives),
- * and the MQTT actuators for the report. A config that no longer validates still names the
- * relays that are wired, so they are read from its text as a best guess.
+ * and the MQTT actuators with their safe command and the broker that reaches them. A config
+ * that no longer validates still names the relays that are wired, so they are read from its
+ * text as a best guess. The same plan comes from the last applied config (safe-manifest.ts)
+ * when the file cannot be used; safe-sources.ts chooses and merges.
  */
 import { parse } from 'yaml';
 import { readConfigText } from '../config/load.js';
-import { type Config, DEFAULT_SYSFS_ROOT } from '../config/schema.js';
+import { type Config, DEFAULT_SYSFS_ROOT, type MqttConfig } from '../config/schema.js';
 import type { GpioChipOverride } from '../drivers/gpio/chip.js';
+import { levelCommandPayload } from '../drivers/mqtt/payload.js';
 import type { SafeRelay } from './safe-gpio.js';
+
+/** One MQTT actuator: its safe command, and what protects it when the broker is not reached. */
+export interface SafePlug {
+  id: string;
+  kind: 'mqtt_switch' | 'mqtt_level';
+  topic: string;
+  payload: string;
+  /** Its dead man's switch, as a sentence for the report (or that it has none). */
+  deadMan: string;
+}
+
+/** What the broker settings are read from (mqttSettings reads only these two blocks). */
+export interface SafeBroker {
+  node: Config['node'];
+  mqtt: MqttConfig;
+}
 
 /** The relays and actuators `safe` acts on, and where GPIO lives, from a config. */
 export interface SafePlan {
   relays: SafeRelay[];
   sysfsRoot: string;
   chip: GpioChipOverride;
-  /** MQTT actuators, for the report: id and dead man's switch in seconds (0: none). */
-  mqtt: { id: string; kind: string; deadMan: string }[];
+  /** MQTT actuators with their safe command. */
+  mqtt: SafePlug[];
+  /** The broker of the config; absent: none configured (or not known, from a broken file). */
+  broker?: SafeBroker;
 }
 
 /** From a valid config. */
 export function planFromConfig(config: Config): SafePlan {
   const relays: SafeRelay[] = [];
-  const mqtt: SafePlan['mqtt'] = [];
+  const mqtt: SafePlug[] = [];
   for (const [id, actuator] of Object.entries(config.actuators)) {
     if (actuator.kind === 'gpio_relay') {
       relays.push({
@@ -31,7 +52,7 @@ export function planFromConfig(config: Config): SafePlan {
         safeLevel: actuator.safeState === 'on' ? 1 : 0,
       });
     } else if (actuator.kind === 'mqtt_switch' || actuator.kind === 'mqtt_level') {
-      mqtt.push({ id, kind: actuator.kind, deadMan: deadManText(actuator) });
+      mqtt.push({ id, kind: actuator.kind, ...safeCommandOf(actuator), deadMan: deadManText(actuator) });
     }
   }
   return {
@@ -39,7 +60,19 @@ export function planFromConfig(config: Config): SafePlan {
     sysfsRoot: config.gpio.sysfsRoot,
     chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
     mqtt,
+    ...(config.mqtt ? { broker: { node: config.node, mqtt: config.mqtt } } : {}),
   };
+}
+
+/** The command an MQTT actuator is sent on shutdown, exactly as the daemon would: its safe state or level. */
+function safeCommandOf(actuator: Config['actuators'][string]): { topic: string; payload: string } {
+  if (actuator.kind === 'mqtt_switch') {
+    const payload = actuator.safeState === 'on' ? actuator.payloadOn : actuator.payloadOff;
+    return { topic: actuator.commandTopic, payload };
+  }
+  if (actuator.kind !== 'mqtt_level') throw new Error(`not an MQTT actuator: ${actuator.kind}`);
+  const deviceValue = Math.round(actuator.safeLevel * actuator.levelScale);
+  return { topic: actuator.commandTopic, payload: levelCommandPayload(deviceValue, actuator.commandField) };
 }
 
 function deadManText(actuator: Config['actuators'][string]): string {
@@ -94,7 +127,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The relays of a config that no longer validates; read with the config's own checks and cap. */
-export async function readBrokenPlan(path: string): Promise<SafePlan | undefined> {
+export function readBrokenPlan(path: string): SafePlan | undefined {
   // Non-blocking and capped (a FIFO or /dev/zero as the config must not hang ExecStopPost).
   const read = readConfigText(path);
   return read.ok ? planFromBrokenText(read.text) : undefined;

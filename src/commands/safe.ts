@@ -1,28 +1,33 @@
 /**
  * `homeostat safe`: the last line of defence when the daemon itself dies. systemd runs it from
  * `ExecStopPost=` whatever ended the process (SIGKILL, out of memory, a crash, the watchdog),
- * and it drives every configured GPIO relay to its safe level: a sysfs GPIO output keeps its
- * last level when the process holding it is gone, so a heater left ON stays ON until the
- * daemon is back (a minute or more after a watchdog kill).
+ * and it drives every GPIO relay to its safe level: a sysfs GPIO output keeps its last level
+ * when the process holding it is gone, so a heater left ON stays ON until the daemon is back
+ * (a minute or more after a watchdog kill).
  *
- * It needs nothing but the config file and sysfs: no database, no broker, no onoff (whose
- * sysfs root is fixed and whose native addon may be what broke). Every pin has a deadline, so
- * a wedged sysfs file cannot make it hang; a failure on one pin never stops the others.
+ * It needs nothing but sysfs and either the config file or the last config the daemon applied
+ * (the safe manifest beside the database, safe-manifest.ts): a config edited into a typo must
+ * not leave a relay ON. No SQLite, no broker, no onoff (whose sysfs root is fixed and whose
+ * native addon may be what broke). What is driven, from which source, is in safe-sources.ts;
+ * how each pin is driven without a glitch, in safe-gpio.ts.
  *
- * How each pin is driven without a glitch is in safe-gpio.ts, what is driven (from a valid
- * config, or from one that no longer validates) in safe-plan.ts; both are exported from here.
+ * Bounded in time: pins are driven in parallel, each within its own deadline (2 s), MQTT at
+ * the same time within its own (2 s), the whole within {@link DEFAULT_DEADLINE_MS}, below the
+ * unit's TimeoutStopSec (30 s). A sysfs call the kernel never answers holds a libuv thread,
+ * and libuv joins its threads at exit, so such a process would never end (not even with
+ * process.exit): then the report is flushed and the process ends itself with SIGKILL.
  *
- * MQTT actuators come second and are best effort (safe-mqtt.ts): their safe command is sent
- * only if the broker answers within 2 s. What protects a plug without a broker is its own
- * dead man's switch (`deadManS`: Tasmota PulseTime, Zigbee2MQTT on_time); the report says
- * which plugs have one.
+ * MQTT actuators are best effort (safe-mqtt.ts): their safe command is sent only if the broker
+ * answers within 2 s. What protects a plug without a broker is its own dead man's switch
+ * (`deadManS`: Tasmota PulseTime, Zigbee2MQTT on_time); the report says which plugs have one.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { loadConfigFile } from '../config/load.js';
-import type { Config } from '../config/schema.js';
-import { driveAllSafe, rawOf, type SafeOutcome, type SafeRelay, type SysfsIo } from './safe-gpio.js';
-import { planFromConfig, readBrokenPlan, type SafePlan } from './safe-plan.js';
+import { drained } from './output.js';
+import { driveRelaySafe, rawOf, type SafeOutcome, type SafeRelay, type SysfsIo } from './safe-gpio.js';
+import { safeManifestCandidates } from './safe-manifest.js';
+import type { SafePlug } from './safe-plan.js';
+import { chooseTargets, type SafeTargets } from './safe-sources.js';
 
 export {
   driveAllSafe,
@@ -40,13 +45,14 @@ export { planFromBrokenText, planFromConfig, type SafePlan } from './safe-plan.j
 
 export interface SafeCommandOptions {
   configPath: string;
-  /** Overrides the config's `gpio.sysfsRoot` (tests; a Pi always uses /sys). */
+  /** Overrides the sysfs root of the config and the manifest (tests; a Pi always uses /sys). */
   sysfsRoot?: string | undefined;
   io?: SysfsIo | undefined;
   pinTimeoutMs?: number | undefined;
   /**
-   * The daemon's database: when a running daemon holds its lock (this start was refused because
-   * another one runs, e.g. one started by hand), its actuators are its own and are not touched.
+   * The daemon's database: its safe manifest (`<db>.safe.json`) is the last applied config;
+   * and when a running daemon holds its lock (this start was refused because another one
+   * runs, e.g. one started by hand), its actuators are its own and are not touched.
    */
   dbPath?: string | undefined;
   /** A process's cgroup (`/proc/<pid>/cgroup`), undefined when it cannot be read; tests pass a fake. */
@@ -58,17 +64,36 @@ export interface SafeCommandOptions {
    * Default {@link DEFAULT_MQTT_TIMEOUT_MS}.
    */
   mqttTimeoutMs?: number | undefined;
+  /** Longest run of the whole drive (GPIO and MQTT), ms. Default {@link DEFAULT_DEADLINE_MS}. */
+  deadlineMs?: number | undefined;
+  /** Lines about the sources (a config set aside, the manifest used); default stderr. */
+  note?: ((line: string) => void) | undefined;
+  /** Wall clock, for the manifest's age. */
+  nowMs?: (() => number) | undefined;
+  /**
+   * Called when pins' work is still running as the command returns (a sysfs call the kernel
+   * never answered). Default with real files (no `io`): flush the output and end the process
+   * with SIGKILL, as nothing else can end it; with an injected `io`: nothing.
+   */
+  onHungCalls?: ((pending: () => string[]) => void) | undefined;
 }
 
 /** How long `safe` gives the broker: long enough for a broker on the LAN, short for a stop. */
 export const DEFAULT_MQTT_TIMEOUT_MS = 2_000;
+/**
+ * The whole drive, ms: pins (2 s each, in parallel) and MQTT (2 s) run side by side, so this
+ * is a backstop, well below the unit's TimeoutStopSec=30 (test/commands/safe-deadline.test.ts).
+ */
+export const DEFAULT_DEADLINE_MS = 10_000;
 
 /**
- * Drives every GPIO relay of the config to its safe level, then (best effort, bounded) sends
- * every MQTT actuator its safe command, and prints one line per actuator. Exit 0 when the
- * config is valid and every GPIO relay reached its safe level, 1 otherwise; MQTT never changes it.
+ * Drives every GPIO relay to its safe level and (best effort, bounded) sends every MQTT actuator
+ * its safe command, all at once, and prints one line per actuator. Exit 0 when every GPIO relay
+ * reached its safe level and the relays came from a valid config or the last applied one;
+ * 1 otherwise, with one line per relay not confirmed safe. MQTT never changes the exit code.
  */
 export async function safeCommand(opts: SafeCommandOptions, write: (line: string) => void): Promise<number> {
+  const note = opts.note ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const env = opts.env ?? process.env;
   if (env.SERVICE_RESULT !== undefined) {
     write(
@@ -81,44 +106,116 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
     write(`homeostat safe: ${running}; not touching the actuators it regulates`);
     return 0;
   }
-  const loaded = loadConfigFile(opts.configPath);
-  let plan: SafePlan | undefined;
-  let configOk = true;
-  if (loaded.ok) {
-    plan = planFromConfig(loaded.config);
-  } else {
-    configOk = false;
-    for (const line of loaded.errors.slice(0, 5)) write(`config: ${line}`);
-    plan = await readBrokenPlan(opts.configPath);
-    if (!plan) {
-      write(`homeostat safe: cannot read any actuator from ${opts.configPath}: no pin driven`);
-      return 1;
-    }
-    write(
-      `homeostat safe: config invalid; driving the ${plan.relays.length} gpio_relay actuator(s) it names`,
-    );
+  // Beside the database, else the copy in the state directory (the config that placed the
+  // database elsewhere may be the file that no longer parses: the CLI then gave the default).
+  const candidates = opts.dbPath === undefined ? [] : safeManifestCandidates(opts.dbPath, env);
+  const manifestPath = candidates.find((path) => existsSync(path)) ?? candidates[0];
+  const targets = chooseTargets(opts.configPath, manifestPath, (opts.nowMs ?? Date.now)(), note);
+  if (!targets.ok) {
+    note(targets.error);
+    return 1;
   }
-  const sysfsRoot = opts.sysfsRoot ?? plan.sysfsRoot;
-  const outcomes = await driveAllSafe(plan.relays, {
-    sysfsRoot,
-    chip: plan.chip,
-    io: opts.io,
-    pinTimeoutMs: opts.pinTimeoutMs,
-  });
-  for (const [i, outcome] of outcomes.entries()) write(describeOutcome(plan.relays[i]!, outcome));
-  const failed = outcomes.filter((o) => !o.ok).length;
-  if (plan.relays.length === 0) {
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const unsettled = new Set<SafeRelay>();
+  const [driven, plugLines] = await Promise.all([
+    driveTargets(targets, { ...opts, deadlineMs, unsettled }),
+    mqttBestEffort(targets, Math.min(opts.mqttTimeoutMs ?? DEFAULT_MQTT_TIMEOUT_MS, deadlineMs)),
+  ]);
+  const failed = report(driven, write);
+  for (const line of plugLines) write(line);
+  const onHung = opts.onHungCalls ?? (opts.io === undefined ? endDespiteHungCalls(note) : undefined);
+  if (unsettled.size > 0) onHung?.(() => [...unsettled].map(pinName));
+  if (!targets.trusted) {
+    note('homeostat safe: exit 1: the relays above are a guess from an invalid config; others may be wired');
+  }
+  return failed === 0 && targets.trusted ? 0 : 1;
+}
+
+/** Every relay of every group at once, each within its own deadline, all within `deadlineMs`. */
+async function driveTargets(
+  targets: SafeTargets,
+  opts: SafeCommandOptions & { deadlineMs: number; unsettled: Set<SafeRelay> },
+): Promise<[SafeRelay, SafeOutcome][]> {
+  const done = new Map<SafeRelay, SafeOutcome>();
+  const all = targets.groups.flatMap((group) => group.relays.map((relay) => ({ relay, group })));
+  const work = Promise.all(
+    all.map(({ relay, group }) =>
+      driveRelaySafe(relay, {
+        sysfsRoot: opts.sysfsRoot ?? group.sysfsRoot,
+        chip: group.chip,
+        io: opts.io,
+        pinTimeoutMs: opts.pinTimeoutMs,
+        unsettled: opts.unsettled,
+      }).then((outcome) => done.set(relay, outcome)),
+    ),
+  );
+  await withinMs(work, opts.deadlineMs);
+  const late = `no answer within the overall deadline of ${opts.deadlineMs} ms`;
+  return all.map(({ relay }) => [relay, done.get(relay) ?? { id: relay.id, ok: false, error: late }]);
+}
+
+/** One line per relay, the summary, and one line per relay not confirmed safe; returns how many. */
+function report(driven: [SafeRelay, SafeOutcome][], write: (line: string) => void): number {
+  for (const [relay, outcome] of driven) write(describeOutcome(relay, outcome));
+  const failed = driven.filter(([, outcome]) => !outcome.ok);
+  if (driven.length === 0) {
     write('homeostat safe: no GPIO relay in the config, nothing to drive');
-  } else {
-    write(
-      `homeostat safe: ${outcomes.length - failed} of ${outcomes.length} GPIO relay(s) at their safe level` +
-        (failed > 0 ? `; ${failed} FAILED` : ''),
-    );
+    return 0;
   }
-  if (loaded.ok && plan.mqtt.length > 0) {
-    await mqttBestEffort(loaded.config, plan.mqtt, opts.mqttTimeoutMs ?? DEFAULT_MQTT_TIMEOUT_MS, write);
-  }
-  return failed === 0 && configOk ? 0 : 1;
+  write(
+    `homeostat safe: ${driven.length - failed.length} of ${driven.length} GPIO relay(s) at their safe level` +
+      (failed.length > 0 ? `; ${failed.length} FAILED` : ''),
+  );
+  for (const [relay] of failed) write(`homeostat safe: NOT CONFIRMED SAFE: ${pinName(relay)}`);
+  return failed.length;
+}
+
+function pinName(relay: SafeRelay): string {
+  return `${relay.id} (BCM ${relay.bcm})`;
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first (never rejects). */
+function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([
+    promise.then(
+      () => undefined,
+      () => undefined,
+    ),
+    deadline,
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** How long pins' work that outlived its deadline may still finish before the process is ended, ms. */
+const HUNG_GRACE_MS = 1_000;
+const HUNG_POLL_MS = 50;
+
+/**
+ * The default for a sysfs call that never returns (a FIFO, a wedged GPIO expander): the
+ * process cannot end by itself (the call holds a libuv thread, and libuv joins its threads at
+ * exit, process.exit() included), so systemd would wait for it until TimeoutStopSec and kill
+ * it without a word. Instead: wait {@link HUNG_GRACE_MS} (a slow call may still return; timers
+ * are unref'd, so a process that can end, ends), then say which pins, flush the output, and
+ * end with SIGKILL (a shell sees 137; systemd logs status=9/KILL and the unit as failed).
+ */
+function endDespiteHungCalls(note: (line: string) => void): (pending: () => string[]) => void {
+  return (pending) => {
+    const giveUpAtMs = Date.now() + HUNG_GRACE_MS;
+    const check = () => {
+      const names = pending();
+      if (names.length === 0) return;
+      if (Date.now() < giveUpAtMs) return void setTimeout(check, HUNG_POLL_MS).unref();
+      note(
+        `homeostat safe: a sysfs call for ${names.join(', ')} never returned (the kernel holds it); ` +
+          'ending with SIGKILL, as the process could not exit while it is pending',
+      );
+      void drained().then(() => process.kill(process.pid, 'SIGKILL'));
+    };
+    setTimeout(check, HUNG_POLL_MS).unref();
+  };
 }
 
 /**
@@ -158,28 +255,21 @@ function procCgroup(pid: number | 'self'): string | undefined {
 }
 
 /** The MQTT actuators' safe commands, if the broker answers in time; one line each. */
-async function mqttBestEffort(
-  config: Config,
-  actuators: SafePlan['mqtt'],
-  timeoutMs: number,
-  write: (line: string) => void,
-): Promise<void> {
+async function mqttBestEffort(targets: SafeTargets, timeoutMs: number): Promise<string[]> {
+  if (targets.plugs.length === 0) return [];
   // Loaded only here: a GPIO-only config never loads the MQTT client.
-  const { mqttSafeCommands, publishSafeCommands } = await import('./safe-mqtt.js');
-  const commands = mqttSafeCommands(config);
+  const { publishSafeCommands } = await import('./safe-mqtt.js');
   const results =
     timeoutMs > 0
-      ? await publishSafeCommands(config, commands, { timeoutMs })
-      : new Map(commands.map((c) => [c.id, { sent: false as const, reason: 'MQTT not tried' }]));
-  for (const actuator of actuators) {
-    const command = commands.find((c) => c.id === actuator.id);
-    const result = results.get(actuator.id);
-    const what =
-      command && result?.sent
-        ? `${command.payload} sent on ${command.topic} (acknowledged)`
-        : `not reached (${result && !result.sent ? result.reason : 'no command'})`;
-    write(`${actuator.id} (${actuator.kind}): ${what}; ${actuator.deadMan}`);
-  }
+      ? await publishSafeCommands(targets.broker, targets.plugs, { timeoutMs })
+      : new Map(targets.plugs.map((p) => [p.id, { sent: false as const, reason: 'MQTT not tried' }]));
+  return targets.plugs.map((plug: SafePlug) => {
+    const result = results.get(plug.id);
+    const what = result?.sent
+      ? `${plug.payload} sent on ${plug.topic} (acknowledged)`
+      : `not reached (${result && !result.sent ? result.reason : 'no command'})`;
+    return `${plug.id} (${plug.kind}): ${what}; ${plug.deadMan}`;
+  });
 }
 
 /** `heater (gpio_relay BCM 17 = sysfs 529, active-low): ON → OFF, pin now high (released)`. */

@@ -145,6 +145,8 @@ test('given the daemon running as its own user under UMask=0027, then a member o
     'homeostat.db-wal': `640 ${owned}`,
     'homeostat.db.lock': `640 ${owned}`,
     'homeostat.db.owner': `640 ${owned}`,
+    // The last applied config for `homeostat safe` (commands/safe-manifest.ts): kept after a stop.
+    'homeostat.db.safe.json': `640 ${owned}`,
   });
   await assertGroupReads(dbPath, 'running');
 
@@ -171,11 +173,12 @@ test('given the daemon running as its own user under UMask=0027, then a member o
   assert.deepEqual(modes(stateDir), {
     'homeostat.db': `640 ${owned}`,
     'homeostat.db.lock': `640 ${owned}`,
+    'homeostat.db.safe.json': `640 ${owned}`,
   });
   await assertGroupReads(dbPath, 'stopped');
   assert.deepEqual(
     Object.keys(modes(stateDir)),
-    ['homeostat.db', 'homeostat.db.lock'],
+    ['homeostat.db', 'homeostat.db.lock', 'homeostat.db.safe.json'],
     'the reads left nothing',
   );
 
