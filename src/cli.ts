@@ -35,9 +35,10 @@ Usage:
   homeostat profile  LOOP start NAME|pause|resume|stop    starts, pauses, resumes or stops a profile
   homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
   homeostat safe     [--config FILE] [--sysfs-root DIR]   drives every GPIO relay to its safe level and exits
-                     (systemd's ExecStopPost=; no database needed); MQTT actuators get their safe command
-                     only if the broker answers within 2 s (their dead man's switch, deadManS, covers the
-                     rest); exit 0 every GPIO relay safe, 1 a pin failed or the config is invalid
+                     (systemd's ExecStopPost=; no database needed: the config file, else the last applied
+                     config kept beside the database); MQTT actuators get their safe command only if the
+                     broker answers within 2 s (their dead man's switch, deadManS, covers the rest); 10 s
+                     at most; exit 0 every GPIO relay safe, 1 a pin not confirmed safe or no usable config
   homeostat init     [FILE] [--sensor ID|sim] [--relay-pin N] [--setpoint X] [--yes]
                      writes a starter config from the DS18B20 sensors and GPIO chips found
   homeostat install-service   [--config FILE] [--root DIR] [--no-systemctl]
