@@ -14,7 +14,7 @@
  * long synchronous store transaction, a large JSON encode, a GC pause) or the process was not
  * scheduled (the load). The load average is printed beside each so the two can be told apart.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -77,7 +77,7 @@ function stallCause(sample: ProbeSample): StallCause {
 
 /** A busy loop in a child process: the machine's load, not the daemon's. */
 function startHog(): ChildProcess {
-  return fork('-e', [], { execArgv: ['-e', 'for (;;) {}'], stdio: 'ignore' });
+  return spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
 }
 
 function percentile(values: number[], p: number): number {
@@ -258,11 +258,20 @@ function print(
   );
 }
 
-/** The five worst windows, with their cause and the daemon's log lines around them. */
+/**
+ * The five worst windows, and the five worst with the daemon on CPU (its own work or a GC: what
+ * a change in homeostat can shorten), with their cause and the daemon's log lines around them.
+ */
 function printWorst(samples: ProbeSample[], run: CliProcess): void {
   if (args.json) return;
-  const worst = [...samples].sort((a, b) => b.maxDelayMs - a.maxDelayMs).slice(0, 5);
+  const byDelay = [...samples].sort((a, b) => b.maxDelayMs - a.maxDelayMs);
   console.log('\nworst windows (cause: gc, busy = on CPU, not scheduled = other processes ran):');
+  printWindows(byDelay.slice(0, 5), run);
+  console.log('worst windows with the daemon on CPU:');
+  printWindows(byDelay.filter((s) => stallCause(s) !== 'not scheduled').slice(0, 5), run);
+}
+
+function printWindows(worst: ProbeSample[], run: CliProcess): void {
   for (const sample of worst) {
     const fromMs = sample.atMs - (sample.elapsedMs ?? 100) - 200;
     const lines = run
