@@ -39,7 +39,7 @@ import type { AutotuneResult } from '../../../src/core/tuning/autotune.js';
 import { BUDGET_WINDOW_S } from '../../../src/core/tuning/modulation.js';
 import { type SimcModel, simcGains } from '../../../src/core/tuning/simc.js';
 import { driveAutotune } from '../../core/tuning/autotune-driver.js';
-import { TUNING_PLANTS } from '../../core/tuning/plants.js';
+import { REVIEW_PLANTS, TUNING_PLANTS } from '../../core/tuning/plants.js';
 import {
   CONSTRAINT_TUNINGS,
   type ConstraintRow,
@@ -49,6 +49,7 @@ import {
 } from './autotune-constraint.js';
 import { esphomeTune, type IsaGains, klipperTune, type PeerTune } from './autotune-peers.js';
 import { NOISE_SIGMA_C, QUANTUM_C, SAMPLE_S } from './autotune-plant.js';
+import { formatRegulating, type RegulatingRun, regulatingRuns } from './autotune-regulating.js';
 import { RELAY_MIN_MS, runStep, type StepSetup, type StepTrace } from './autotune-step.js';
 import type { RunMetrics } from './metrics.js';
 import { renderStepSvg, type StepPanel } from './step-svg.js';
@@ -141,6 +142,8 @@ export interface SeedSpread {
 
 /** Seeds of the spread check. */
 export const SPREAD_SEEDS = [1, 2, 3, 4, 5];
+/** The plants of the section: issue 12's five, then issue 21's two (plants.ts: REVIEW_PLANTS). */
+export const BENCH_PLANTS = [...TUNING_PLANTS, ...REVIEW_PLANTS];
 
 export interface AutotuneBench {
   rows: AutotuneRow[];
@@ -148,6 +151,8 @@ export interface AutotuneBench {
   targets: TargetLine[];
   /** ZN held to the autotune's overshoot rule, and a load step (autotune-constraint.ts). */
   equalConstraint: ConstraintRow[];
+  /** Continuous actuator started while regulating, through reconcile (autotune-regulating.ts). */
+  regulating: RegulatingRun[];
   text: string;
 }
 
@@ -157,7 +162,7 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
   const rows: AutotuneRow[] = [];
   const constraint: ConstraintRow[] = [];
   const svgs: { file: string; svg: string }[] = [];
-  for (const plant of TUNING_PLANTS) {
+  for (const plant of BENCH_PLANTS) {
     const trueModel = {
       gain: plant.gain,
       timeConstantS: plant.trueTimeConstantS,
@@ -211,7 +216,10 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
       const { kp, tiS, tdS } = simcGains(trueModel);
       const gains: Partial<Record<Tuning, IsaGains>> = {
         simcTrue: { kp, tiS, tdS, setpointWeight: 1 },
-        simcTrueWeighted: simcGains({ ...trueModel, secondLagS: plant.secondLagS ?? 0 }),
+        simcTrueWeighted: simcGains(
+          { ...trueModel, secondLagS: plant.secondLagS ?? 0 },
+          { samplePeriodS: SAMPLE_S },
+        ),
         esphome: esphome.gains,
         klipper: klipper.gains,
       };
@@ -315,13 +323,14 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
   }
   const spread = seedSpread();
   const targets = checkTargets(rows);
+  const regulating = regulatingRuns([TUNING_PLANTS[3]!, ...REVIEW_PLANTS]);
   const files = svgs.map((s) => s.file);
   if (write) {
     mkdirSync(outDir, { recursive: true });
     for (const { file, svg } of svgs) writeFileSync(join(outDir, file), svg);
     writeFileSync(
       join(outDir, 'summary.json'),
-      `${JSON.stringify({ setup: setupFigures(), rows, spread, targets, equalConstraint: constraint }, null, 2)}\n`,
+      `${JSON.stringify({ setup: setupFigures(), rows, spread, targets, equalConstraint: constraint, regulating }, null, 2)}\n`,
     );
   }
   return {
@@ -329,17 +338,20 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
     spread,
     targets,
     equalConstraint: constraint,
+    regulating,
     text: [
       formatReport(rows, spread, targets, write ? outDir : undefined, files),
       '',
       formatConstraint(constraint),
+      '',
+      formatRegulating(regulating),
     ].join('\n'),
   };
 }
 
 function seedSpread(): SeedSpread[] {
   const out: SeedSpread[] = [];
-  for (const plant of TUNING_PLANTS) {
+  for (const plant of BENCH_PLANTS) {
     const truth = {
       gain: plant.gain,
       timeConstantS: plant.trueTimeConstantS,
