@@ -25,7 +25,7 @@ export const IDENTIFICATION_SE = 0.2;
 export const MAX_TAU_PER_RECORD = 20;
 /** A dead time longer than this share of the relay's period cannot be one (≤ ½ for any plant). */
 export const MAX_DEAD_TIME_PER_PERIOD = 0.6;
-/** A residual above this many noise σ (or quanta/√12) is a record the model does not explain. */
+/** A residual above this many noise σ (with quanta/√12) is a record the model does not explain. */
 export const MAX_RESIDUAL_PER_NOISE = 3;
 /**
  * Above this many, the model is flagged: a sound fit's residual is the noise (measured 0.9–1.2 σ
@@ -76,7 +76,9 @@ export function judgeModel(
       `θ ${short(model.deadTimeS)} s is longer than a relay of period ${Math.round(periodS)} s allows`,
     );
   }
-  const noise = Math.max(run.noiseSigma ?? 0, (run.noiseQuantum ?? 0) / Math.sqrt(12));
+  // σ and the quantum's own noise together: a probe whose σ is under its step reads a few levels
+  // only, and its σ from 12 readings came out 0.019 where the record's noise was 0.03.
+  const noise = Math.hypot(run.noiseSigma ?? 0, (run.noiseQuantum ?? 0) / Math.sqrt(12));
   if (noise > 0 && rmsResidual > MAX_RESIDUAL_PER_NOISE * noise) {
     refused.push(
       `the record does not fit the model (rms residual ${short(rmsResidual)}, sensor noise ${short(noise)}): something disturbed the run`,

@@ -1,14 +1,17 @@
 /**
  * Autotune section of the control benchmark (issue 12, "Benchmarks and pictures", "Targets"):
- * homeostat's relay autotune (src/core/tuning/autotune.ts) on the five tuning plants with a
- * relay and with a continuous actuator, against the true models; then a closed-loop setpoint
+ * homeostat's relay autotune (src/core/tuning/autotune.ts) on the five tuning plants and the two
+ * of issue 21's review (a kettle K 80, τ 300 s, θ 20 s; a second-order plant τ1 300 s, τ2 150 s,
+ * θ0 10 s) with a relay and with a continuous actuator, against the true models; then a closed-loop setpoint
  * step with the autotuned SIMC gains (and setpoint weight b, simc.ts) beside SIMC on the true
  * parameters (b = 1, the target's reference, and with the same b rule) and the
  * relay-plus-Ziegler–Nichols tunings of ESPHome and Klipper (autotune-peers.ts). Writes one
  * step-response SVG per plant and summary.json into `outDir`. Then, for the target "better IAE
  * than relay + ZN", the same comparison under an equal constraint (autotune-constraint.ts): ZN's
  * gains with the autotune's setpoint-weight rule, a load step for every tuning, and on the
- * continuous rows every b for the autotune's gains (summary.json `equalConstraint`).
+ * continuous rows every b for the autotune's gains (summary.json `equalConstraint`). Last, a
+ * continuous actuator started while its PI regulates, through reconcile, as the daemon starts it
+ * (autotune-regulating.ts; summary.json `regulating`).
  *
  * Choices (printed with the report):
  * - Sensor: σ 0.05 °C, quantum 0.0625 °C, a reading every 5 s, one seed, in the tunes and the
@@ -526,7 +529,7 @@ export function formatReport(
     '## Autotune (relay experiment → FOPDT → SIMC PI), issue 12',
     '',
     `Sensor σ ${NOISE_SIGMA_C} °C, quantum ${QUANTUM_C} °C, a reading every ${SAMPLE_S} s, seed ${SEED}; tunes start at rest at the setpoint.`,
-    'True model of the second-order plant: Skogestad half rule (τ = τ1 + τ2/2, θ = θ0 + τ2/2).',
+    'True model of the second-order plants: Skogestad half rule (τ = τ1 + τ2/2, θ = θ0 + τ2/2).',
     '',
     '### Identification',
     ...table(
@@ -665,7 +668,7 @@ export function formatReport(
     "IAE in °C·s; overshoot in % of the step; pp: peak-to-peak of the true value over the last 2 (τ + θ) (a relay's ripple);",
     'settle: stays within 0.2 °C (continuous) / 0.5 °C (relay) from then on; b: setpoint weight (P = kp·(b·r − y)).',
     "simc: SIMC PI on the true model (τc = θ), b = 1: the target's reference. simc b: the same with the autotune's rules (simc.ts):",
-    'b from the model (largest b whose nominal step overshoots ≤ 2 %), and on the second-order plant its second lag as derivative (SIMC PID).',
+    'b from the model (largest b whose nominal step, with the reading period as a hold, overshoots ≤ 1.5 %), and on a second-order plant its second lag as derivative.',
     `at: the autotune's gains and b; ESPH, Klip: ZN PID (kp 0.6 Ku, Ti Pu/2, Td Pu/8, b = 1) from each peer's relay run.`,
     'Same controller for all (homeostat pidStep, derivative on the measurement, filtered): only the gains differ.',
     "Relay: every tuning through the autotune's suggested modulation: the time-proportioning window (recommended; no minimum times, the window",
