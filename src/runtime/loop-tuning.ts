@@ -6,6 +6,7 @@ import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
 import type { AutotuneMemory, AutotuneOptions } from '../core/tuning/autotune.js';
 import { abortAutotune, isActive } from '../core/tuning/autotune.js';
 import type { ModulationSuggestion } from '../core/tuning/modulation.js';
+import { judgeStoredModel } from '../core/tuning/reliability.js';
 import type { Direction } from '../core/types.js';
 import type { AutotuneRequest, NewTuning, StoredTuning, TuningGains } from '../store/desired-store.js';
 import { modulationSuggestionFor, tunedRelayModulation } from './tuning-modulation.js';
@@ -157,11 +158,14 @@ export const AUTO_APPLY_MAX_KP_RATIO = 10;
  * Whether a finished autotune's gains may go in force without a person looking (the loop's
  * `autotune.autoApply`): not gains 10× away from the file's for the side tuned (a fit gone wrong
  * gives a huge or tiny kp; on a loop with a heater and a cooler, the lower side's kp is held to
- * the file's `lower` kp, else its kp), not a result whose side is unknown there. Such a result is
+ * the file's `lower` kp, else its kp), not a result whose side is unknown there, not a model the
+ * core flags as unreliable (core/tuning/reliability.ts: judgeStoredModel). Such a result is
  * stored as a proposal, to accept with `homeostat tuning LOOP latest`.
  */
 export function mayApplyUnseen(spec: LoopSpec, tuning: NewTuning): boolean {
   if (!usableTuning(tuning)) return false;
+  // A model the core does not trust (K or τ not determined within 20 %) waits for a person.
+  if (!judgeStoredModel(tuning.model, tuning.details).reliable) return false;
   const controller = spec.controller;
   if (controller.type !== 'pid') return true;
   let kp = tuning.gains.kp;

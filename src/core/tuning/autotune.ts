@@ -1,11 +1,8 @@
 import type { Direction, Mode, Reading } from '../types.js';
-import type { FopdtIdentification } from './identify-fopdt.js';
-import { type HalfRuleIdentification, identifyHalfRule } from './identify-half-rule.js';
-import { type ModulationSuggestion, suggestModulation } from './modulation.js';
+import { type AutotuneResult, resultOfRun } from './autotune-result.js';
 import { estimateNoise, type SensorNoise } from './noise.js';
-import { analyseRelayOscillation } from './relay-analysis.js';
+import { analyseRelayOscillation, type OscillationAnalysis } from './relay-analysis.js';
 import type { RelayExperiment } from './relay-experiment.js';
-import { type SimcGains, simcGains } from './simc.js';
 
 /**
  * Relay autotune (Åström–Hägglund) as a pure state machine: start → noise → relay → done, or
@@ -41,6 +38,8 @@ import { type SimcGains, simcGains } from './simc.js';
  * a loop regulating near its setpoint; from far below (ambient) the approach is part of the run
  * and of the record (a larger step, a better gain estimate), and may take longer.
  */
+
+export type { AutotuneResult } from './autotune-result.js';
 
 export type AutotunePhase = 'noise' | 'relay' | 'done' | 'aborted';
 
@@ -152,20 +151,6 @@ export const FLAT_MS = 15 * 60_000;
  */
 export const TURN_BANDS = 3;
 
-export interface AutotuneResult {
-  identification: FopdtIdentification;
-  /** SIMC PI gains for the identified model with `closedLoopS`. */
-  gains: SimcGains;
-  closedLoopS: number;
-  modulation: ModulationSuggestion;
-  /** Mean period and peak-to-peak of the last cycles. */
-  periodS: number;
-  peakToPeak: number;
-  /** Full relay cycles, the first (step) included. */
-  cycles: number;
-  durationMs: number;
-}
-
 /** The run's state, kept in the loop's memory (JSON: plain numbers, strings and arrays). */
 export interface AutotuneMemory {
   phase: AutotunePhase;
@@ -192,6 +177,13 @@ export interface AutotuneMemory {
    * relay that was regulating (its ripple): the fit then starts where the value turned (`turn`).
    */
   startsAtRest: boolean;
+  /**
+   * A continuous actuator that was regulating (startsAtRest false): `initialLevel` is the PID's
+   * output at rest, and the plant may well be at rest with it (a loop that has settled). The fit
+   * takes the record as starting at rest there unless the free start fits clearly worse
+   * (identify-start.ts).
+   */
+  restCandidate?: boolean;
   /**
    * A relay that was regulating (startsAtRest false): what its plant did before the start is
    * unknown (the last dead time's input is its window's or band's on/off pattern), so the fit
@@ -290,6 +282,7 @@ export function startAutotune(
       initialLevel: currentLevel,
       startsAtRest: input.atRest ?? true,
       ...(input.atRest === false && kind === 'relay' ? { turn: {} } : {}),
+      ...(input.atRest === false && kind === 'continuous' ? { restCandidate: true } : {}),
       level: holdLevel,
       samples: [],
       keepEvery: 1,
@@ -562,48 +555,13 @@ function completeCycle(memory: AutotuneMemory, nowMs: number): AutotuneMemory {
 function finish(
   memory: AutotuneMemory,
   experiment: RelayExperiment,
-  analysis: ReturnType<typeof analyseRelayOscillation>,
+  analysis: OscillationAnalysis,
   nowMs: number,
 ): AutotuneMemory {
-  let identification: HalfRuleIdentification;
-  try {
-    const fitFromMs = memory.turn?.fitFromMs;
-    identification = identifyHalfRule(experiment, analysis, {
-      startsAtRest: memory.startsAtRest,
-      ...(fitFromMs === undefined ? {} : { fitFromMs: memory.startedAtMs + fitFromMs }),
-    });
-  } catch (error) {
-    return abortAutotune(memory, `the record did not fit a model: ${(error as Error).message}`, nowMs);
-  }
-  const { model } = identification;
-  const signOk = memory.side === 'raise' ? model.gain > 0 : model.gain < 0;
-  if (!signOk || !(model.timeConstantS > 0) || !Number.isFinite(model.gain)) {
-    return abortAutotune(
-      memory,
-      `the identified model makes no sense (gain ${round(model.gain)}, τ ${Math.round(model.timeConstantS)} s)`,
-      nowMs,
-    );
-  }
-  const closedLoopS = memory.closedLoopS ?? model.deadTimeS;
-  let gains: SimcGains;
-  try {
-    // The second lag the fit found: SIMC's PID when it dominates what is left of the dead time.
-    gains = simcGains({ ...model, secondLagS: identification.secondLagS }, { closedLoopS });
-  } catch (error) {
-    return abortAutotune(memory, `no SIMC gains for the model: ${(error as Error).message}`, nowMs);
-  }
-  const result: AutotuneResult = {
-    identification,
-    gains,
-    closedLoopS,
-    modulation: suggestModulation(model, gains.kp, memory.hysteresis!),
-    periodS: analysis.periodS,
-    peakToPeak: analysis.peakToPeak,
-    cycles: memory.cycles,
-    durationMs: nowMs - memory.startedAtMs,
-  };
+  const run = resultOfRun(memory, experiment, analysis, nowMs);
+  if (!run.ok) return abortAutotune(memory, run.reason, nowMs);
   const { approach: _a, ...rest } = memory;
-  return { ...rest, phase: 'done', endedAtMs: nowMs, result, samples: [], switches: [] };
+  return { ...rest, phase: 'done', endedAtMs: nowMs, result: run.result, samples: [], switches: [] };
 }
 
 /**

@@ -66,40 +66,131 @@ export function identifyHalfRule(
       ? experiment
       : { ...experiment, samples: experiment.samples.filter((sample) => sample.tMs >= floorMs) };
   const first = identifyFopdt(seed, analysis, { startsAtRest: atRest });
-  const { timeConstantS, deadTimeS } = first.model;
-  // Not at rest: the record is fitted from when the past before it has passed through the dead
-  // time (1.2 × the FOPDT fit's, which is θ0 + τ2/2 ≥ θ0), with the lags' state then free.
-  const t0 = experiment.samples[0]!.tMs;
-  const fromMs = atRest
-    ? Number.NEGATIVE_INFINITY
-    : Math.max(floorMs ?? Number.NEGATIVE_INFINITY, t0 + 1.2 * deadTimeS * 1000);
-  const all = experiment.samples.map((sample) => sample.tMs >= fromMs);
-  const fit = (e: RelayExperiment, m: readonly boolean[], t1: number, t2: number, th: number) =>
-    fitModel(e, m, t1, t2, th, atRest ? undefined : fromMs);
-  const scaleS = Math.max(deadTimeS, timeConstantS / 20, 1);
-  let best: Fit | undefined;
-  for (const fraction of [0, 0.5, 1, 1.5]) {
-    const tau2S = fraction * deadTimeS;
-    const start = fit(experiment, all, timeConstantS - tau2S / 2, tau2S, deadTimeS - tau2S / 2);
-    const refined = refine(experiment, all, start, scaleS, fit);
-    if (best === undefined || refined.sse < best.sse) best = refined;
+  const fromMs = atRest ? undefined : freeFromMs(experiment, analysis, first.model.deadTimeS, floorMs);
+  const all = experiment.samples.map((sample) => fromMs === undefined || sample.tMs >= fromMs);
+  const fitted = all.filter(Boolean).length;
+  if (fitted < MIN_FIT_SAMPLES) {
+    throw new RangeError(
+      `identifyHalfRule: only ${fitted} samples after the start's transient (at least ${MIN_FIT_SAMPLES})`,
+    );
   }
-  const chosen = best!;
+  const fit = (e: RelayExperiment, m: readonly boolean[], t1: number, t2: number, th: number) =>
+    fitModel(e, m, t1, t2, th, fromMs);
+  const { chosen, scaleS } = search(experiment, analysis, all, first.model, atRest, fit);
   const jackknife = analysis.cycles.map((c) => {
     const mask = experiment.samples.map((s, i) => all[i]! && (s.tMs < c.startMs || s.tMs >= c.endMs));
     return reduce(refine(experiment, mask, chosen, scaleS, fit));
   });
   const model = reduce(chosen);
+  // Along the ridge K and τ move together (relative error of one ≈ the other's).
+  const ridge = ridgeError(experiment, all, chosen, scaleS, fit, fitted);
   return {
     model,
     standardError: {
-      gain: jackknifeError(jackknife.map((m) => m.gain)),
-      timeConstantS: jackknifeError(jackknife.map((m) => m.timeConstantS)),
+      gain: larger(jackknifeError(jackknife.map((m) => m.gain)), ridge * Math.abs(model.gain)),
+      timeConstantS: larger(
+        jackknifeError(jackknife.map((m) => m.timeConstantS)),
+        ridge * model.timeConstantS,
+      ),
       deadTimeS: jackknifeError(jackknife.map((m) => m.deadTimeS)),
     },
-    rmsResidual: Math.sqrt(chosen.sse / Math.max(1, all.filter(Boolean).length)),
+    rmsResidual: Math.sqrt(chosen.sse / Math.max(1, fitted)),
     secondLagS: Math.min(chosen.tau1S, chosen.tau2S),
   };
+}
+
+/**
+ * Not at rest: the record is fitted from when the past before it has passed through the dead
+ * time (1.2 × the FOPDT fit's, which is θ0 + τ2/2 ≥ θ0), with the lags' state then free. That θ
+ * is capped at half the relay's period, the longest a dead time under a relay can be: a start
+ * that was not at rest (a PI still settling) once gave θ far beyond it, the fit then began near
+ * the record's end and a handful of samples "fitted" K 10⁶ (issue 21).
+ */
+function freeFromMs(
+  experiment: RelayExperiment,
+  analysis: OscillationAnalysis,
+  deadTimeS: number,
+  floorMs: number | undefined,
+): number {
+  const t0 = experiment.samples[0]!.tMs;
+  const transientS = Math.min(
+    deadTimeS,
+    Number.isFinite(analysis.periodS) ? analysis.periodS / 2 : deadTimeS,
+  );
+  return Math.max(floorMs ?? Number.NEGATIVE_INFINITY, t0 + 1.2 * transientS * 1000);
+}
+
+/** The best fit from a few starting splits of the FOPDT seed's dead time into θ0 and τ2. */
+function search(
+  experiment: RelayExperiment,
+  analysis: OscillationAnalysis,
+  mask: readonly boolean[],
+  seed: FopdtIdentification['model'],
+  atRest: boolean,
+  fit: FitFn,
+): { chosen: Fit; scaleS: number } {
+  const { timeConstantS, deadTimeS } = seed;
+  const periodS = Number.isFinite(analysis.periodS) ? analysis.periodS : Number.POSITIVE_INFINITY;
+  // The search's step for τ2 and θ0: a FOPDT seed whose τ slid up the ridge (10⁷ s from a start
+  // that was not at rest) must not make it 10⁶ s.
+  const scaleS = Math.max(deadTimeS, Math.min(timeConstantS, 10 * periodS) / 20, 1);
+  // Not at rest, the FOPDT seed itself may lie far up the ridge: the search also starts from
+  // slow lags of one and four relay periods (a lag-dominated plant's τ is a few periods).
+  const slowSeeds =
+    atRest || !Number.isFinite(periodS) ? [timeConstantS] : [timeConstantS, periodS, 4 * periodS];
+  let best: Fit | undefined;
+  for (const slowS of slowSeeds) {
+    for (const fraction of [0, 0.5, 1, 1.5]) {
+      const tau2S = fraction * deadTimeS;
+      const start = fit(experiment, mask, Math.max(slowS - tau2S / 2, 1), tau2S, deadTimeS - tau2S / 2);
+      const refined = refine(experiment, mask, start, scaleS, fit);
+      if (best === undefined || refined.sse < best.sse) best = refined;
+    }
+  }
+  return { chosen: best!, scaleS };
+}
+
+/** The larger of two errors; the jackknife's is NaN with fewer than 2 cycles, the profile's is not. */
+function larger(jackknife: number, profile: number): number {
+  return Number.isFinite(jackknife) ? Math.max(jackknife, profile) : profile;
+}
+
+/** Fewest samples a fit may rest on: 7 unknowns at most, and a cycle's worth of readings. */
+export const MIN_FIT_SAMPLES = 30;
+/** How far the profile moves the slow lag: ±20 % (the identification target). */
+const RIDGE_FACTOR = 1.2;
+
+/**
+ * The relative standard error of the slow lag from the fit's profile (issue 21). Near its
+ * setpoint a relay record shows K/τ (the slopes) and θ, but K and τ apart only through the
+ * curvature of the first step and the rest the record starts from; the jackknife over cycles
+ * leaves that step in every fit and misses it (a kettle 32 % off had a jackknife error of
+ * 1 %). So: the slow lag held RIDGE_FACTOR off either way, everything else refitted; the sum of
+ * squares' curvature along ln τ, against the residual variance, gives the standard error of
+ * ln τ (the profile likelihood's, Gaussian noise); no curvature (a flat ridge): infinite.
+ */
+function ridgeError(
+  experiment: RelayExperiment,
+  mask: readonly boolean[],
+  chosen: Fit,
+  scaleS: number,
+  fit: FitFn,
+  fitted: number,
+): number {
+  // The two lags are interchangeable in the fit: the slow one is τ1 for the profile.
+  const slow =
+    chosen.tau1S >= chosen.tau2S ? chosen : { ...chosen, tau1S: chosen.tau2S, tau2S: chosen.tau1S };
+  const variance = chosen.sse / Math.max(1, fitted - 6);
+  if (!(variance > 0)) return 0;
+  const [up, down] = [RIDGE_FACTOR, 1 / RIDGE_FACTOR].map((factor) => {
+    const start = fit(experiment, mask, slow.tau1S * factor, slow.tau2S, slow.theta0S);
+    return refine(experiment, mask, start, scaleS, fit, true).sse;
+  });
+  // The profile's curvature in ln τ from the three points (the chosen fit need not be its exact
+  // minimum: a flat ridge has points as good 20 % away): SSE ≈ c + a·x², se(ln τ) = √(s²/a).
+  const step = Math.log(RIDGE_FACTOR);
+  const curvature = (up! + down! - 2 * chosen.sse) / (2 * step * step);
+  return curvature > 0 ? Math.sqrt(variance / curvature) : Number.POSITIVE_INFINITY;
 }
 
 function reduce(f: Fit): FopdtIdentification['model'] {
@@ -127,6 +218,7 @@ function refine(
   start: Fit,
   scaleS: number,
   fit: FitFn,
+  holdTau1 = false,
 ): Fit {
   let best = fit(experiment, mask, start.tau1S, start.tau2S, start.theta0S);
   let stepLn = 0.2;
@@ -144,6 +236,7 @@ function refine(
       [0, stepS, -stepS / 2],
       [0, -stepS, stepS / 2],
     ] as const) {
+      if (holdTau1 && dLn !== 0) continue;
       const tau2S = best.tau2S + dTau2;
       const theta0S = best.theta0S + dTheta;
       if (tau2S < 0 || theta0S < 0) continue;
@@ -200,15 +293,11 @@ function fitModel(
     atMs = toMs;
   };
   const free = freeFromMs !== undefined;
-  const columns = t2 > 0 ? 4 : 3;
-  const normal = free ? Array.from({ length: columns }, () => new Array<number>(columns + 1).fill(0)) : [];
-  const row = new Array<number>(columns).fill(0);
-  let n = 0;
-  let sz = 0;
-  let szz = 0;
-  let sy = 0;
-  let szy = 0;
-  let syy = 0;
+  const columns = free ? (t2 > 0 ? 4 : 3) : 2;
+  // Each masked sample's row (1, z, and the free terms) and value, for the least squares.
+  const width = columns + 1;
+  const kept = new Float64Array(samples.length * width);
+  let rows = 0;
   for (let i = 0; i < samples.length; i++) {
     const sample = samples[i]!;
     for (; next < switches.length && switches[next]!.tMs + delayMs <= sample.tMs; next++) {
@@ -217,38 +306,70 @@ function fitModel(
     }
     advance(sample.tMs);
     if (!mask[i]) continue;
+    const at = rows * width;
+    kept[at] = 1;
+    kept[at + 1] = z2;
     if (free) {
       const ageMs = sample.tMs - freeFromMs;
-      row[0] = 1;
-      row[1] = z2;
-      row[2] = Math.exp(-ageMs / t1);
-      if (columns === 4) row[3] = Math.exp(-ageMs / t2);
-      for (let a = 0; a < columns; a++) {
-        for (let b = 0; b < columns; b++) normal[a]![b]! += row[a]! * row[b]!;
-        normal[a]![columns]! += row[a]! * sample.value;
-      }
-      syy += sample.value * sample.value;
-      continue;
+      kept[at + 2] = Math.exp(-ageMs / t1);
+      if (columns === 4) kept[at + 3] = Math.exp(-ageMs / t2);
     }
-    n++;
-    sz += z2;
-    szz += z2 * z2;
-    sy += sample.value;
-    szy += z2 * sample.value;
-    syy += sample.value * sample.value;
+    kept[at + columns] = sample.value;
+    rows++;
   }
-  if (free) {
-    // Σ(y − Xc)² = Σy² − cᵀXᵀy at the least-squares solution.
-    const rhs = normal.map((r) => r[columns]!);
-    const c = solveNormal(normal);
-    const sse = Math.max(0, syy - c.reduce((sum, ck, k) => sum + ck * rhs[k]!, 0));
-    const ok = c.every(Number.isFinite);
-    return { tau1S, tau2S, theta0S, ambient: c[0]!, gain: c[1]!, sse: ok ? sse : Number.POSITIVE_INFINITY };
+  const solved = free ? solveFree(kept, rows, columns) : solveAtRest(kept, rows);
+  return { tau1S, tau2S, theta0S, ...solved };
+}
+
+type Solution = Pick<Fit, 'ambient' | 'gain' | 'sse'>;
+
+/**
+ * y ≈ A + K·z: the closed form. The sum of squares from the residuals themselves, not the
+ * expansion Σy² − A·Σy − K·Σzy, which cancels (see solveFree).
+ */
+function solveAtRest(kept: Float64Array, rows: number): Solution {
+  let sz = 0;
+  let szz = 0;
+  let sy = 0;
+  let szy = 0;
+  for (let r = 0; r < rows; r++) {
+    const z = kept[r * 3 + 1]!;
+    const y = kept[r * 3 + 2]!;
+    sz += z;
+    szz += z * z;
+    sy += y;
+    szy += z * y;
   }
-  const det = n * szz - sz * sz;
-  const gain = Math.abs(det) < 1e-300 ? 0 : (n * szy - sz * sy) / det;
-  const ambient = (sy - gain * sz) / n;
-  // Σ(y − A − K z)² expanded with the normal equations' solution.
-  const sse = Math.max(0, syy - ambient * sy - gain * szy);
-  return { tau1S, tau2S, theta0S, gain, ambient, sse };
+  const det = rows * szz - sz * sz;
+  const gain = Math.abs(det) < 1e-300 ? 0 : (rows * szy - sz * sy) / det;
+  const ambient = (sy - gain * sz) / rows;
+  let sse = 0;
+  for (let r = 0; r < rows; r++) sse += (kept[r * 3 + 2]! - ambient - gain * kept[r * 3 + 1]!) ** 2;
+  return { gain, ambient, sse: Number.isFinite(sse) ? sse : Number.POSITIVE_INFINITY };
+}
+
+/**
+ * y ≈ A + K·z + C1·e^(−t/τ1) (+ C2·e^(−t/τ2)) by the normal equations; Σ(y − Xc)² from the
+ * residuals themselves, not Σy² − cᵀXᵀy: with a slow lag of 10⁷ s its free term is the constant
+ * column to 10 digits, the coefficients are 10⁸ and that difference cancelled to 0, so the search
+ * took the absurd fit as a perfect one (issue 21: K 5.5·10⁵, τ 9.4·10⁶ s on a second-order plant
+ * started while settling).
+ */
+function solveFree(kept: Float64Array, rows: number, columns: number): Solution {
+  const width = columns + 1;
+  const normal = Array.from({ length: columns }, () => new Array<number>(width).fill(0));
+  for (let r = 0; r < rows; r++) {
+    for (let a = 0; a < columns; a++) {
+      for (let b = 0; b <= columns; b++) normal[a]![b]! += kept[r * width + a]! * kept[r * width + b]!;
+    }
+  }
+  const c = solveNormal(normal);
+  let sse = 0;
+  for (let r = 0; r < rows; r++) {
+    let predicted = 0;
+    for (let k = 0; k < columns; k++) predicted += kept[r * width + k]! * c[k]!;
+    sse += (kept[r * width + columns]! - predicted) ** 2;
+  }
+  const ok = c.every(Number.isFinite) && Number.isFinite(sse);
+  return { ambient: c[0]!, gain: c[1]!, sse: ok ? sse : Number.POSITIVE_INFINITY };
 }

@@ -1,5 +1,6 @@
 import type { LoopSpec } from '../loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from '../loop-state.js';
+import { restOffset } from '../pid.js';
 import { judgeReading } from '../sensor-health.js';
 import type { Direction } from '../types.js';
 import {
@@ -44,8 +45,16 @@ export function startLoopAutotune(
   const verdict = judgeReading(observed.reading, nowMs, spec);
   if (!verdict.ok) return { ok: false, reason: `the sensor cannot be used: ${verdict.message}` };
   const side = options.side;
+  // A continuous actuator that was regulating starts from the PID's output at rest (no
+  // proportional or derivative part): the level the plant settled with, if it settled, not
+  // this cycle's output, which carries kp·noise (a kettle's kp 0.09 × 0.1 °C moves K 80 by
+  // 0.8 °C, half the first step). A relay's mean level is its duty: the output.
+  const signed = (direction: Direction) =>
+    memory.regulating && kindOn(spec, direction) === 'continuous'
+      ? restOutput(spec, memory, desired, direction)
+      : memory.output;
   const current = (direction: Direction) =>
-    Math.max(0, direction === 'raise' ? memory.output : -memory.output);
+    Math.max(0, direction === 'raise' ? signed(direction) : -signed(direction));
   const started = startAutotune(
     {
       mode: desired.mode,
@@ -141,6 +150,22 @@ export function settleAutotune(
   const actuator = autotune.side === 'raise' ? spec.raise : spec.lower;
   const level = actuator === undefined ? 0 : (cycle.levels[actuator.id] ?? 0);
   return noteAppliedLevel(autotune, level, nowMs);
+}
+
+function kindOn(spec: LoopSpec, direction: Direction): 'relay' | 'continuous' | undefined {
+  return (direction === 'raise' ? spec.raise : spec.lower)?.kind;
+}
+
+/** The PID's output with no error and no derivative (controller-output.ts' restOutput). */
+function restOutput(spec: LoopSpec, memory: LoopMemory, desired: LoopDesired, direction: Direction): number {
+  const controller = spec.controller;
+  if (controller.type !== 'pid') return memory.output;
+  const gains =
+    direction === 'lower' && controller.lowerPid
+      ? { ...controller.pid, ...controller.lowerPid }
+      : controller.pid;
+  const offset = restOffset({ ...gains, errorDeadband: spec.deadband }, desired.setpoint);
+  return memory.pid.integral + offset + memory.pid.lastFeedforward;
 }
 
 /**

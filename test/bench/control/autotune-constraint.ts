@@ -12,6 +12,7 @@
  */
 import { type SimcModel, setpointWeightFor } from '../../../src/core/tuning/simc.js';
 import type { IsaGains } from './autotune-peers.js';
+import { SAMPLE_S } from './autotune-plant.js';
 import type { StepRun, StepSetup } from './autotune-step.js';
 
 /** The load step, output fraction: the ambient falls by 0.1·K (10 % more output holds it). */
@@ -66,7 +67,10 @@ export function constraintRow(
   /** Try every b for the autotune's gains under this overshoot, % (continuous rows). */
   bestWeightUnderPct?: number,
 ): ConstraintRow {
-  const withRule = (g: IsaGains): IsaGains => ({ ...g, setpointWeight: setpointWeightFor(model, g) });
+  const withRule = (g: IsaGains): IsaGains => ({
+    ...g,
+    setpointWeight: setpointWeightFor(model, g, SAMPLE_S),
+  });
   const all: Partial<Record<ConstraintTuning, IsaGains>> = {
     esphome: gains.esphome,
     esphomeWeighted: withRule(gains.esphome),

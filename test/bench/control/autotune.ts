@@ -1,14 +1,17 @@
 /**
  * Autotune section of the control benchmark (issue 12, "Benchmarks and pictures", "Targets"):
- * homeostat's relay autotune (src/core/tuning/autotune.ts) on the five tuning plants with a
- * relay and with a continuous actuator, against the true models; then a closed-loop setpoint
+ * homeostat's relay autotune (src/core/tuning/autotune.ts) on the five tuning plants and the two
+ * of issue 21's review (a kettle K 80, τ 300 s, θ 20 s; a second-order plant τ1 300 s, τ2 150 s,
+ * θ0 10 s) with a relay and with a continuous actuator, against the true models; then a closed-loop setpoint
  * step with the autotuned SIMC gains (and setpoint weight b, simc.ts) beside SIMC on the true
  * parameters (b = 1, the target's reference, and with the same b rule) and the
  * relay-plus-Ziegler–Nichols tunings of ESPHome and Klipper (autotune-peers.ts). Writes one
  * step-response SVG per plant and summary.json into `outDir`. Then, for the target "better IAE
  * than relay + ZN", the same comparison under an equal constraint (autotune-constraint.ts): ZN's
  * gains with the autotune's setpoint-weight rule, a load step for every tuning, and on the
- * continuous rows every b for the autotune's gains (summary.json `equalConstraint`).
+ * continuous rows every b for the autotune's gains (summary.json `equalConstraint`). Last, a
+ * continuous actuator started while its PI regulates, through reconcile, as the daemon starts it
+ * (autotune-regulating.ts; summary.json `regulating`).
  *
  * Choices (printed with the report):
  * - Sensor: σ 0.05 °C, quantum 0.0625 °C, a reading every 5 s, one seed, in the tunes and the
@@ -39,7 +42,7 @@ import type { AutotuneResult } from '../../../src/core/tuning/autotune.js';
 import { BUDGET_WINDOW_S } from '../../../src/core/tuning/modulation.js';
 import { type SimcModel, simcGains } from '../../../src/core/tuning/simc.js';
 import { driveAutotune } from '../../core/tuning/autotune-driver.js';
-import { TUNING_PLANTS } from '../../core/tuning/plants.js';
+import { REVIEW_PLANTS, TUNING_PLANTS } from '../../core/tuning/plants.js';
 import {
   CONSTRAINT_TUNINGS,
   type ConstraintRow,
@@ -49,6 +52,7 @@ import {
 } from './autotune-constraint.js';
 import { esphomeTune, type IsaGains, klipperTune, type PeerTune } from './autotune-peers.js';
 import { NOISE_SIGMA_C, QUANTUM_C, SAMPLE_S } from './autotune-plant.js';
+import { formatRegulating, type RegulatingRun, regulatingRuns } from './autotune-regulating.js';
 import { RELAY_MIN_MS, runStep, type StepSetup, type StepTrace } from './autotune-step.js';
 import type { RunMetrics } from './metrics.js';
 import { renderStepSvg, type StepPanel } from './step-svg.js';
@@ -141,6 +145,8 @@ export interface SeedSpread {
 
 /** Seeds of the spread check. */
 export const SPREAD_SEEDS = [1, 2, 3, 4, 5];
+/** The plants of the section: issue 12's five, then issue 21's two (plants.ts: REVIEW_PLANTS). */
+export const BENCH_PLANTS = [...TUNING_PLANTS, ...REVIEW_PLANTS];
 
 export interface AutotuneBench {
   rows: AutotuneRow[];
@@ -148,6 +154,8 @@ export interface AutotuneBench {
   targets: TargetLine[];
   /** ZN held to the autotune's overshoot rule, and a load step (autotune-constraint.ts). */
   equalConstraint: ConstraintRow[];
+  /** Continuous actuator started while regulating, through reconcile (autotune-regulating.ts). */
+  regulating: RegulatingRun[];
   text: string;
 }
 
@@ -157,7 +165,7 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
   const rows: AutotuneRow[] = [];
   const constraint: ConstraintRow[] = [];
   const svgs: { file: string; svg: string }[] = [];
-  for (const plant of TUNING_PLANTS) {
+  for (const plant of BENCH_PLANTS) {
     const trueModel = {
       gain: plant.gain,
       timeConstantS: plant.trueTimeConstantS,
@@ -211,7 +219,10 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
       const { kp, tiS, tdS } = simcGains(trueModel);
       const gains: Partial<Record<Tuning, IsaGains>> = {
         simcTrue: { kp, tiS, tdS, setpointWeight: 1 },
-        simcTrueWeighted: simcGains({ ...trueModel, secondLagS: plant.secondLagS ?? 0 }),
+        simcTrueWeighted: simcGains(
+          { ...trueModel, secondLagS: plant.secondLagS ?? 0 },
+          { samplePeriodS: SAMPLE_S },
+        ),
         esphome: esphome.gains,
         klipper: klipper.gains,
       };
@@ -315,13 +326,14 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
   }
   const spread = seedSpread();
   const targets = checkTargets(rows);
+  const regulating = regulatingRuns([TUNING_PLANTS[3]!, ...REVIEW_PLANTS]);
   const files = svgs.map((s) => s.file);
   if (write) {
     mkdirSync(outDir, { recursive: true });
     for (const { file, svg } of svgs) writeFileSync(join(outDir, file), svg);
     writeFileSync(
       join(outDir, 'summary.json'),
-      `${JSON.stringify({ setup: setupFigures(), rows, spread, targets, equalConstraint: constraint }, null, 2)}\n`,
+      `${JSON.stringify({ setup: setupFigures(), rows, spread, targets, equalConstraint: constraint, regulating }, null, 2)}\n`,
     );
   }
   return {
@@ -329,17 +341,20 @@ export function runAutotuneBench(options: { outDir?: string; write?: boolean } =
     spread,
     targets,
     equalConstraint: constraint,
+    regulating,
     text: [
       formatReport(rows, spread, targets, write ? outDir : undefined, files),
       '',
       formatConstraint(constraint),
+      '',
+      formatRegulating(regulating),
     ].join('\n'),
   };
 }
 
 function seedSpread(): SeedSpread[] {
   const out: SeedSpread[] = [];
-  for (const plant of TUNING_PLANTS) {
+  for (const plant of BENCH_PLANTS) {
     const truth = {
       gain: plant.gain,
       timeConstantS: plant.trueTimeConstantS,
@@ -514,7 +529,7 @@ export function formatReport(
     '## Autotune (relay experiment → FOPDT → SIMC PI), issue 12',
     '',
     `Sensor σ ${NOISE_SIGMA_C} °C, quantum ${QUANTUM_C} °C, a reading every ${SAMPLE_S} s, seed ${SEED}; tunes start at rest at the setpoint.`,
-    'True model of the second-order plant: Skogestad half rule (τ = τ1 + τ2/2, θ = θ0 + τ2/2).',
+    'True model of the second-order plants: Skogestad half rule (τ = τ1 + τ2/2, θ = θ0 + τ2/2).',
     '',
     '### Identification',
     ...table(
@@ -653,7 +668,7 @@ export function formatReport(
     "IAE in °C·s; overshoot in % of the step; pp: peak-to-peak of the true value over the last 2 (τ + θ) (a relay's ripple);",
     'settle: stays within 0.2 °C (continuous) / 0.5 °C (relay) from then on; b: setpoint weight (P = kp·(b·r − y)).',
     "simc: SIMC PI on the true model (τc = θ), b = 1: the target's reference. simc b: the same with the autotune's rules (simc.ts):",
-    'b from the model (largest b whose nominal step overshoots ≤ 2 %), and on the second-order plant its second lag as derivative (SIMC PID).',
+    'b from the model (largest b whose nominal step, with the reading period as a hold, overshoots ≤ 1.5 %), and on a second-order plant its second lag as derivative.',
     `at: the autotune's gains and b; ESPH, Klip: ZN PID (kp 0.6 Ku, Ti Pu/2, Td Pu/8, b = 1) from each peer's relay run.`,
     'Same controller for all (homeostat pidStep, derivative on the measurement, filtered): only the gains differ.',
     "Relay: every tuning through the autotune's suggested modulation: the time-proportioning window (recommended; no minimum times, the window",

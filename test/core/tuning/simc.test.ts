@@ -135,3 +135,28 @@ describe('extreme fits still give usable gains (the rule runs inside a loop cycl
     });
   }
 });
+
+describe("setpoint weight with the loop's reading period (issue 21)", () => {
+  // The kettle of issue 21 as one regulating run identified it (K 74, τ 277 s, θ 20 s; true K 80,
+  // τ 300 s) and its SIMC PI; the loop reads every 5 s and holds its output in between.
+  const identified = { gain: 74, timeConstantS: 277, deadTimeS: 20 };
+  const gains = { kp: 0.0937, tiS: 160, tdS: 0 };
+
+  test('without the period: b 0.85, which overshoots 5 % once the 2.5 s hold is counted (6 % measured)', () => {
+    const b = setpointWeightFor(identified, gains);
+    assert.equal(b, 0.85);
+    assert.ok(nominalOvershoot({ ...identified, deadTimeS: 22.5 }, gains, b) > 0.04);
+  });
+
+  test('with a 5 s period: b 0.8, within 1.5 % with the hold', () => {
+    const b = setpointWeightFor(identified, gains, 5);
+    assert.equal(b, 0.8);
+    assert.ok(nominalOvershoot({ ...identified, deadTimeS: 22.5 }, gains, b) <= SETPOINT_OVERSHOOT);
+  });
+
+  test('simcGains passes the period on; 0 (the default) changes nothing', () => {
+    const model = { gain: 80, timeConstantS: 300, deadTimeS: 20 };
+    assert.equal(simcGains(model, { samplePeriodS: 5 }).setpointWeight, 0.75);
+    assert.equal(simcGains(model, { samplePeriodS: 0 }).setpointWeight, simcGains(model).setpointWeight);
+  });
+});
