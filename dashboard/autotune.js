@@ -210,6 +210,9 @@ function resultLines(r, unit) {
     if (typeof r.band === 'number') relay.push(`or a duty band ±${sig(r.band)} ${unit}`);
     out.push(relay);
   }
+  if (r.reliability?.verdict === 'flagged') {
+    out.push([`Flagged as unreliable (not put in force by itself): ${r.reliability.reasons.join('; ')}`]);
+  }
   return out;
 }
 

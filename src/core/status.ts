@@ -69,6 +69,11 @@ export interface AutotuneStatus extends AutotuneProgress {
     /** Suggested relay modulation: a time-proportioning window, s; or a duty band (loop unit). */
     band: number;
     windowS: number;
+    /**
+     * The model's verdict (core/tuning/reliability.ts): `sound`, or `flagged` with the reasons
+     * (stored, never put in force without a person). Absent on results from before it existed.
+     */
+    reliability?: { verdict: 'sound' | 'flagged' | 'refused'; reasons: string[] };
   };
 }
 
@@ -191,6 +196,9 @@ export function autotuneStatus(memory: AutotuneMemory, nowMs: number): AutotuneS
             closedLoopS: r.closedLoopS,
             band: r.modulation.band,
             windowS: r.modulation.windowS,
+            ...(r.reliability
+              ? { reliability: { verdict: r.reliability.verdict, reasons: r.reliability.reasons } }
+              : {}),
           },
         }
       : {}),

@@ -71,6 +71,10 @@ export const autotuneView = z
         closedLoopS: z.number(),
         band: z.number().describe('The alternative for a relay: a duty band, loop unit'),
         windowS: z.number().describe('Suggested for a relay: a time-proportioning window, s'),
+        reliability: z
+          .object({ verdict: z.enum(['sound', 'flagged', 'refused']), reasons: z.array(z.string()) })
+          .optional()
+          .describe('The model’s verdict: flagged models are stored but never put in force without a person'),
       })
       .optional()
       .describe('Once done: the identified model (null: an unknown standard error) and the gains from it'),

@@ -1,14 +1,12 @@
 import type { PlantModel } from '../core/feedforward.js';
 import type { LoopSpec } from '../core/loop-spec.js';
-import type { LoopDesired, LoopMemory, LoopObserved } from '../core/loop-state.js';
+import type { LoopMemory } from '../core/loop-state.js';
 import { defaultDerivativeFilterS } from '../core/pid.js';
-import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
-import type { AutotuneMemory, AutotuneOptions } from '../core/tuning/autotune.js';
-import { abortAutotune, isActive } from '../core/tuning/autotune.js';
+import type { AutotuneMemory } from '../core/tuning/autotune.js';
 import type { ModulationSuggestion } from '../core/tuning/modulation.js';
 import { judgeStoredModel } from '../core/tuning/reliability.js';
 import type { Direction } from '../core/types.js';
-import type { AutotuneRequest, NewTuning, StoredTuning, TuningGains } from '../store/desired-store.js';
+import type { NewTuning, StoredTuning, TuningGains } from '../store/desired-store.js';
 import { modulationSuggestionFor, tunedRelayModulation } from './tuning-modulation.js';
 
 /**
@@ -304,7 +302,8 @@ export function autotuneTransition(
       kind: 'autotune-done',
       message:
         `autotune done: K ${round(gain)}, τ ${Math.round(timeConstantS)} s, θ ${Math.round(deadTimeS)} s; ` +
-        `kp ${round(r.gains.kp)}, tiS ${Math.round(r.gains.tiS)} s`,
+        `kp ${round(r.gains.kp)}, tiS ${Math.round(r.gains.tiS)} s` +
+        (r.reliability?.reliable === false ? `; flagged: ${r.reliability.reasons.join('; ')}` : ''),
       data: { gains: r.gains, model: r.identification.model, durationMs: r.durationMs, cycles: r.cycles },
     };
   }

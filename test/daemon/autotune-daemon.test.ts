@@ -139,7 +139,11 @@ test('a start stored before a kill that the memory had not recorded yet (memory 
   await clock.advance(60 * MINUTE);
   run.daemon.flush();
   // The request is committed (and answered) …
-  run.store.desired.requestAutotune('room', { action: 'start', requestedAtMs: clock.nowMs(), source: 'http' });
+  run.store.desired.requestAutotune('room', {
+    action: 'start',
+    requestedAtMs: clock.nowMs(),
+    source: 'http',
+  });
   // … and the process is killed before any cycle acted on it (nothing written since).
   run.db.close();
 

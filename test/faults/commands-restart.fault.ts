@@ -13,7 +13,7 @@ import {
 import { measureFrom, rssOf, startProbedDaemon } from './support/daemon.js';
 import { desiredRows, eventsAfter, lastEventId } from './support/db.js';
 import { reportFigures } from './support/figures.js';
-import { condition, parseJson, type ResultPayload } from './support/mqtt.js';
+import { condition } from './support/mqtt.js';
 import { checkReplaysRefused, latchingRoom } from './support/retained.js';
 import { bridgeReady, openScenario, startRegulating } from './support/scenario.js';
 

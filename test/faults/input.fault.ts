@@ -26,7 +26,7 @@ import {
 import { desiredRows, integrity, lastEventId } from './support/db.js';
 import { reportFigures } from './support/figures.js';
 import { hostileCorpus } from './support/hostile.js';
-import { condition, parseJson, type ResultPayload, TestMqtt } from './support/mqtt.js';
+import { condition, TestMqtt } from './support/mqtt.js';
 import { checkReplaysRefused, latchingRoom } from './support/retained.js';
 import {
   actuatorLines,

@@ -177,7 +177,8 @@ function build(parts: {
     status: () => reconciler.status!,
     restart: () =>
       build({ ...parts, memory: structuredClone(cycles.at(-1)!.memory), recorded, desired: parts.desired }),
-    restartFrom: (memory) => build({ ...parts, memory: structuredClone(memory), recorded, desired: parts.desired }),
+    restartFrom: (memory) =>
+      build({ ...parts, memory: structuredClone(memory), recorded, desired: parts.desired }),
   };
   return harness;
 }

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LoopMemory } from '../../src/core/loop-state.js';
+import { autotuneStatus } from '../../src/core/status.js';
 import type { AutotuneMemory } from '../../src/core/tuning/autotune.js';
 import { autotuneOptions } from '../../src/runtime/autotune-request.js';
 import {
@@ -124,7 +125,12 @@ describe('autotuneTransition', () => {
   for (const [label, before, after, kind] of [
     ['a new run', undefined, run('noise'), 'autotune-started'],
     ['noise → relay', run('noise'), run('relay'), undefined],
-    ['aborted', run('relay'), run('aborted', { abortReason: 'interrupted by a restart' }), 'autotune-aborted'],
+    [
+      'aborted',
+      run('relay'),
+      run('aborted', { abortReason: 'interrupted by a restart' }),
+      'autotune-aborted',
+    ],
     ['an old run read at start', undefined, run('aborted'), undefined],
     ['unchanged end', run('aborted'), run('aborted'), undefined],
   ] as const) {
@@ -353,4 +359,61 @@ describe('unrecordedTuning on a loop with a heater and a cooler: the side not tu
     assert.deepEqual(tuning?.gains, tuned);
     assert.equal(tuning?.lowerGains, undefined);
   });
+});
+
+describe('a flagged model says so in the done event and the status (issue 21)', () => {
+  const doneRun = (reliability?: {
+    verdict: 'sound' | 'flagged';
+    reliable: boolean;
+    reasons: readonly string[];
+  }) =>
+    ({
+      phase: 'done',
+      side: 'raise',
+      setpoint: 20,
+      startedAtMs: 1_000,
+      maxDurationMs: 60_000,
+      samples: [],
+      switches: [],
+      cyclesNeeded: 3,
+      result: {
+        gains: { kp: 3, tiS: 300, tdS: 0 },
+        identification: {
+          model: { gain: 2, timeConstantS: 600, deadTimeS: 30, ambient: 10 },
+          standardError: { gain: 0.9, timeConstantS: 200, deadTimeS: 2 },
+          rmsResidual: 0.02,
+        },
+        ...(reliability ? { reliability } : {}),
+        durationMs: 3_600_000,
+        cycles: 4,
+        periodS: 400,
+        peakToPeak: 0.6,
+        closedLoopS: 30,
+        modulation: { band: 0.1, windowS: 300 },
+      },
+    }) as unknown as AutotuneMemory;
+  const running = { ...doneRun(), phase: 'relay' } as AutotuneMemory;
+  const flagged = { verdict: 'flagged' as const, reliable: false, reasons: ['K known to ±45 %'] };
+
+  for (const [label, reliability, message, statusPart] of [
+    [
+      'sound',
+      { verdict: 'sound' as const, reliable: true, reasons: [] },
+      /^autotune done: K 2, .*tiS 300 s$/,
+      { verdict: 'sound', reasons: [] },
+    ],
+    [
+      'flagged',
+      flagged,
+      /; flagged: K known to ±45 %$/,
+      { verdict: 'flagged', reasons: ['K known to ±45 %'] },
+    ],
+    ['from an older build (no verdict)', undefined, /tiS 300 s$/, undefined],
+  ] as const) {
+    test(`${label}: the event's message and the status's result.reliability`, () => {
+      const after = doneRun(reliability);
+      assert.match(autotuneTransition(running, after)?.message ?? '', message);
+      assert.deepEqual(autotuneStatus(after, 2_000).result?.reliability, statusPart);
+    });
+  }
 });
