@@ -13,6 +13,7 @@ import {
   startDaemon,
 } from '../integration/helpers.js';
 import { type Broker, startMosquitto } from '../integration/mosquitto.js';
+import { AnswerLedger, type SentChange } from './support/answer-ledger.js';
 import { faultConfigText, nextRequestId, resultTopic, setTopic, stateTopic } from './support/config.js';
 import { type DesiredRow, desiredRows, hasTable, integrity, movedAside } from './support/db.js';
 import { reportFigures } from './support/figures.js';
@@ -42,25 +43,142 @@ const SETPOINTS = [17, 17.5, 18, 18.5, 19, 19.5, 20, 20.5, 21, 21.5];
 /** Modes sent to room with every other setpoint (its heater allows off and heat). */
 const ROOM_MODES = ['heat', 'off'];
 
-interface Sent {
-  loop: string;
-  setpoint: number;
-  mode?: string;
-  requestId: string;
-}
-
-interface Answered extends Sent {
-  generation: number;
-}
-
-/** Per loop: the last answered change, the ones answered since the last cut, those sent since. */
-interface LoopLedger {
-  last?: Answered;
-  answeredThisRound: Answered[];
-  inFlight: Sent[];
-}
-
 const unavailable = lazyFsUnavailable();
+const skip = unavailable ? `power-cut scenario skipped: ${unavailable}` : false;
+
+/** One scenario's files, broker client, answers and write counts. */
+interface CutRun {
+  configPath: string;
+  dbPath: string;
+  stateDir: string;
+  mountDir: string;
+  client: TestMqtt;
+  ledger: AnswerLedger;
+  random: () => number;
+  counts: LazyFsCounts;
+  startupCuts: number;
+}
+
+let commandNo = 0;
+
+/** Sends setpoint (and, to room, mode) changes to `loop` one after the other until stopped. */
+async function traffic(run: CutRun, loop: string, isRunning: () => boolean): Promise<void> {
+  while (isRunning()) {
+    commandNo += 1;
+    const sent: SentChange = {
+      loop,
+      setpoint: SETPOINTS[commandNo % SETPOINTS.length]!,
+      ...(loop === 'room' ? { mode: ROOM_MODES[Math.floor(commandNo / 2) % 2]! } : {}),
+      requestId: nextRequestId(`cut-${loop}`),
+    };
+    run.ledger.sent(sent);
+    const { loop: _, ...payload } = sent;
+    const result = await run.client.command(setTopic(loop), JSON.stringify(payload), resultTopic(loop), {
+      requestId: sent.requestId,
+      timeoutMs: 1_500,
+    });
+    if (result?.accepted) run.ledger.accepted(sent, result.generation!);
+    else if (result) run.ledger.rejected += 1;
+    else await sleep(50); // not connected yet, or being cut
+  }
+}
+
+/**
+ * After the power came back: the file is sound (integrity ok, never moved aside), and holds
+ * every answered change (counted by the ledger). Returns the stored rows: what each loop must
+ * regulate from.
+ */
+function checkStored(run: CutRun, context: string): Map<string, DesiredRow> {
+  let rows = new Map<string, DesiredRow>();
+  if (existsSync(run.dbPath)) {
+    assert.deepEqual(integrity(run.dbPath), ['ok'], `${context}: PRAGMA integrity_check`);
+    assert.deepEqual(movedAside(run.dbPath), [], `${context}: no database moved aside`);
+    // Cut while the very first start created the schema, or (synchronous NORMAL) all of it lost.
+    if (hasTable(run.dbPath, 'loop_desired')) rows = desiredRows(run.dbPath);
+  }
+  run.ledger.check(context, rows);
+  return rows;
+}
+
+/** The restarted daemon publishes the stored (= last answered) setpoint and mode, acted on. */
+async function checkRegulatingFrom(
+  run: CutRun,
+  context: string,
+  rows: Map<string, DesiredRow>,
+  sinceMs: number,
+): Promise<void> {
+  for (const loop of COMMANDED) {
+    const row = rows.get(loop);
+    if (!row) continue;
+    await run.client
+      .state(
+        stateTopic(loop),
+        (s) => s.setpoint === row.setpoint && s.mode === row.mode && s.observedGeneration >= row.generation,
+        { sinceMs, timeoutMs: 15_000, what: `${loop} regulating at ${row.setpoint} ${row.mode}` },
+      )
+      .catch((error: Error) => {
+        const latest = JSON.stringify(run.client.latestState(stateTopic(loop)));
+        throw new Error(`${context}: ${error.message}; last state ${latest}`);
+      });
+  }
+}
+
+function addCounts(run: CutRun, counts: LazyFsCounts): void {
+  run.counts.fsyncs += counts.fsyncs;
+  run.counts.dirFsyncs += counts.dirFsyncs;
+  run.counts.bytesWritten += counts.bytesWritten;
+  run.counts.bytesSynced += counts.bytesSynced;
+}
+
+/**
+ * One power cycle: power on (mount), check what survived, start the daemon, check it regulates
+ * from it, send commands, and cut at a random moment: a fifth anywhere in start-up (store
+ * opening, migrations, the config applied, first cycles), the others under traffic.
+ */
+async function powerCycle(run: CutRun, context: string, setLazy: (fs: LazyFs) => void): Promise<void> {
+  const lazy = await LazyFs.mount(run.stateDir, run.mountDir);
+  setLazy(lazy);
+  const rows = checkStored(run, `before ${context}`);
+  const spawnedAtMs = Date.now();
+  const daemon: CliProcess = startDaemon({
+    configPath: run.configPath,
+    dbPath: run.dbPath,
+    speed: SPEED,
+  });
+  let running = true;
+  let loops: Promise<void>[] = [];
+  let exit: Awaited<ReturnType<CliProcess['kill']>>;
+  try {
+    if (run.random() < 0.2) {
+      run.startupCuts += 1;
+      loops = COMMANDED.map((loop) => traffic(run, loop, () => running));
+      await sleep(run.random() * 2_500);
+    } else {
+      await daemon.waitForLine(/^homeostat regulating/, 30_000);
+      await checkRegulatingFrom(run, context, rows, spawnedAtMs);
+      loops = COMMANDED.map((loop) => traffic(run, loop, () => running));
+      await sleep(100 + run.random() * 900);
+    }
+  } finally {
+    // The power goes: the process dies with the machine, then the disk keeps only what was fsynced.
+    exit = await daemon.kill('SIGKILL');
+    running = false;
+    await Promise.all(loops);
+  }
+  assert.equal(exit.signal, 'SIGKILL', `${context}: the daemon exited on its own:\n${daemon.output}`);
+  addCounts(run, await lazy.cut());
+}
+
+function figuresNote(run: CutRun): string {
+  const { ledger, counts } = run;
+  return (
+    `${ledger.answered} answered changes checked (${ledger.rejected} rejected), ${ledger.lost} lost ` +
+    `(at ${ledger.checksWithLoss} cuts), ${run.startupCuts} cuts in start-up, integrity ok ${CUTS}/${CUTS}; ` +
+    `write cost ${counts.fsyncs} fsyncs + ${counts.dirFsyncs} directory fsyncs ` +
+    `(${(counts.fsyncs / Math.max(1, ledger.answered)).toFixed(2)} per answered change, starts included), ` +
+    `${Math.round(counts.bytesWritten / 1024)} KiB written, ${Math.round(counts.bytesSynced / 1024)} KiB made durable`
+  );
+}
 
 describe('power cuts at random moments under command traffic', () => {
   let broker: Broker | undefined;
@@ -73,7 +191,7 @@ describe('power cuts at random moments under command traffic', () => {
 
   test(`${CUTS} power cuts: integrity ok, no answered change lost, regulating from it`, {
     timeout: 1_800_000,
-    skip: unavailable ? `power-cut scenario skipped: ${unavailable}` : false,
+    skip,
   }, async (t) => {
     broker = await startMosquitto();
     const { dir, remove } = makeTempDir('homeostat-fault-power-');
@@ -83,193 +201,49 @@ describe('power cuts at random moments under command traffic', () => {
       await lazy?.dispose();
       remove();
     });
-    const stateDir = join(dir, 'lazyfs');
-    const mountDir = join(dir, 'disk');
-    mkdirSync(stateDir);
-    mkdirSync(mountDir);
-    const configPath = join(dir, 'homeostat.yaml');
-    const dbPath = join(mountDir, 'state.db');
-    writeFileSync(configPath, faultConfigText({ brokerUrl: broker.url }));
-    const client = await TestMqtt.connect(broker.url, ['homeostat/demo/+/result', 'homeostat/demo/+/state']);
-    t.after(() => client.end());
-    const random = seededRandom(0x90e7c07);
-    const ledgers = new Map<string, LoopLedger>(
-      COMMANDED.map((loop) => [loop, { answeredThisRound: [], inFlight: [] }]),
-    );
-    const totals = {
-      answered: 0,
-      rejected: 0,
-      lost: 0,
-      lostCuts: 0,
+    const run: CutRun = {
+      configPath: join(dir, 'homeostat.yaml'),
+      stateDir: join(dir, 'lazyfs'),
+      mountDir: join(dir, 'disk'),
+      dbPath: join(dir, 'disk', 'state.db'),
+      client: await TestMqtt.connect(broker.url, ['homeostat/demo/+/result', 'homeostat/demo/+/state']),
+      ledger: new AnswerLedger(COMMANDED, (line) => t.diagnostic(line)),
+      random: seededRandom(0x90e7c07),
+      counts: { fsyncs: 0, dirFsyncs: 0, bytesWritten: 0, bytesSynced: 0 },
       startupCuts: 0,
-      fsyncs: 0,
-      dirFsyncs: 0,
     };
-    const totalsBytes = { written: 0, synced: 0 };
-    let commandNo = 0;
-
-    const traffic = (loop: string, isRunning: () => boolean) =>
-      (async () => {
-        const ledger = ledgers.get(loop)!;
-        while (isRunning()) {
-          commandNo += 1;
-          const sent: Sent = {
-            loop,
-            setpoint: SETPOINTS[commandNo % SETPOINTS.length]!,
-            ...(loop === 'room' ? { mode: ROOM_MODES[Math.floor(commandNo / 2) % 2]! } : {}),
-            requestId: nextRequestId(`cut-${loop}`),
-          };
-          ledger.inFlight.push(sent);
-          const { loop: _, ...payload } = sent;
-          const result = await client.command(setTopic(loop), JSON.stringify(payload), resultTopic(loop), {
-            requestId: sent.requestId,
-            timeoutMs: 1_500,
-          });
-          if (result?.accepted) {
-            const answered = { ...sent, generation: result.generation! };
-            ledger.last = answered;
-            ledger.answeredThisRound.push(answered);
-            ledger.inFlight = [];
-            totals.answered += 1;
-          } else if (result) totals.rejected += 1;
-          else await sleep(50); // not connected yet, or being cut
-        }
-      })();
-
-    /**
-     * After the power came back: the file is sound and holds every answered change. Returns
-     * what each loop must regulate from (the stored row). A lost change is counted, and the
-     * ledger starts again from what is stored, so one loss is not counted again at every cut.
-     */
-    const checkDatabase = (context: string): Map<string, DesiredRow> => {
-      let rows = new Map<string, DesiredRow>();
-      if (existsSync(dbPath)) {
-        assert.deepEqual(integrity(dbPath), ['ok'], `${context}: PRAGMA integrity_check`);
-        assert.deepEqual(movedAside(dbPath), [], `${context}: no database moved aside`);
-        // Cut while the very first start created the schema, or (synchronous NORMAL) all of it lost.
-        if (hasTable(dbPath, 'loop_desired')) rows = desiredRows(dbPath);
-      }
-      let lostHere = 0;
-      for (const loop of COMMANDED) {
-        const ledger = ledgers.get(loop)!;
-        const row = rows.get(loop);
-        const last = ledger.last;
-        if (last !== undefined) {
-          const allowed = [last, ...ledger.inFlight];
-          const held =
-            row !== undefined &&
-            row.generation >= last.generation &&
-            allowed.some((s) => s.setpoint === row.setpoint && (s.mode === undefined || s.mode === row.mode));
-          if (!held) {
-            const lost = ledger.answeredThisRound.filter(
-              (a) => row === undefined || a.generation > row.generation,
-            );
-            lostHere += Math.max(lost.length, 1);
-            t.diagnostic(
-              `${context}: ${loop} stored ${row ? `${row.setpoint} ${row.mode} (generation ${row.generation})` : 'nothing'}, ` +
-                `answered ${last.setpoint} ${last.mode ?? ''} (generation ${last.generation}): ` +
-                `${Math.max(lost.length, 1)} answered change(s) lost`,
-            );
-            // Judged from what is stored from now on, so one loss is counted once.
-            delete ledger.last;
-          }
-        }
-        // Sent but unanswered commands stay allowed until the next answer: the broker may hold
-        // one for the daemon's session and deliver it after the restart.
-        ledger.answeredThisRound = [];
-      }
-      totals.lost += lostHere;
-      if (lostHere > 0) totals.lostCuts += 1;
-      return rows;
-    };
-
-    /** The restarted daemon regulates from the stored (= last answered) state of each loop. */
-    const checkRegulatingFrom = async (
-      context: string,
-      rows: Map<string, DesiredRow>,
-      sinceMs: number,
-    ): Promise<void> => {
-      for (const loop of COMMANDED) {
-        const row = rows.get(loop);
-        if (!row) continue;
-        await client
-          .state(
-            stateTopic(loop),
-            (s) =>
-              s.setpoint === row.setpoint && s.mode === row.mode && s.observedGeneration >= row.generation,
-            { sinceMs, timeoutMs: 15_000, what: `${loop} regulating at ${row.setpoint} ${row.mode}` },
-          )
-          .catch((error: Error) => {
-            throw new Error(
-              `${context}: ${error.message}; last state ${JSON.stringify(client.latestState(stateTopic(loop)))}`,
-            );
-          });
-      }
-    };
-
-    const addCounts = (counts: LazyFsCounts) => {
-      totals.fsyncs += counts.fsyncs;
-      totals.dirFsyncs += counts.dirFsyncs;
-      totalsBytes.written += counts.bytesWritten;
-      totalsBytes.synced += counts.bytesSynced;
-    };
-
+    t.after(() => run.client.end());
+    mkdirSync(run.stateDir);
+    mkdirSync(run.mountDir);
+    writeFileSync(run.configPath, faultConfigText({ brokerUrl: broker.url }));
+    const startedMs = Date.now();
     for (let cut = 1; cut <= CUTS; cut++) {
-      const context = `cut ${cut}/${CUTS}`;
-      lazy = await LazyFs.mount(stateDir, mountDir);
-      const rows = checkDatabase(`before ${context}`);
-      const spawnedAtMs = Date.now();
-      const daemon: CliProcess = startDaemon({ configPath, dbPath, speed: SPEED });
-      let running = true;
-      let loops: Promise<void>[] = [];
-      let exit: Awaited<ReturnType<CliProcess['kill']>>;
-      try {
-        if (random() < 0.2) {
-          // Anywhere in start-up: store opening, migrations, the config applied, first cycles.
-          totals.startupCuts += 1;
-          loops = COMMANDED.map((loop) => traffic(loop, () => running));
-          await sleep(random() * 2_500);
-        } else {
-          await daemon.waitForLine(/^homeostat regulating/, 30_000);
-          await checkRegulatingFrom(context, rows, spawnedAtMs);
-          loops = COMMANDED.map((loop) => traffic(loop, () => running));
-          await sleep(100 + random() * 900);
-        }
-      } finally {
-        // The power goes: the process dies with the machine, then the disk keeps only what was fsynced.
-        exit = await daemon.kill('SIGKILL');
-        running = false;
-        await Promise.all(loops);
-      }
-      assert.equal(exit.signal, 'SIGKILL', `${context}: the daemon exited on its own:\n${daemon.output}`);
-      addCounts(await lazy.cut());
+      await powerCycle(run, `cut ${cut}/${CUTS}`, (fs) => {
+        lazy = fs;
+      });
     }
 
     // The power back once more: the last cut's answers are there, and a clean run regulates on them.
-    lazy = await LazyFs.mount(stateDir, mountDir);
-    const rows = checkDatabase('after the last cut');
+    lazy = await LazyFs.mount(run.stateDir, run.mountDir);
+    const rows = checkStored(run, 'after the last cut');
     const spawnedAtMs = Date.now();
-    const daemon = startDaemon({ configPath, dbPath, speed: SPEED });
+    const daemon = startDaemon({ configPath: run.configPath, dbPath: run.dbPath, speed: SPEED });
     await daemon.waitForLine(/^homeostat regulating/, 30_000);
-    await checkRegulatingFrom('after the last cut', rows, spawnedAtMs);
+    await checkRegulatingFrom(run, 'after the last cut', rows, spawnedAtMs);
     assert.deepEqual(await daemon.kill('SIGTERM'), { code: 0, signal: null }, daemon.output);
-    addCounts(await lazy.cut());
+    addCounts(run, await lazy.cut());
     lazy = undefined;
 
     reportFigures(t, {
       scenario: `${CUTS} × power cut under commands`,
-      notes:
-        `${totals.answered} answered changes checked (${totals.rejected} rejected), ${totals.lost} lost ` +
-        `(at ${totals.lostCuts} cuts), ${totals.startupCuts} cuts in start-up, integrity ok ${CUTS}/${CUTS}; ` +
-        `write cost ${totals.fsyncs} fsyncs + ${totals.dirFsyncs} directory fsyncs ` +
-        `(${(totals.fsyncs / Math.max(1, totals.answered)).toFixed(2)} per answered change, starts included), ` +
-        `${Math.round(totalsBytes.written / 1024)} KiB written, ${Math.round(totalsBytes.synced / 1024)} KiB made durable`,
+      notes: `${figuresNote(run)}; ${Math.round((Date.now() - startedMs) / 1000)} s`,
     });
-    assert.ok(totals.answered >= CUTS, `only ${totals.answered} changes answered over ${CUTS} cuts`);
+    const { ledger } = run;
+    assert.ok(ledger.answered >= CUTS, `only ${ledger.answered} changes answered over ${CUTS} cuts`);
     assert.equal(
-      totals.lost,
+      ledger.lost,
       0,
-      `${totals.lost} answered changes lost to power cuts (at ${totals.lostCuts} of ${CUTS} cuts)`,
+      `${ledger.lost} answered changes lost to power cuts (at ${ledger.checksWithLoss} of ${CUTS} cuts)`,
     );
   });
 });
@@ -306,7 +280,7 @@ describe('power cuts right after a config file was written', () => {
   }
 
   test('homeostat init: the config is complete after a cut right after init returns', {
-    skip: unavailable ? `power-cut scenario skipped: ${unavailable}` : false,
+    skip,
     timeout: 120_000,
   }, async (t) => {
     const disk = await lazyDisk(t);
@@ -345,7 +319,7 @@ describe('power cuts right after a config file was written', () => {
   });
 
   test('writeFileDurably: the new content is there after a cut right after it returns', {
-    skip: unavailable ? `power-cut scenario skipped: ${unavailable}` : false,
+    skip,
     timeout: 60_000,
   }, async (t) => {
     const disk = await lazyDisk(t);
