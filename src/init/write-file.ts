@@ -1,7 +1,11 @@
-/** Writing the starter: a new file only, in a directory made if missing, with the install's modes. */
+/**
+ * Writing the starter: a new file only, in a directory made if missing, with the install's modes,
+ * durably (it survives a power cut right after init says it wrote it).
+ */
 import { constants } from 'node:fs';
 import { access, chmod, type FileHandle, lstat, open, stat, unlink } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
+import { fsyncDirectory } from '../durable-file.js';
 import { makeDirs } from '../make-dirs.js';
 
 /** Mode of the directories init creates (/etc/homeostat is 0750 root:homeostat once installed). */
@@ -51,10 +55,12 @@ export async function cannotCreate(path: string): Promise<string | undefined> {
   }
 }
 
-/** The calls {@link writeNewFile} makes on the file itself; tests pass failing ones. */
+/** The calls {@link writeNewFile} makes on the file itself; tests pass failing or recording ones. */
 export interface NewFileOps {
   open: (path: string, flags: 'wx', mode: number) => Promise<FileHandle>;
   unlink: (path: string) => Promise<void>;
+  /** Flushes a directory's entries to disk; default fsyncDirectory. */
+  syncDirectory?: (dir: string) => void;
 }
 
 const NODE_FILE_OPS: NewFileOps = { open, unlink };
@@ -63,7 +69,9 @@ const NODE_FILE_OPS: NewFileOps = { open, unlink };
  * Creates `path` with `text`; fails with `EEXIST` when anything is there already (`wx`: the
  * check and the creation are one step, so a file appearing meanwhile is not overwritten either).
  * Missing parent directories are created {@link CONFIG_DIR_MODE} and the file is
- * {@link CONFIG_FILE_MODE}, set explicitly so the umask does not decide. When anything fails
+ * {@link CONFIG_FILE_MODE}, set explicitly so the umask does not decide. The file is fsynced and
+ * then its directory (and each directory made on the way, in its parent), so it is on disk when
+ * this resolves: a power cut right after leaves it complete. When anything fails
  * after the create (a full disk…), the file is removed again, so "nothing written" holds and
  * the next init is not refused by a partial file; directories made on the way stay.
  */
@@ -73,25 +81,22 @@ export async function writeNewFile(
   ops: NewFileOps = NODE_FILE_OPS,
 ): Promise<void> {
   const parent = dirname(path);
-  const firstCreated = makeDirs(parent, CONFIG_DIR_MODE);
-  if (firstCreated !== undefined) {
-    // mkdir returns the topmost directory it made; each one below it down to `parent` is new too.
-    let dir = firstCreated;
-    await chmod(dir, CONFIG_DIR_MODE);
-    for (const part of relative(firstCreated, parent).split(sep).filter(Boolean)) {
-      dir = `${dir}${sep}${part}`;
-      await chmod(dir, CONFIG_DIR_MODE);
-    }
-  }
+  const created = await makeConfigDirs(parent);
   const handle = await ops.open(path, 'wx', CONFIG_FILE_MODE);
   try {
     try {
       await handle.writeFile(text, 'utf8');
       await handle.chmod(CONFIG_FILE_MODE);
       await takeDirectoryGroup(handle, parent);
+      // The data on disk before the name: a power cut must not leave an empty config behind.
+      await handle.sync();
     } finally {
       await handle.close();
     }
+    // The name on disk, and those of the directories made for it (each lives in its parent):
+    // without this a power cut right after "wrote …" can leave no file at all.
+    const syncDirectory = ops.syncDirectory ?? fsyncDirectory;
+    for (const dir of [parent, ...created.map((made) => dirname(made))]) syncDirectory(dir);
   } catch (error) {
     // Safe to remove: the exclusive create above made this file, nobody else's is lost.
     await ops.unlink(path).catch((unlinkError: unknown) => {
@@ -100,6 +105,25 @@ export async function writeNewFile(
     });
     throw error;
   }
+}
+
+/**
+ * Makes `parent` and its missing ancestors {@link CONFIG_DIR_MODE}; returns the directories it
+ * made, deepest first (their entries are to be fsynced in their parents).
+ */
+async function makeConfigDirs(parent: string): Promise<string[]> {
+  const firstCreated = makeDirs(parent, CONFIG_DIR_MODE);
+  if (firstCreated === undefined) return [];
+  // mkdir returns the topmost directory it made; each one below it down to `parent` is new too.
+  let dir = firstCreated;
+  const made = [dir];
+  await chmod(dir, CONFIG_DIR_MODE);
+  for (const part of relative(firstCreated, parent).split(sep).filter(Boolean)) {
+    dir = `${dir}${sep}${part}`;
+    made.push(dir);
+    await chmod(dir, CONFIG_DIR_MODE);
+  }
+  return made.reverse();
 }
 
 /**

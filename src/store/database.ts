@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { makeDirs } from '../make-dirs.js';
+import { BATCH_SYNCHRONOUS } from './durability.js';
 import { LATEST_VERSION, migrate, NewerSchemaError, PAGE_SIZE_BYTES, schemaVersion } from './migrations.js';
 
 /**
@@ -218,10 +219,11 @@ function prepare(db: Database.Database, dbPath: string, logger: Logger, quickChe
   // WAL: readers (the CLI) never block the daemon, and a commit is one sequential append, which
   // spares SD cards.
   db.pragma('journal_mode = WAL');
-  // NORMAL under WAL: a commit survives the process crashing (the WAL is in the OS's hands), but
-  // the last commits may be lost on power loss, since the WAL is fsynced only at checkpoints.
-  // That loses at most a few seconds of runtime changes, against one fsync per commit with FULL.
-  db.pragma('synchronous = NORMAL');
+  // NORMAL under WAL for the batched history: a commit survives the process crashing (the WAL
+  // is in the OS's hands) and reaches the disk at the next checkpoint. Desired-state commits
+  // switch to FULL around their transaction (durably, durability.ts), so nothing answered as
+  // stored is lost to a power cut.
+  db.pragma(`synchronous = ${BATCH_SYNCHRONOUS}`);
   // Only ever a short wait (see STORE_BUSY_TIMEOUT_MS): under WAL the CLI's reads never take
   // the write lock, so a lock held longer is another writer, and waiting would freeze the loops.
   db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);

@@ -28,6 +28,7 @@ import {
 } from './desired-records.js';
 import { differingLoops, restoreInTransaction } from './desired-restore.js';
 import { type DesiredStatements, prepareStatements } from './desired-statements.js';
+import { durably } from './durability.js';
 import type { EventFeed } from './event-feed.js';
 import { refusedChange } from './health.js';
 import { decodeStateRow, type StateRow } from './loop-state-codec.js';
@@ -68,7 +69,10 @@ import {
  * that setpoint since it was last applied; otherwise the runtime value stays in force, across
  * restarts (the failure "restored setpoint overridden by the file" of other thermostats).
  *
- * Every change is committed before the method returns: these writes are rare and critical.
+ * Every change is committed before the method returns, and durably (durability.ts: the WAL
+ * fsynced before the commit returns), so a change answered as stored survives a power cut:
+ * these writes are rare and critical. Routine events (`recordEvent`) and `setMeta` are not
+ * desired state and commit like the batched history.
  *
  * The live desired state is also kept in memory, updated only after a commit: `desired()` and
  * `allDesired()` answer from it and never touch SQLite, so the control path (every loop cycle
@@ -172,14 +176,12 @@ export class DesiredStore {
     return this.observe(
       'applyConfig',
       () =>
-        this.db
-          .transaction((): ApplyConfigResult => {
-            const result = applyConfigInTransaction(this.stmt, this.nowMs, input, hash);
-            // An unchanged config wrote nothing: memory is already the file's.
-            if (result.changed) liveAfter = liveDesiredRows(this.stmt);
-            return result;
-          })
-          .immediate(),
+        durably(this.db, (): ApplyConfigResult => {
+          const result = applyConfigInTransaction(this.stmt, this.nowMs, input, hash);
+          // An unchanged config wrote nothing: memory is already the file's.
+          if (result.changed) liveAfter = liveDesiredRows(this.stmt);
+          return result;
+        }),
       () => {
         if (liveAfter) this.reloadLive(liveAfter);
       },
@@ -293,12 +295,10 @@ export class DesiredStore {
       this.observe(
         'rebaseSchedules',
         () =>
-          this.db
-            .transaction(() => {
-              const written = rebaseSchedulesInTransaction(this.stmt, this.nowMs, stepMs, scope);
-              if (written.length > 0) liveAfter = liveDesiredRows(this.stmt);
-            })
-            .immediate(),
+          durably(this.db, () => {
+            const written = rebaseSchedulesInTransaction(this.stmt, this.nowMs, stepMs, scope);
+            if (written.length > 0) liveAfter = liveDesiredRows(this.stmt);
+          }),
         () => {
           if (liveAfter) this.reloadLive(liveAfter);
         },
@@ -449,12 +449,10 @@ export class DesiredStore {
     this.observe(
       'restoreDesired',
       () =>
-        this.db
-          .transaction(() => {
-            restored = restoreInTransaction(this.stmt, this.nowMs, rows);
-            liveAfter = liveDesiredRows(this.stmt);
-          })
-          .immediate(),
+        durably(this.db, () => {
+          restored = restoreInTransaction(this.stmt, this.nowMs, rows);
+          liveAfter = liveDesiredRows(this.stmt);
+        }),
       () => {
         if (liveAfter) this.reloadLive(liveAfter);
       },
@@ -481,10 +479,12 @@ export class DesiredStore {
    * loops have seen (generations never go back, even across a recovery).
    */
   raiseGenerationFloor(floor: number): void {
-    this.observe('raiseGenerationFloor', () => {
-      const stored = Number(this.stmt.getGeneration.get()?.value ?? 0);
-      if (stored < floor) this.stmt.setGeneration.run(String(floor));
-    });
+    this.observe('raiseGenerationFloor', () =>
+      durably(this.db, () => {
+        const stored = Number(this.stmt.getGeneration.get()?.value ?? 0);
+        if (stored < floor) this.stmt.setGeneration.run(String(floor));
+      }),
+    );
   }
 
   /**
@@ -558,18 +558,16 @@ export class DesiredStore {
    */
   markRemovalFinalized(loop: string): void {
     this.observe('markRemovalFinalized', () =>
-      this.db
-        .transaction(() => {
-          if (this.stmt.deleteRemoved.run(loop).changes === 0) return;
-          this.stmt.deleteLoopState.run(loop);
-          writeEvent(this.stmt, {
-            atMs: this.nowMs(),
-            loop,
-            kind: 'loop-finalized',
-            message: `loop ${loop} finalized`,
-          });
-        })
-        .immediate(),
+      durably(this.db, () => {
+        if (this.stmt.deleteRemoved.run(loop).changes === 0) return;
+        this.stmt.deleteLoopState.run(loop);
+        writeEvent(this.stmt, {
+          atMs: this.nowMs(),
+          loop,
+          kind: 'loop-finalized',
+          message: `loop ${loop} finalized`,
+        });
+      }),
     );
   }
 
@@ -631,12 +629,10 @@ export class DesiredStore {
       return this.observe(
         operation,
         () =>
-          this.db
-            .transaction(() => {
-              const result = work();
-              return { ...result, committed: result.committed && withTuning(this.stmt, result.committed) };
-            })
-            .immediate(),
+          durably(this.db, () => {
+            const result = work();
+            return { ...result, committed: result.committed && withTuning(this.stmt, result.committed) };
+          }),
         ({ committed }) => {
           if (committed) this.live.set(loop, committed);
         },

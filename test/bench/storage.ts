@@ -40,6 +40,7 @@ import { pruneHistory, RETENTION_DEFAULTS } from '../../src/store/retention.js';
 import { encodeSamples, type Sample, StateStore } from '../../src/store/state-store.js';
 import { silentLogger } from '../support/logger.js';
 import { makeTempDir, withTempDir } from '../support/tmp.js';
+import { commitCostLines, fsyncsPerDay, measureCommitLatency } from './storage-commit.js';
 
 const TARGET_BYTES_PER_LOOP_DAY = 1_000_000;
 const SAMPLE_PERIOD_S = 10;
@@ -65,6 +66,8 @@ interface RunResult extends RunSpec {
   bytesPerLoopDay: number;
   walModelBytesPerLoopDay: number;
   commitsPerHour: number;
+  /** WAL generations started per day (one per checkpoint that let the WAL start over). */
+  checkpointsPerDay: number;
   eventsPerLoopHour: number;
   samplesPerLoopHour: number;
   /** Growth of the pages in use while no retention limit is reached yet (what pruning freed added back). */
@@ -188,6 +191,7 @@ async function runIn(dir: string, spec: RunSpec): Promise<RunResult> {
     bytesPerLoopDay,
     walModelBytesPerLoopDay: perLoopDay(wal.modelBytes()),
     commitsPerHour: wal.commits / measureHours,
+    checkpointsPerDay: (wal.headers * 24) / measureHours,
     eventsPerLoopHour: (sim.events - eventsBefore) / spec.loops / measureHours,
     samplesPerLoopHour: (sim.samples - samplesBefore) / spec.loops / measureHours,
     dbGrowthPerLoopDay: perLoopDay(dbGrowthUnpruned),
@@ -548,8 +552,12 @@ async function main(): Promise<void> {
   const startedMs = performance.now();
   const results: RunResult[] = [];
   for (const spec of runs) results.push(await run(spec));
+  const commitLatency = measureCommitLatency();
   const elapsedS = (performance.now() - startedMs) / 1000;
   const openStorePageSize = pageSizeOpenStoreGives();
+  // A typical node: the demo's three loops at the default settings.
+  const typical = results.find((r) => isDefault(r) && r.loops === 3 && r.events === 'switches')!;
+  const commitCost = { latency: commitLatency, fsyncsPerDay: fsyncsPerDay(typical.checkpointsPerDay) };
 
   const defaults = {
     memoryFlushS: defaultFlushS,
@@ -559,7 +567,7 @@ async function main(): Promise<void> {
     retention: RETENTION_DEFAULTS,
   };
   if (jsonOnly) {
-    process.stdout.write(`${JSON.stringify({ defaults, measureHours, results }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ defaults, measureHours, results, commitCost }, null, 2)}\n`);
   } else {
     const print = (line = '') => process.stdout.write(`${line}\n`);
     print(`homeostat storage bench: ${measureHours} simulated h measured per run, ${elapsedS.toFixed(1)} s`);
@@ -593,6 +601,8 @@ async function main(): Promise<void> {
           `${r.meetsTarget ? 'meets' : 'MISSES'} ≤ 1 MB/loop/day`,
       );
     }
+    print();
+    for (const line of commitCostLines(commitLatency, typical)) print(line);
     print();
     const summary = results.filter((r) => isDefault(r)).map(({ walBytesPerLoopDayByTree, ...r }) => r);
     print(

@@ -107,3 +107,58 @@ describe('writeNewFile: a failure after the create leaves no file', () => {
     assert.equal(readFileSync(path, 'utf8'), 'mine\n');
   });
 });
+
+describe('writeNewFile: on disk when it resolves (a power cut right after leaves the file complete)', () => {
+  /** The real calls, recorded in order: the handle's writeFile, sync and close, each directory synced. */
+  function recording(calls: string[]): NewFileOps {
+    return {
+      open: openWith((real) => ({
+        writeFile: async (data: unknown) => {
+          calls.push('writeFile');
+          await real.writeFile(String(data), 'utf8');
+        },
+        sync: async () => {
+          calls.push('sync');
+          await real.sync();
+        },
+        close: async () => {
+          calls.push('close');
+          await real.close();
+        },
+      })),
+      unlink,
+      syncDirectory: (dir) => calls.push(`syncDirectory ${dir}`),
+    };
+  }
+
+  test('given an existing directory, then the data is fsynced before close, then the directory', async (t) => {
+    const dir = tempDir(t, 'homeostat-write-');
+    const calls: string[] = [];
+    await writeNewFile(join(dir, 'config.yaml'), TEXT, recording(calls));
+    assert.deepEqual(calls, ['writeFile', 'sync', 'close', `syncDirectory ${dir}`]);
+  });
+
+  test('given missing directories, then each new entry is fsynced in its parent, deepest first', async (t) => {
+    const dir = tempDir(t, 'homeostat-write-');
+    const calls: string[] = [];
+    await writeNewFile(join(dir, 'etc', 'homeostat', 'config.yaml'), TEXT, recording(calls));
+    assert.deepEqual(calls.slice(3), [
+      `syncDirectory ${join(dir, 'etc', 'homeostat')}`,
+      `syncDirectory ${join(dir, 'etc')}`,
+      `syncDirectory ${dir}`,
+    ]);
+  });
+
+  test('given the directory fsync fails, then it rejects with that error and leaves no file', async (t) => {
+    const path = join(tempDir(t, 'homeostat-write-'), 'config.yaml');
+    const ops: NewFileOps = {
+      open,
+      unlink,
+      syncDirectory: () => {
+        throw errno('EIO');
+      },
+    };
+    await assert.rejects(writeNewFile(path, TEXT, ops), { code: 'EIO' });
+    assert.equal(existsSync(path), false);
+  });
+});
