@@ -37,6 +37,16 @@ export function writeFileDurably(path: string, content: string | Buffer, mode = 
   fsyncDirectory(dirname(path));
 }
 
+/** Flushes a written file's data to disk (before a rename makes it visible under its name). */
+export function fsyncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Flushes a directory's entries (a create, rename or unlink in it) to disk. Some filesystems
  * refuse fsync on a directory (EINVAL, EISDIR): those have nothing more to flush, so that is

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { writeFileDurably } from '../src/durable-file.js';
+import { fsyncDirectory, fsyncFile, writeFileDurably } from '../src/durable-file.js';
 import { makeTempDir } from './support/tmp.js';
 
 describe('writeFileDurably', () => {
@@ -30,5 +30,15 @@ describe('writeFileDurably', () => {
     t.after(remove);
     assert.throws(() => writeFileDurably(join(dir, 'missing', 'x.json'), 'x'), /missing/);
     assert.deepEqual(readdirSync(dir), []);
+  });
+
+  test('given a file and its directory, fsyncFile and fsyncDirectory flush them; a missing file throws naming it', (t) => {
+    const { dir, remove } = makeTempDir('homeostat-durable-');
+    t.after(remove);
+    const path = join(dir, 'x');
+    writeFileSync(path, 'x');
+    fsyncFile(path);
+    fsyncDirectory(dir);
+    assert.throws(() => fsyncFile(join(dir, 'missing')), /missing/);
   });
 });

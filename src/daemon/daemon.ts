@@ -240,8 +240,9 @@ export class Daemon implements LoopControl {
   }
 
   /** Writes batched state; a storage failure is logged, never stops regulation. */
-  flush(): void {
-    this.timers.flush();
+  /** Writes the batched state now; `durable`: fsynced before it returns (a latched fault). */
+  flush(opts: { durable?: boolean } = {}): void {
+    this.timers.flush(opts);
   }
 
   /**
@@ -362,7 +363,7 @@ export class Daemon implements LoopControl {
       logger,
       resyncMs: this.opts.resyncMs ?? 30_000,
       liveness,
-      flush: () => this.flush(),
+      flush: (opts) => this.flush(opts),
       publishStatus: (status) => {
         for (const sink of this.subscribers) sink.status?.(status);
       },

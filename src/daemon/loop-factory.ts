@@ -36,8 +36,8 @@ export interface LoopFactoryDeps {
   /** A cycle runs at least this often even when nothing happens, ms. */
   resyncMs: number;
   liveness?: LoopLiveness;
-  /** Writes batched state now. */
-  flush: () => void;
+  /** Writes batched state now; `durable`: fsynced before it returns. */
+  flush: (opts?: { durable?: boolean }) => void;
   /** Tells the daemon's subscribers a loop status. */
   publishStatus: (status: LoopStatus) => void;
   /** Tells the daemon's subscribers how long a cycle took (real time, ms), failed ones too. */
@@ -89,7 +89,10 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
       // (a crash must not lose it). A reset needs no such write: it is desired state. So is
       // an autotune request acted on, a run ended or its result stored: a restart from an
       // older memory would start a run again, or store its result twice.
-      if (completed.memory.latchedFault?.atMs === completed.nowMs || completed.writeNow) deps.flush();
+      // Durable: a power cut right after must not lose a latch either (issue 21).
+      if (completed.memory.latchedFault?.atMs === completed.nowMs || completed.writeNow) {
+        deps.flush({ durable: true });
+      }
     },
     autotuneDefaults: () => config().loops[id]?.autotune,
     recordTuning: (tuning, apply) => recordAutotuneResult(store, id, tuning, apply),

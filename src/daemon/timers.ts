@@ -77,10 +77,11 @@ export class DaemonTimers {
   }
 
   /** Writes batched state; a storage failure is logged, never stops regulation. */
-  flush(): void {
+  /** Writes the batched state now; `durable`: fsynced before it returns (StateStore.flush). */
+  flush(opts: { durable?: boolean } = {}): void {
     const store = this.opts.store;
     try {
-      store.state.flush();
+      store.state.flush(opts);
       if (this.flushFailures > 0 && !store.health) {
         this.opts.logger.info({ failures: this.flushFailures }, 'loop state written to the database again');
       }

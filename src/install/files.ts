@@ -21,6 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { fsyncDirectory, fsyncFile } from '../durable-file.js';
 import type { Step } from './steps.js';
 
 /** Owner ids and how to print them (`root:homeostat`). */
@@ -95,7 +96,11 @@ export function writeAtomic(
   chmodSync(temporary, mode);
   chownSync(temporary, owner.uid, owner.gid);
   if (mtime) setTimes(temporary, mtime);
+  // A power cut right after the install must find the old file or the new one, never an empty
+  // one: the data on disk before the rename, the rename on disk before we return.
+  fsyncFile(temporary);
   renameSync(temporary, path);
+  fsyncDirectory(dirname(path));
 }
 
 export function setTimes(path: string, times: { atimeMs: number; mtimeMs: number }): void {

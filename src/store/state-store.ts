@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { LoopStatus } from '../core/status.js';
 import { asRecorded, writeEvent } from './desired-events.js';
 import type { StoredEvent } from './desired-records.js';
+import { durably } from './durability.js';
 import type { EventFeed } from './event-feed.js';
 import { decodeStateRow, encodeLoopState, type StateRow } from './loop-state-codec.js';
 import { observed, type StoreObserver } from './observer.js';
@@ -149,17 +150,18 @@ export class StateStore {
    * write fails (full disk…), what it held stays pending for the next flush, and the error is
    * thrown. States encodeSome encoded are written as encoded; the others are encoded here.
    */
-  flush(): number {
+  flush(opts: { durable?: boolean } = {}): number {
     if (!this.dirty) return 0;
     const batch = this.pending.take();
     let rows = 0;
+    const write = () => {
+      rows = this.writeBatch(batch);
+    };
     try {
+      // Durable (fsynced before it returns) for the rare flush a latched fault or an autotune's
+      // end asks for: a power cut must not bring back a heater a thermal latch switched off.
       observed(this.observer, 'flush', () =>
-        this.db
-          .transaction(() => {
-            rows = this.writeBatch(batch);
-          })
-          .immediate(),
+        opts.durable ? durably(this.db, write) : this.db.transaction(write).immediate(),
       );
     } catch (error) {
       this.pending.requeue(batch);

@@ -149,6 +149,14 @@ describe('durability of each kind of write', () => {
     store.state.flush();
     assert.deepEqual(store.levels, [NORMAL]);
   });
+
+  test('given a flush asked durable (a latched fault, an autotune ended), then it commits under FULL and the connection is NORMAL again', (t) => {
+    const store = storeWithRoom(t);
+    store.state.addEvent({ atMs: 1_000_000, loop: 'room', kind: 'fault-latched', message: 'latched' });
+    store.state.flush({ durable: true });
+    assert.deepEqual(store.levels, [FULL]);
+    assert.equal(store.level(), NORMAL);
+  });
 });
 
 describe('durably', () => {
