@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { sleep } from '../integration/helpers.js';
 import {
   BASE,
   faultConfigText,
@@ -13,7 +12,7 @@ import {
 import { measureFrom, rssOf, startProbedDaemon } from './support/daemon.js';
 import { desiredRows, eventsAfter, lastEventId } from './support/db.js';
 import { reportFigures } from './support/figures.js';
-import { condition } from './support/mqtt.js';
+import { condition, type TestMqtt } from './support/mqtt.js';
 import { checkReplaysRefused, latchingRoom } from './support/retained.js';
 import { bridgeReady, openScenario, startRegulating } from './support/scenario.js';
 
@@ -26,9 +25,27 @@ import { bridgeReady, openScenario, startRegulating } from './support/scenario.j
  */
 
 const autotuneTopic = (loop: string) => `${BASE}/${loop}/autotune/set`;
+/**
+ * Waits until the daemon has published a state of `loop` stamped at least `forMs` after `fromMs`
+ * (its own clock; real speed): an observation window measured in the daemon's progress, so a
+ * busy machine makes it longer, never shorter.
+ */
+async function daemonRanFor(client: TestMqtt, loop: string, fromMs: number, forMs: number): Promise<void> {
+  await client.state(stateTopic(loop), (s) => Date.parse(s.updatedAt) >= fromMs + forMs, {
+    timeoutMs: 60_000,
+    sinceMs: fromMs,
+    what: `a ${loop} state ${forMs} ms on`,
+  });
+}
+
 /** The state's autotune part (README, MQTT topics: `autotune`). */
 const autotuneOf = (state: unknown) =>
-  (state as { autotune?: { phase?: string; abortReason?: string } } | undefined)?.autotune;
+  (state as { autotune?: { phase?: string; abortReason?: string; elapsedMs?: number } } | undefined)
+    ?.autotune;
+const autotuneElapsedMs = (state: unknown) => {
+  const autotune = autotuneOf(state);
+  return autotune?.phase === 'noise' || autotune?.phase === 'relay' ? autotune.elapsedMs : undefined;
+};
 
 describe('commands sent while the daemon was down', () => {
   test('a fault/reset, an autotune start and a setpoint published (retained, QoS 1) while the daemon is killed: at restart none acts; the latch holds, the heater stays off', {
@@ -58,7 +75,8 @@ describe('commands sent while the daemon was down', () => {
     await daemon.run.waitForLine(/^homeostat regulating/, 30_000);
     await bridgeReady(client, ['room']);
     const measured = await measureFrom(daemon);
-    await sleep(2_000); // shorter than the effect watch: a cleared latch would not be back yet
+    // Shorter than the effect watch: a cleared latch would not be back yet.
+    await daemonRanFor(client, 'room', Date.now(), 2_000);
 
     const { results, heaterOn } = checkReplaysRefused(
       v,
@@ -99,11 +117,11 @@ describe('kill -9 during an autotune', () => {
     let daemon = await startRegulating(res, scenario, { speed: 1, name: 'first' });
     const started = await client.command(autotuneTopic('room'), 'start', resultTopic('room'));
     assert.equal(started?.accepted, true, JSON.stringify(started));
-    await client.state(stateTopic('room'), (s) => ['noise', 'relay'].includes(autotuneOf(s)?.phase ?? ''), {
-      timeoutMs: 30_000,
-      what: 'the autotune running',
+    // Into the run: readings recorded, maybe the relay switched.
+    await client.state(stateTopic('room'), (s) => (autotuneElapsedMs(s) ?? 0) >= 3_000, {
+      timeoutMs: 60_000,
+      what: 'the autotune 3 s into its run',
     });
-    await sleep(3_000); // into the run: readings recorded, maybe the relay switched
     await daemon.run.kill('SIGKILL');
     const eventsBefore = lastEventId(dbPath);
 
@@ -117,7 +135,8 @@ describe('kill -9 during an autotune', () => {
       sinceMs: restartedAtMs,
       what: 'the run shown as aborted',
     });
-    await sleep(5_000); // a restarted run would switch the heater for the autotune by now
+    // A restarted run would switch the heater for the autotune within this.
+    await daemonRanFor(client, 'room', aborted.atMs, 5_000);
 
     v.check('aborted, "interrupted by a restart"', () =>
       assert.equal(autotuneOf(aborted.state)?.abortReason, 'interrupted by a restart'),
