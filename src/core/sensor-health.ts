@@ -1,3 +1,4 @@
+import { freshnessOf } from './liveness.js';
 import { stampedInFuture, wholeSeconds } from './time.js';
 import type { Reading } from './types.js';
 
@@ -6,8 +7,12 @@ import type { Reading } from './types.js';
  * their safe state: a heater is never left on because a value went missing.
  */
 export type ReadingVerdict =
-  | { ok: true; value: number }
-  | { ok: false; reason: 'Missing' | 'Stale' | 'NotFinite' | 'Implausible'; message: string };
+  | {
+      ok: true;
+      value: number /** A quiet value kept in force by its device's liveness, why. */;
+      quiet?: string;
+    }
+  | { ok: false; reason: 'Missing' | 'Stale' | 'Offline' | 'NotFinite' | 'Implausible'; message: string };
 
 export interface ReadingLimits {
   /** A reading older than this (ms) counts as missing. */
@@ -43,13 +48,8 @@ function judgeValue(reading: Reading, nowMs: number, limits: ReadingLimits): Rea
       message: `last reading is stamped ${wholeSeconds(-ageMs)} s in the future (clock went back?)`,
     };
   }
-  if (ageMs > limits.staleAfterMs) {
-    return {
-      ok: false,
-      reason: 'Stale',
-      message: `last reading is ${wholeSeconds(ageMs)} s old (limit ${wholeSeconds(limits.staleAfterMs)} s)`,
-    };
-  }
+  const freshness = freshnessOf(reading, nowMs, limits.staleAfterMs);
+  if (!freshness.fresh) return { ok: false, reason: freshness.reason, message: freshness.message };
   if (reading.value < limits.plausibleMin || reading.value > limits.plausibleMax) {
     return {
       ok: false,
@@ -57,5 +57,7 @@ function judgeValue(reading: Reading, nowMs: number, limits: ReadingLimits): Rea
       message: `reading ${reading.value} outside plausible range ${limits.plausibleMin}..${limits.plausibleMax}`,
     };
   }
-  return { ok: true, value: reading.value };
+  return freshness.quiet === undefined
+    ? { ok: true, value: reading.value }
+    : { ok: true, value: reading.value, quiet: freshness.quiet };
 }

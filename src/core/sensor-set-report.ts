@@ -82,6 +82,7 @@ export function describeSensorSet(spec: SensorSetSpec, result: SensorSetResult, 
 const PLAIN: Record<Exclude<DropReason, 'Outlier' | 'Disagree'>, string> = {
   Missing: 'missing',
   Stale: 'stale',
+  Offline: 'device offline',
   NotFinite: 'not a number',
   Implausible: 'implausible',
 };

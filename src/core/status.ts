@@ -104,7 +104,9 @@ export function statusConditions(inputs: ConditionInputs): Condition[] {
     [
       'SensorHealthy',
       verdict.ok
-        ? { status: 'True', reason: 'Fresh', message: 'reading is fresh and plausible' }
+        ? verdict.quiet === undefined
+          ? { status: 'True', reason: 'Fresh', message: 'reading is fresh and plausible' }
+          : { status: 'True', reason: 'Quiet', message: verdict.quiet }
         : { status: 'False', reason: verdict.reason, message: verdict.message },
     ],
     [

@@ -33,6 +33,24 @@ export interface Reading {
    * reading then ages towards stale, and the SensorHealthy message says why no newer one came.
    */
   lastError?: string;
+  /**
+   * How the device shows it is alive apart from its value (core/liveness.ts): a quiet sensor
+   * whose device is known alive keeps its value in force up to `maxQuietMs`. Absent: the value
+   * alone shows the sensor is alive (stale after the loop's staleAfterMs).
+   */
+  liveness?: DeviceLiveness;
+}
+
+/** A device's sign of life apart from its value: an availability topic, a heartbeat, `last_seen`. */
+export interface DeviceLiveness {
+  /** When the device last showed it is alive, ms; the read's time while an availability topic says online. */
+  seenAtMs?: number;
+  /** When the device said it went offline, ms: the reading is void from then on, whatever its age. */
+  offlineSinceMs?: number;
+  /** How it shows it, for messages: `availability zigbee2mqtt/probe/availability`, `heartbeat tele/x/STATE`. */
+  via: string;
+  /** How long a value may stay unchanged while the device is seen alive, ms (the sensor's maxQuietS). */
+  maxQuietMs: number;
 }
 
 /**

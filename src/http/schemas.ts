@@ -138,7 +138,7 @@ export const sensorSetView = z
       .array(
         z.object({
           sensor: z.string(),
-          reason: z.enum(['Missing', 'Stale', 'NotFinite', 'Implausible', 'Outlier', 'Disagree']),
+          reason: z.enum(['Missing', 'Stale', 'Offline', 'NotFinite', 'Implausible', 'Outlier', 'Disagree']),
           message: z.string(),
           distance: z
             .number()

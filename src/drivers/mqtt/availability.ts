@@ -133,6 +133,13 @@ export class AvailabilityWatcher {
     return { ...this.current };
   }
 
+  /** The wall clock stepped by `deltaMs`: the stamps move with it, so they keep their real age. */
+  shiftTimes(deltaMs: number): void {
+    const { sinceMs, lastMs } = this.current;
+    if (sinceMs !== undefined) this.current.sinceMs = sinceMs + deltaMs;
+    if (lastMs !== undefined) this.current.lastMs = lastMs + deltaMs;
+  }
+
   private onMessage(payload: Buffer): void {
     if (this.subscription.stopped) return;
     const report = parseAvailability(payload);

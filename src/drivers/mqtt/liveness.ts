@@ -1,0 +1,125 @@
+/**
+ * How an MQTT sensor's device shows it is alive apart from its value, for `Reading.liveness`
+ * (the rule that uses it is core/liveness.ts): its availability topic (availability.ts), a
+ * heartbeat topic (any message there is a sign of life: Tasmota's `tele/<x>/STATE`), or a
+ * `last_seen` field in the device's own messages (Zigbee2MQTT with `advanced.last_seen` set).
+ */
+import type { DeviceLiveness } from '../../core/types.js';
+import { AvailabilityWatcher } from './availability.js';
+import { readField } from './payload.js';
+import { type MqttTransport, TopicSubscription } from './transport.js';
+
+/** Where a device's signs of life come from; at least one is given. */
+export interface LivenessOptions {
+  /** Its availability topic (online/offline). */
+  availabilityTopic?: string | undefined;
+  /** A topic on which any message shows the device alive. */
+  heartbeatTopic?: string | undefined;
+  /** Dot path of a last-seen time in the device's own value messages: ISO 8601 text or epoch ms. */
+  lastSeenField?: string | undefined;
+  /** How long a value may stay unchanged while the device is seen alive, ms. */
+  maxQuietMs: number;
+}
+
+/** Epoch values below this are seconds, not ms (Sep 2001 in ms): Zigbee2MQTT sends ms, some bridges s. */
+const EPOCH_MS_FROM = 1e12;
+
+/**
+ * The time a `last_seen` value stands for, ms: ISO 8601 text (`2026-12-02T07:40:12+01:00`) or a
+ * number of epoch ms (or seconds); undefined for anything else.
+ */
+export function parseLastSeen(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
+    return value < EPOCH_MS_FROM ? value * 1000 : value;
+  }
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * Tracks one device's signs of life on the shared connection. `onChange` is called when what
+ * `current()` would say changed in a way the loop must see at once (online ↔ offline).
+ */
+export class DeviceLivenessTracker {
+  private readonly availability: AvailabilityWatcher | undefined;
+  private readonly heartbeat: TopicSubscription | undefined;
+  private heartbeatAtMs: number | undefined;
+  private lastSeenMs: number | undefined;
+
+  constructor(
+    private readonly transport: MqttTransport,
+    private readonly opts: LivenessOptions,
+    private readonly nowMs: () => number,
+    onChange: () => void,
+  ) {
+    if (opts.availabilityTopic !== undefined) {
+      this.availability = new AvailabilityWatcher(transport, opts.availabilityTopic, nowMs, onChange);
+    }
+    if (opts.heartbeatTopic !== undefined) {
+      this.heartbeat = new TopicSubscription(transport, opts.heartbeatTopic, () => {
+        if (!this.heartbeat?.stopped) this.heartbeatAtMs = this.nowMs();
+      });
+    }
+  }
+
+  start(): void {
+    this.availability?.start();
+    this.heartbeat?.start();
+  }
+
+  /** Releases the subscriptions; final. */
+  stop(): void {
+    this.availability?.stop();
+    this.heartbeat?.stop();
+  }
+
+  /**
+   * The device's own value message arrived: its last-seen field, if configured, is noted and
+   * returned (ms; never ahead of now), so the caller can age a retained value honestly.
+   */
+  noteValueMessage(payload: Buffer): number | undefined {
+    if (this.opts.lastSeenField === undefined) return undefined;
+    const found = readField(payload, this.opts.lastSeenField);
+    const seenMs = found.ok ? parseLastSeen(found.value) : undefined;
+    if (seenMs === undefined) return undefined;
+    this.lastSeenMs = Math.min(seenMs, this.nowMs());
+    return this.lastSeenMs;
+  }
+
+  /** What the device's reading carries now. */
+  current(): DeviceLiveness {
+    const liveness: DeviceLiveness = { via: this.via(), maxQuietMs: this.opts.maxQuietMs };
+    const availability = this.availability?.status;
+    if (availability?.state === 'offline') liveness.offlineSinceMs = availability.sinceMs ?? this.nowMs();
+    const sightings: number[] = [];
+    // Online is a standing state: it holds now while the broker connection that would carry
+    // its "offline" is up; without one, the device was last known alive when the message came.
+    if (availability?.state === 'online') {
+      sightings.push(this.transport.connected ? this.nowMs() : (availability.lastMs ?? 0));
+    }
+    if (this.heartbeatAtMs !== undefined) sightings.push(this.heartbeatAtMs);
+    if (this.lastSeenMs !== undefined) sightings.push(this.lastSeenMs);
+    if (sightings.length > 0) liveness.seenAtMs = Math.max(...sightings);
+    return liveness;
+  }
+
+  /** The wall clock stepped by `deltaMs`: every stamp keeps its real age. */
+  shiftTimes(deltaMs: number): void {
+    this.availability?.shiftTimes(deltaMs);
+    if (this.heartbeatAtMs !== undefined) this.heartbeatAtMs += deltaMs;
+    if (this.lastSeenMs !== undefined) this.lastSeenMs += deltaMs;
+  }
+
+  private via(): string {
+    const parts: string[] = [];
+    const availability = this.availability?.status;
+    if (this.opts.availabilityTopic !== undefined) {
+      const garbage = availability?.garbage ? `, garbage ${availability.garbage}` : '';
+      parts.push(`availability ${this.opts.availabilityTopic}${garbage}`);
+    }
+    if (this.opts.heartbeatTopic !== undefined) parts.push(`heartbeat ${this.opts.heartbeatTopic}`);
+    if (this.opts.lastSeenField !== undefined) parts.push(`field ${this.opts.lastSeenField}`);
+    return parts.join(', ');
+  }
+}

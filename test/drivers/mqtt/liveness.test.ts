@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DeviceLivenessTracker, parseLastSeen } from '../../../src/drivers/mqtt/liveness.js';
+import { FakeTransport, manualTime } from './fake-transport.js';
+
+describe('parseLastSeen', () => {
+  const table: [unknown, number | undefined][] = [
+    ['2026-12-02T07:40:12.000Z', Date.UTC(2026, 11, 2, 7, 40, 12)],
+    ['2026-12-02T08:40:12+01:00', Date.UTC(2026, 11, 2, 7, 40, 12)],
+    [1_796_197_212_000, 1_796_197_212_000],
+    [1_796_197_212, 1_796_197_212_000],
+    ['yesterday', undefined],
+    ['2026-12-02', undefined],
+    [0, undefined],
+    [-5, undefined],
+    [Number.NaN, undefined],
+    [null, undefined],
+    [true, undefined],
+  ];
+  for (const [value, expected] of table) {
+    test(`${JSON.stringify(value)} → ${expected}`, () => assert.equal(parseLastSeen(value), expected));
+  }
+});
+
+describe('DeviceLivenessTracker', () => {
+  const AVAILABILITY = 'zigbee2mqtt/probe/availability';
+  const HEARTBEAT = 'tele/th1/STATE';
+
+  function tracker(opts: { availability?: boolean; heartbeat?: boolean; lastSeen?: boolean }) {
+    const transport = new FakeTransport();
+    const time = manualTime();
+    let changes = 0;
+    const live = new DeviceLivenessTracker(
+      transport,
+      {
+        availabilityTopic: opts.availability ? AVAILABILITY : undefined,
+        heartbeatTopic: opts.heartbeat ? HEARTBEAT : undefined,
+        lastSeenField: opts.lastSeen ? 'last_seen' : undefined,
+        maxQuietMs: 3_600_000,
+      },
+      time.nowMs,
+      () => changes++,
+    );
+    live.start();
+    return { transport, time, live, changes: () => changes };
+  }
+
+  test('given nothing received, the device is not seen and not offline', () => {
+    const { live } = tracker({ availability: true });
+    assert.deepEqual(live.current(), { via: `availability ${AVAILABILITY}`, maxQuietMs: 3_600_000 });
+  });
+
+  test('given online, the device is seen now, every time it is asked, while the broker is connected', () => {
+    const { transport, time, live, changes } = tracker({ availability: true });
+    transport.deliver(AVAILABILITY, '{"state":"online"}', { retain: true });
+    time.advanceS(1800);
+    assert.equal(live.current().seenAtMs, time.nowMs());
+    assert.equal(changes(), 1);
+  });
+
+  test('given online and then the broker lost, the device was last seen when the message came', () => {
+    const { transport, time, live } = tracker({ availability: true });
+    const arrivedMs = time.nowMs();
+    transport.deliver(AVAILABILITY, 'online');
+    time.advanceS(600);
+    transport.connected = false;
+    assert.equal(live.current().seenAtMs, arrivedMs);
+  });
+
+  test('given offline, the reading is void since the message, and the change is told at once', () => {
+    const { transport, time, live, changes } = tracker({ availability: true });
+    transport.deliver(AVAILABILITY, 'online');
+    time.advanceS(60);
+    transport.deliver(AVAILABILITY, '{"state":"offline"}');
+    assert.equal(live.current().offlineSinceMs, time.nowMs());
+    assert.equal(live.current().seenAtMs, undefined);
+    assert.equal(changes(), 2);
+  });
+
+  test('given garbage on the availability topic, the device is not seen and the garbage is named', () => {
+    const { transport, live } = tracker({ availability: true });
+    transport.deliver(AVAILABILITY, 'online');
+    transport.deliver(AVAILABILITY, 'bananas');
+    assert.equal(live.current().seenAtMs, undefined);
+    assert.match(live.current().via, /garbage "bananas"/);
+  });
+
+  test('given a heartbeat, the device is seen when it arrived', () => {
+    const { transport, time, live } = tracker({ heartbeat: true });
+    const arrivedMs = time.nowMs();
+    transport.deliver(HEARTBEAT, '{"Uptime":"1T00:00:00"}');
+    time.advanceS(100);
+    assert.equal(live.current().seenAtMs, arrivedMs);
+  });
+
+  test('given a last_seen in the value message, it is noted, never ahead of now', () => {
+    const { time, live } = tracker({ lastSeen: true });
+    const past = new Date(time.nowMs() - 40_000).toISOString();
+    assert.equal(
+      live.noteValueMessage(Buffer.from(JSON.stringify({ temperature: 19, last_seen: past }))),
+      time.nowMs() - 40_000,
+    );
+    const future = new Date(time.nowMs() + 600_000).toISOString();
+    assert.equal(live.noteValueMessage(Buffer.from(JSON.stringify({ last_seen: future }))), time.nowMs());
+    assert.equal(live.noteValueMessage(Buffer.from('{"temperature":19}')), undefined);
+  });
+
+  test('a clock step moves every stamp with it', () => {
+    const { transport, live } = tracker({ heartbeat: true });
+    transport.deliver(HEARTBEAT, 'x');
+    const before = live.current().seenAtMs!;
+    live.shiftTimes(-3_600_000);
+    assert.equal(live.current().seenAtMs, before - 3_600_000);
+  });
+
+  test('after stop, nothing is subscribed', () => {
+    const { transport, live } = tracker({ availability: true, heartbeat: true });
+    live.stop();
+    assert.equal(transport.handlerCount(AVAILABILITY) + transport.handlerCount(HEARTBEAT), 0);
+  });
+});
