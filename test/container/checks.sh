@@ -270,6 +270,17 @@ $(ct journalctl -q -u homeostat -n 5 -o cat)"
   check "the journal shows the reload (SIGHUP: reloading $config)" \
     wait_until 10 journal_has "$mark" "SIGHUP: reloading"
   check "the reload kept the same process, active" same_process "$pid"
+  check "the service runs at the unit's CPU priority (Nice=-10)" nice_is "$pid" -10
+}
+
+# nice_is PID VALUE: the process's nice value (field 19 of /proc/PID/stat; procps is absent).
+nice_is() {
+  local got
+  got=$(ct cat "/proc/$1/stat" | awk '{print $19}') || return 1
+  [ "$got" = "$2" ] || {
+    echo "nice of $1: $got, expected $2"
+    return 1
+  }
 }
 
 # Errors reach the journal at their priority: an invalid config on reload is logged at error
