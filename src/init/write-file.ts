@@ -3,8 +3,8 @@
  * durably (it survives a power cut right after init says it wrote it).
  */
 import { constants } from 'node:fs';
-import { access, chmod, type FileHandle, lstat, open, stat, unlink } from 'node:fs/promises';
-import { dirname, relative, sep } from 'node:path';
+import { access, chmod, type FileHandle, link, lstat, open, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fsyncDirectory } from '../durable-file.js';
 import { makeDirs } from '../make-dirs.js';
 
@@ -59,21 +59,30 @@ export async function cannotCreate(path: string): Promise<string | undefined> {
 export interface NewFileOps {
   open: (path: string, flags: 'wx', mode: number) => Promise<FileHandle>;
   unlink: (path: string) => Promise<void>;
+  /** Gives the written file its name; fails with EEXIST when the name is taken. Default fs link. */
+  link?: (existing: string, newPath: string) => Promise<void>;
   /** Flushes a directory's entries to disk; default fsyncDirectory. */
   syncDirectory?: (dir: string) => void;
 }
 
 const NODE_FILE_OPS: NewFileOps = { open, unlink };
 
+/** Where the text is written before it gets its name: beside it, hidden, this process's own. */
+export function pendingPathOf(path: string): string {
+  return join(dirname(path), `.${basename(path)}.init-${process.pid}`);
+}
+
 /**
- * Creates `path` with `text`; fails with `EEXIST` when anything is there already (`wx`: the
- * check and the creation are one step, so a file appearing meanwhile is not overwritten either).
+ * Creates `path` with `text`; fails with `EEXIST` when anything is there already. The text is
+ * written to a pending file beside it ({@link pendingPathOf}), fsynced, and only then linked to
+ * its name: `link` fails when the name is taken, so the check and the naming are one step and a
+ * file appearing meanwhile is not overwritten; and a power cut during the write leaves no partial
+ * config under the name (which the next init would refuse as existing), at most the pending file.
  * Missing parent directories are created {@link CONFIG_DIR_MODE} and the file is
- * {@link CONFIG_FILE_MODE}, set explicitly so the umask does not decide. The file is fsynced and
- * then its directory (and each directory made on the way, in its parent), so it is on disk when
- * this resolves: a power cut right after leaves it complete. When anything fails
- * after the create (a full disk…), the file is removed again, so "nothing written" holds and
- * the next init is not refused by a partial file; directories made on the way stay.
+ * {@link CONFIG_FILE_MODE}, set explicitly so the umask does not decide. Its directory (and each
+ * directory made on the way, in its parent) is fsynced, so it is on disk when this resolves. When
+ * anything fails, what this call made is removed again, so "nothing written" holds; directories
+ * made on the way stay.
  */
 export async function writeNewFile(
   path: string,
@@ -82,7 +91,11 @@ export async function writeNewFile(
 ): Promise<void> {
   const parent = dirname(path);
   const created = await makeConfigDirs(parent);
-  const handle = await ops.open(path, 'wx', CONFIG_FILE_MODE);
+  const pending = pendingPathOf(path);
+  // One left by a cut before a reboot that reused this pid: no live process owns this name.
+  await ops.unlink(pending).catch(() => undefined);
+  const handle = await ops.open(pending, 'wx', CONFIG_FILE_MODE);
+  let named = false;
   try {
     try {
       await handle.writeFile(text, 'utf8');
@@ -93,17 +106,30 @@ export async function writeNewFile(
     } finally {
       await handle.close();
     }
+    await (ops.link ?? link)(pending, path);
+    named = true;
+    await ops.unlink(pending);
     // The name on disk, and those of the directories made for it (each lives in its parent):
     // without this a power cut right after "wrote …" can leave no file at all.
     const syncDirectory = ops.syncDirectory ?? fsyncDirectory;
     for (const dir of [parent, ...created.map((made) => dirname(made))]) syncDirectory(dir);
   } catch (error) {
-    // Safe to remove: the exclusive create above made this file, nobody else's is lost.
-    await ops.unlink(path).catch((unlinkError: unknown) => {
-      const reason = unlinkError instanceof Error ? unlinkError.message : String(unlinkError);
-      if (error instanceof Error) error.message += `; the partial ${path} is left (${reason}): remove it`;
-    });
+    await removeOwnFiles(named ? [path, pending] : [pending], ops, error);
     throw error;
+  }
+}
+
+/**
+ * Removes what a failed {@link writeNewFile} made (safe: the exclusive create and the link made
+ * them, nobody else's is lost); a file it cannot remove is named in `error`'s message.
+ */
+async function removeOwnFiles(paths: string[], ops: NewFileOps, error: unknown): Promise<void> {
+  for (const own of paths) {
+    await ops.unlink(own).catch((unlinkError: NodeJS.ErrnoException) => {
+      if (unlinkError.code === 'ENOENT') return;
+      const reason = unlinkError instanceof Error ? unlinkError.message : String(unlinkError);
+      if (error instanceof Error) error.message += `; the partial ${own} is left (${reason}): remove it`;
+    });
   }
 }
 

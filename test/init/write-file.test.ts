@@ -4,11 +4,11 @@
  * "nothing written" is true and the next init is not refused with "exists".
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { type NewFileOps, writeNewFile } from '../../src/init/write-file.js';
+import { type NewFileOps, pendingPathOf, writeNewFile } from '../../src/init/write-file.js';
 import { tempDir } from '../support/tmp.js';
 
 const TEXT = 'node:\n  id: raspberrypi\n';
@@ -81,7 +81,7 @@ describe('writeNewFile: a failure after the create leaves no file', () => {
     });
   }
 
-  test('given the removal fails too, then the error says the partial file is left', async (t) => {
+  test('given the removal fails too, then the error names the pending file left, and the config name stays free', async (t) => {
     const path = join(tempDir(t, 'homeostat-write-'), 'config.yaml');
     const ops: NewFileOps = {
       open: failures[0]!.open,
@@ -93,11 +93,13 @@ describe('writeNewFile: a failure after the create leaves no file', () => {
       assert.equal(error.code, 'ENOSPC');
       assert.match(
         error.message,
-        /^ENOSPC: injected; the partial .*config\.yaml is left \(EROFS: injected\): remove it$/,
+        /^ENOSPC: injected; the partial .*\.config\.yaml\.init-\d+ is left \(EROFS: injected\): remove it$/,
       );
       return true;
     });
-    assert.equal(existsSync(path), true);
+    // Before, the partial file was the config itself, and the next init refused it as existing.
+    assert.equal(existsSync(path), false);
+    assert.equal(existsSync(pendingPathOf(path)), true);
   });
 
   test('given the file exists, then EEXIST and the existing file is neither changed nor removed', async (t) => {
@@ -105,6 +107,46 @@ describe('writeNewFile: a failure after the create leaves no file', () => {
     await writeNewFile(path, 'mine\n');
     await assert.rejects(writeNewFile(path, TEXT), { code: 'EEXIST' });
     assert.equal(readFileSync(path, 'utf8'), 'mine\n');
+    assert.equal(existsSync(pendingPathOf(path)), false, 'the pending file is removed');
+  });
+
+  test('given the name is taken while the text is written, then EEXIST and that file is kept', async (t) => {
+    const path = join(tempDir(t, 'homeostat-write-'), 'config.yaml');
+    const ops: NewFileOps = {
+      open: openWith((real) => ({
+        sync: async () => {
+          await real.sync();
+          writeFileSync(path, 'theirs\n');
+        },
+      })),
+      unlink,
+    };
+    await assert.rejects(writeNewFile(path, TEXT, ops), { code: 'EEXIST' });
+    assert.equal(readFileSync(path, 'utf8'), 'theirs\n');
+    assert.equal(existsSync(pendingPathOf(path)), false);
+  });
+
+  test('given a power cut during the write (the process gone before the link), then no config is under the name', async (t) => {
+    const path = join(tempDir(t, 'homeostat-write-'), 'config.yaml');
+    const cut = new Error('power cut');
+    const ops: NewFileOps = {
+      open: openWith((real) => ({
+        writeFile: async (data: unknown) => {
+          await real.write(String(data).slice(0, 10));
+          throw cut;
+        },
+      })),
+      // The process is gone: nothing it would do afterwards happens.
+      unlink: async () => {
+        throw cut;
+      },
+    };
+    await assert.rejects(writeNewFile(path, TEXT, ops));
+    assert.equal(existsSync(path), false, 'the next init is not refused by a partial config');
+    // After the reboot, init may get the same pid (pids restart at boot): its pending file is stale.
+    assert.equal(existsSync(pendingPathOf(path)), true);
+    await writeNewFile(path, TEXT);
+    assert.equal(readFileSync(path, 'utf8'), TEXT);
   });
 });
 
