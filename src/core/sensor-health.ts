@@ -9,7 +9,8 @@ import type { Reading } from './types.js';
 export type ReadingVerdict =
   | {
       ok: true;
-      value: number /** A quiet value kept in force by its device's liveness, why. */;
+      value: number;
+      /** Set when a quiet value is kept in force by its device's liveness: why (core/liveness.ts). */
       quiet?: string;
     }
   | { ok: false; reason: 'Missing' | 'Stale' | 'Offline' | 'NotFinite' | 'Implausible'; message: string };
@@ -57,7 +58,9 @@ function judgeValue(reading: Reading, nowMs: number, limits: ReadingLimits): Rea
       message: `reading ${reading.value} outside plausible range ${limits.plausibleMin}..${limits.plausibleMax}`,
     };
   }
-  return freshness.quiet === undefined
-    ? { ok: true, value: reading.value }
-    : { ok: true, value: reading.value, quiet: freshness.quiet };
+  return {
+    ok: true,
+    value: reading.value,
+    ...(freshness.quiet === undefined ? {} : { quiet: freshness.quiet }),
+  };
 }

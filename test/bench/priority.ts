@@ -7,12 +7,12 @@
  * worst window) and the windows over 100 ms with the daemon off CPU ("not scheduled": what a
  * priority can fix) and on CPU (its own work or a GC: what it cannot). Figures, never assertions.
  *
- *   npm run bench:priority                        5 min, 4 hogs, nice -5 against 0
+ *   npm run bench:priority                        5 min, 4 hogs, nice -10 (the unit's) against 0
  *   npm run bench:priority -- --minutes 2 --hogs 6 --nice -10
  *
  * Needs root (or CAP_SYS_NICE) for a negative nice value; without it, it says so and stops.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg, setPriority } from 'node:os';
 import { join } from 'node:path';
@@ -27,9 +27,8 @@ import {
 import { TestMqtt } from '../faults/support/mqtt.js';
 import { makeTempDir, sleep } from '../integration/helpers.js';
 import { type Broker, startMosquitto } from '../integration/mosquitto.js';
+import { percentile, STALL_MS, stallCause, startHog } from './stalls.js';
 
-/** A probe window (100 ms) delayed more than this counts as a stall, ms. */
-const STALL_MS = 100;
 const COMMAND_EVERY_MS = 3_000;
 const WARM_UP_MS = 15_000;
 
@@ -37,7 +36,7 @@ const { values: args } = parseArgs({
   options: {
     minutes: { type: 'string', default: '5' },
     hogs: { type: 'string', default: '4' },
-    nice: { type: 'string', default: '-5' },
+    nice: { type: 'string', default: '-10' },
   },
 });
 const minutes = Number(args.minutes);
@@ -50,21 +49,6 @@ interface Contender {
   broker: Broker;
   client: TestMqtt;
   daemon: ProbedDaemon;
-}
-
-function startHog(): ChildProcess {
-  return spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/** On CPU for most of the delay (its own work, or a GC pause), or not scheduled at all. */
-function onCpu(sample: ProbeSample): boolean {
-  return (sample.gcMaxMs ?? 0) >= 0.5 * sample.maxDelayMs || (sample.cpuMs ?? 0) >= 0.6 * sample.maxDelayMs;
 }
 
 async function startContender(dir: string, name: string, nice: number): Promise<Contender> {
@@ -83,7 +67,11 @@ async function startContender(dir: string, name: string, nice: number): Promise<
 function figures(contender: Contender, fromMs: number, toMs: number) {
   const samples = probeSamples(contender.daemon.probePath, fromMs, toMs);
   const stalls = samples.filter((s) => s.maxDelayMs > STALL_MS);
-  const offCpu = stalls.filter((s) => !onCpu(s));
+  const offCpu = stalls.filter((s) => stallCause(s) === 'not scheduled');
+  const worst = samples.reduce<ProbeSample | undefined>(
+    (a, b) => (a && a.maxDelayMs >= b.maxDelayMs ? a : b),
+    undefined,
+  );
   return {
     daemon: contender.name,
     nice: contender.nice,
@@ -92,17 +80,13 @@ function figures(contender: Contender, fromMs: number, toMs: number) {
       samples.map((s) => s.maxDelayMs),
       99,
     ),
-    worstMs: Math.max(0, ...samples.map((s) => s.maxDelayMs)),
+    worstMs: worst?.maxDelayMs ?? 0,
     stalls: stalls.length,
     notScheduled: offCpu.length,
     worstNotScheduledMs: Math.max(0, ...offCpu.map((s) => s.maxDelayMs)),
     onCpu: stalls.length - offCpu.length,
     /** When the worst window ended, s after the measurement began. */
-    worstAtS: Math.round(
-      ((samples.find((s) => s.maxDelayMs === Math.max(...samples.map((x) => x.maxDelayMs)))?.atMs ?? fromMs) -
-        fromMs) /
-        1000,
-    ),
+    worstAtS: Math.round(((worst?.atMs ?? fromMs) - fromMs) / 1000),
   };
 }
 

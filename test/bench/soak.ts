@@ -14,7 +14,7 @@
  * long synchronous store transaction, a large JSON encode, a GC pause) or the process was not
  * scheduled (the load). The load average is printed beside each so the two can be told apart.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +30,8 @@ import { apiBase, postJson } from '../faults/support/http.js';
 import { TestMqtt } from '../faults/support/mqtt.js';
 import { type CliProcess, makeTempDir, sleep } from '../integration/helpers.js';
 import { startMosquitto } from '../integration/mosquitto.js';
+import { percentile, STALL_MS, stallCause, startHog } from './stalls.js';
 
-/** A probe window (100 ms) delayed more than this counts as a stall, ms. */
-const STALL_MS = 100;
 /** Commands: one every this, alternating MQTT and HTTP and the loops, ms. */
 const COMMAND_EVERY_MS = 3_000;
 
@@ -61,29 +60,6 @@ interface PhaseFigures {
   /** The worst of those, ms: what the daemon itself held the event loop for. */
   busyMaxMs: number;
   longestStateGapS: Record<string, number>;
-}
-
-type StallCause = 'gc' | 'busy' | 'not scheduled';
-
-/**
- * Why a probe window was late: a GC pause as long as most of it, the process busy on CPU for
- * most of it (its own synchronous work), or neither (the machine ran other processes).
- */
-function stallCause(sample: ProbeSample): StallCause {
-  if ((sample.gcMaxMs ?? 0) >= 0.5 * sample.maxDelayMs) return 'gc';
-  if ((sample.cpuMs ?? 0) >= 0.6 * sample.maxDelayMs) return 'busy';
-  return 'not scheduled';
-}
-
-/** A busy loop in a child process: the machine's load, not the daemon's. */
-function startHog(): ChildProcess {
-  return spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Arrival times of each loop's states (the payloads are not kept: a long run has many). */
