@@ -1,3 +1,4 @@
+import { freshnessOf } from './liveness.js';
 import type { Reading } from './types.js';
 
 /**
@@ -85,7 +86,7 @@ export function setpointFeedforward(model: PlantModel, setpoint: number): number
 
 /**
  * The disturbance reading if usable at `atMs` (the loop's reading time, the clock the PID uses):
- * finite, plausible and at most `staleAfterMs` apart from it. Anything else falls back to the
+ * finite, plausible, fresh at `atMs` by core/liveness.ts' rule and at most `staleAfterMs` ahead of it. Anything else falls back to the
  * model's ambient: a missing outdoor sensor must not fault a heater.
  */
 export function usableDisturbance(
@@ -96,7 +97,10 @@ export function usableDisturbance(
   if (reading === undefined || !Number.isFinite(reading.value) || !Number.isFinite(reading.atMs))
     return undefined;
   if (reading.value < spec.plausibleMin || reading.value > spec.plausibleMax) return undefined;
-  return Math.abs(atMs - reading.atMs) <= spec.staleAfterMs ? reading.value : undefined;
+  // Judged at the loop's reading time by the one staleness rule (a quiet disturbance probe whose
+  // device is seen alive stays usable; an offline one is not); one far ahead of it is not used.
+  if (reading.atMs - atMs > spec.staleAfterMs) return undefined;
+  return freshnessOf(reading, atMs, spec.staleAfterMs).fresh ? reading.value : undefined;
 }
 
 /**

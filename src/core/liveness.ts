@@ -63,3 +63,23 @@ function seenAgo(reading: Reading, nowMs: number): number | undefined {
   if (seenAtMs === undefined) return undefined;
   return isAheadOfNow(seenAtMs, nowMs) ? 0 : nowMs - seenAtMs;
 }
+
+/**
+ * The first moment after `nowMs` at which `reading`'s freshness may change by time alone (the
+ * loop's wake-up: it may then go safe), ms; undefined when it is not fresh now. Without
+ * liveness, when it goes stale; a quiet one, when maxQuietMs runs out or its device's last
+ * sighting goes stale, whichever comes first.
+ */
+export function freshnessChangeAtMs(
+  reading: Reading,
+  nowMs: number,
+  staleAfterMs: number,
+): number | undefined {
+  const freshness = freshnessOf(reading, nowMs, staleAfterMs);
+  if (!freshness.fresh) return undefined;
+  const staleAtMs = reading.atMs + staleAfterMs + 1;
+  const liveness = reading.liveness;
+  if (liveness === undefined || freshness.quiet === undefined) return staleAtMs;
+  const seenAtMs = Math.min(liveness.seenAtMs ?? nowMs, nowMs);
+  return Math.min(reading.atMs + liveness.maxQuietMs, seenAtMs + staleAfterMs) + 1;
+}

@@ -8,7 +8,7 @@ import { type LoopSpec, loopActuators } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 import { formatPercent, isOn } from './numbers.js';
 import { idleSafetyMemory, safetyMonitors } from './safety-monitors.js';
-import { judgeReading, type ReadingVerdict } from './sensor-health.js';
+import { freshnessChangeAtMs, judgeReading, type ReadingVerdict } from './sensor-health.js';
 import { type LoopStatus, loopStatus } from './status.js';
 import { isActive } from './tuning/autotune.js';
 import { type AutotuneCycle, settleAutotune, stepLoopAutotune } from './tuning/loop-autotune.js';
@@ -92,7 +92,7 @@ export function reconcile(
     { ...gate, memory: next, levels: checked.levels, allConfirmed: acted.allConfirmed },
     nowMs,
   );
-  const wakeTimes = [staleAtMs(spec, observed, gate.verdict), ...checked.wakeTimes, ...acted.wakeTimes];
+  const wakeTimes = [staleAtMs(spec, observed, gate, nowMs), ...checked.wakeTimes, ...acted.wakeTimes];
   return {
     wanted: checked.levels,
     commands: acted.commands,
@@ -407,10 +407,10 @@ function commandLevels(
  * set's: when its first fresh member goes stale by its own limit (its combined reading's time is
  * the newest member's, so it says nothing about the others' age).
  */
-function staleAtMs(spec: LoopSpec, observed: LoopObserved, verdict: ReadingVerdict): number | undefined {
-  if (!verdict.ok) return undefined;
+function staleAtMs(spec: LoopSpec, observed: LoopObserved, gate: Gate, nowMs: number): number | undefined {
+  if (!gate.verdict.ok) return undefined;
   if (observed.sensorSet) return observed.sensorSet.staleAtMs;
-  return observed.reading ? observed.reading.atMs + spec.staleAfterMs + 1 : undefined;
+  return observed.reading ? freshnessChangeAtMs(observed.reading, nowMs, spec.staleAfterMs) : undefined;
 }
 
 /** The earliest wake time not before now, or a keep-alive from now when there is none. */

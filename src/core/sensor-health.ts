@@ -1,4 +1,7 @@
 import { freshnessOf } from './liveness.js';
+
+export { freshnessChangeAtMs } from './liveness.js';
+
 import { stampedInFuture, wholeSeconds } from './time.js';
 import type { Reading } from './types.js';
 

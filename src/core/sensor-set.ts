@@ -1,3 +1,4 @@
+import { freshnessChangeAtMs } from './liveness.js';
 import { roundHundredths } from './numbers.js';
 import { judgeReading, type ReadingLimits, type ReadingVerdict } from './sensor-health.js';
 import type { Reading } from './types.js';
@@ -95,7 +96,7 @@ export function combineReadings(
     const verdict = judgeReading(reading, nowMs, own);
     if (verdict.ok && reading) {
       healthy.push({ sensor, reading });
-      staleTimes.push(reading.atMs + own.staleAfterMs + 1);
+      staleTimes.push(freshnessChangeAtMs(reading, nowMs, own.staleAfterMs) ?? nowMs);
     } else if (!verdict.ok) dropped.push({ sensor, reason: verdict.reason, message: verdict.message });
   }
   const checked = rejectOutliers(healthy, spec.outlierLimit);

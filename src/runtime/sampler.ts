@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Reading } from '../core/types.js';
+import type { DeviceLiveness, Reading } from '../core/types.js';
 import type { SensorDriver } from '../drivers/types.js';
 import { type Clock, shiftDriverTimes, type TimerHandle } from './clock.js';
 
@@ -157,8 +157,11 @@ export class Sampler {
   shiftTimes(deltaMs: number): void {
     if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
     this.#shiftTotalMs += deltaMs;
-    for (const [id, reading] of this.#latest)
-      this.#latest.set(id, { ...reading, atMs: reading.atMs + deltaMs });
+    for (const [id, reading] of this.#latest) {
+      const shifted: Reading = { ...reading, atMs: reading.atMs + deltaMs };
+      if (reading.liveness !== undefined) shifted.liveness = shiftLiveness(reading.liveness, deltaMs);
+      this.#latest.set(id, shifted);
+    }
     for (const slot of this.#slots) shiftDriverTimes(slot.sensor.driver, deltaMs);
   }
 
@@ -243,12 +246,13 @@ export class Sampler {
   async #read(slot: SensorSlot): Promise<void> {
     let value: unknown;
     let atMs: number | undefined;
+    let liveness: DeviceLiveness | undefined;
     let failed = false;
     let error: unknown;
     const shiftAtStartMs = this.#shiftTotalMs;
     try {
       const { driver } = slot.sensor;
-      if (driver.readStamped) ({ value, atMs } = await driver.readStamped());
+      if (driver.readStamped) ({ value, atMs, liveness } = await driver.readStamped());
       else value = await driver.read();
     } catch (err) {
       failed = true;
@@ -256,28 +260,34 @@ export class Sampler {
     }
     // A stamp taken before a wall-clock step that was detected while the read ran is moved with
     // the step, like every other stored time (see shiftTimes).
-    if (atMs !== undefined) atMs += this.#shiftTotalMs - shiftAtStartMs;
+    const shiftedMs = this.#shiftTotalMs - shiftAtStartMs;
+    if (atMs !== undefined) atMs += shiftedMs;
+    const stamps = { atMs, liveness: liveness && shiftLiveness(liveness, shiftedMs) };
     if (failed) {
       this.#recordError(slot, error instanceof Error ? error.message : String(error), error);
     } else if (typeof value === 'number' && Number.isFinite(value)) {
-      this.#record(slot, value, atMs);
+      this.#record(slot, value, stamps);
     } else {
       // The sensor says the value is unknown now (a probe disconnected, `nan` from ESPHome,
       // `null` from Tasmota): stored as the latest reading, so the loop judges it NotFinite and
       // goes safe at once instead of running on the last good value until it goes stale.
       const notANumber = typeof value === 'number' ? value : Number.NaN;
-      this.#record(slot, notANumber, atMs, `sensor reports not a number (${String(value)})`);
+      this.#record(slot, notANumber, stamps, `sensor reports not a number (${String(value)})`);
     }
     slot.busy = false;
     this.#activeReads--;
     this.#pump();
   }
 
-  /** Stores a reading and tells the loops; `problem` marks a non-finite one (an error streak). */
-  #record(slot: SensorSlot, value: number, atMs: number | undefined, problem?: string): void {
+  /**
+   * Stores a reading and tells the loops; `problem` marks a non-finite one (an error streak).
+   * `liveness`: what a push driver's device showed of its life (the loop's staleness rule reads it).
+   */
+  #record(slot: SensorSlot, value: number, stamps: Stamps, problem?: string): void {
     if (slot.removed) return;
     const { clock, logger, onReading } = this.#opts;
-    const reading: Reading = { value, atMs: atMs ?? clock.nowMs() };
+    const reading: Reading = { value, atMs: stamps.atMs ?? clock.nowMs() };
+    if (stamps.liveness !== undefined) reading.liveness = stamps.liveness;
     this.#latest.set(slot.id, reading);
     if (problem !== undefined) {
       this.errors.set(slot.id, problem);
@@ -309,4 +319,21 @@ export class Sampler {
       `sensor ${slot.id}: ${message}; keeping the last reading until it goes stale`,
     );
   }
+}
+
+/** A read's time stamps: when the value was taken (push drivers) and its device's signs of life. */
+interface Stamps {
+  atMs: number | undefined;
+  liveness: DeviceLiveness | undefined;
+}
+
+/** `liveness` with its times moved by `deltaMs` (a wall-clock step), so each keeps its real age. */
+function shiftLiveness(liveness: DeviceLiveness, deltaMs: number): DeviceLiveness {
+  if (deltaMs === 0) return liveness;
+  const { seenAtMs, offlineSinceMs } = liveness;
+  return {
+    ...liveness,
+    ...(seenAtMs === undefined ? {} : { seenAtMs: seenAtMs + deltaMs }),
+    ...(offlineSinceMs === undefined ? {} : { offlineSinceMs: offlineSinceMs + deltaMs }),
+  };
 }

@@ -1,5 +1,7 @@
+import { freshnessOf } from '../../core/liveness.js';
 import type { Reading } from '../../core/types.js';
 import type { SensorDriver } from '../types.js';
+import { DeviceLivenessTracker, type LivenessOptions } from './liveness.js';
 import { MAX_PAYLOAD_BYTES, parseNumberPayload, readField } from './payload.js';
 import { type MqttTransport, TopicSubscription } from './transport.js';
 
@@ -15,6 +17,12 @@ export interface MqttSensorOptions {
   staleAfterMs: number;
   /** The daemon's clock: messages are stamped with it when they arrive. */
   nowMs: () => number;
+  /**
+   * How the device shows it is alive apart from its value (a probe that reports only on
+   * change): its readings carry `liveness`, and a quiet value stays in force up to its maxQuietMs
+   * (core/liveness.ts). Absent: the value alone shows the sensor is alive.
+   */
+  liveness?: LivenessOptions | undefined;
 }
 
 /**
@@ -33,6 +41,17 @@ export interface MqttSensorOptions {
  *   right after publishing.
  * - Subscribed at QoS 0: a persistent session would otherwise replay a backlog of old
  *   readings after a reconnect, each stamped as new.
+ * - With `liveness`, every reading carries what the device's availability, heartbeat or
+ *   `last_seen` say (DeviceLivenessTracker), and the stale check is core/liveness.ts' rule: a
+ *   quiet value of a device seen alive is handed out up to maxQuietMs; one whose device says it
+ *   is offline is handed out too, with that liveness, so the loop judges it Offline and goes
+ *   safe (and SensorHealthy says "device offline …") in the cycle the message arrives — a
+ *   throw would leave the sampler's previous, still-fresh reading in force. A change of
+ *   availability calls the `onValue` listener, so the sampler reads at once. A value that
+ *   arrived before the device went offline is not kept in force by liveness when the device
+ *   comes back (what happened while it was away went unreported): it ages as without liveness
+ *   until a new value arrives. With `lastSeenField`, a retained value is stamped
+ *   min(arrival, last_seen), so a value kept by the broker for hours is not taken as new.
  */
 export class MqttSensor implements SensorDriver {
   readonly id: string;
@@ -44,6 +63,9 @@ export class MqttSensor implements SensorDriver {
   private listener: (() => void) | undefined;
   /** The sensor's topic; stopping it is final (see `stop()`). */
   private readonly subscription: TopicSubscription;
+  private readonly liveness: DeviceLivenessTracker | undefined;
+  /** The latest value arrived before its device last went offline: liveness does not keep it. */
+  private latestPredatesOffline = false;
 
   constructor(opts: MqttSensorOptions) {
     if (!(opts.staleAfterMs > 0)) {
@@ -51,14 +73,20 @@ export class MqttSensor implements SensorDriver {
     }
     this.id = opts.id;
     this.opts = opts;
-    this.subscription = new TopicSubscription(opts.transport, opts.topic, (_topic, payload) =>
-      this.onMessage(payload),
+    this.subscription = new TopicSubscription(opts.transport, opts.topic, (_topic, payload, meta) =>
+      this.onMessage(payload, meta.retain),
     );
+    if (opts.liveness !== undefined) {
+      this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, opts.nowMs, () =>
+        this.onAvailabilityChange(),
+      );
+    }
   }
 
-  /** Subscribes to the topic (the transport keeps the subscription across reconnects). */
+  /** Subscribes to the topic and the liveness topics (the transport keeps them across reconnects). */
   async start(): Promise<void> {
     this.subscription.start();
+    this.liveness?.start();
   }
 
   /**
@@ -68,6 +96,7 @@ export class MqttSensor implements SensorDriver {
    */
   async stop(): Promise<void> {
     this.subscription.stop();
+    this.liveness?.stop();
     this.listener = undefined;
   }
 
@@ -86,7 +115,7 @@ export class MqttSensor implements SensorDriver {
 
   /**
    * `listener` is called after every message that changes what `read()` reports (a new
-   * value or a refusal), so the daemon can sample and run the loop at once instead of at the
+   * value or a refusal, the device going offline or coming back), so the daemon can sample and run the loop at once instead of at the
    * next period. Replaces the previous listener: calling it again on every reload is harmless.
    */
   onValue(listener: () => void): void {
@@ -96,37 +125,46 @@ export class MqttSensor implements SensorDriver {
   private latestReading(): Reading {
     const { topic, staleAfterMs } = this.opts;
     const latest = this.latest;
-    if (latest === undefined) {
-      const why =
-        this.withoutField > 0
-          ? ` (${this.withoutField} message(s) without field ${this.opts.field})`
-          : this.opts.transport.connected
-            ? ''
-            : ' (MQTT not connected)';
-      throw new Error(`no value received yet on ${topic}${why}`);
-    }
-    const ageMs = this.opts.nowMs() - latest.atMs;
-    if (ageMs > staleAfterMs) {
-      throw new Error(
-        `last value on ${topic} is ${Math.round(ageMs / 1000)} s old (stale after ${staleAfterMs / 1000} s)`,
-      );
-    }
-    return { ...latest };
+    if (latest === undefined) throw new Error(`no value received yet on ${topic}${this.whyNoValue()}`);
+    const liveness = this.liveness?.current();
+    // A value from before the device went away is aged by itself once it is back.
+    const kept = liveness?.offlineSinceMs === undefined && this.latestPredatesOffline ? undefined : liveness;
+    const reading: Reading = kept === undefined ? { ...latest } : { ...latest, liveness: kept };
+    const freshness = freshnessOf(reading, this.opts.nowMs(), staleAfterMs);
+    if (freshness.fresh || freshness.reason === 'Offline') return reading;
+    if (kept !== undefined) throw new Error(`value on ${topic}: ${freshness.message}`);
+    const ageS = Math.round((this.opts.nowMs() - latest.atMs) / 1000);
+    throw new Error(`last value on ${topic} is ${ageS} s old (stale after ${staleAfterMs / 1000} s)`);
   }
 
-  private onMessage(payload: Buffer): void {
+  private whyNoValue(): string {
+    if (this.withoutField > 0) return ` (${this.withoutField} message(s) without field ${this.opts.field})`;
+    if (this.liveness?.current().offlineSinceMs !== undefined) return ' (device offline)';
+    return this.opts.transport.connected ? '' : ' (MQTT not connected)';
+  }
+
+  private onAvailabilityChange(): void {
     if (this.subscription.stopped) return;
+    if (this.latest !== undefined && this.liveness?.current().offlineSinceMs !== undefined) {
+      this.latestPredatesOffline = true;
+    }
+    this.listener?.();
+  }
+
+  private onMessage(payload: Buffer, retained: boolean): void {
+    if (this.subscription.stopped) return;
+    const seenMs = this.liveness?.noteValueMessage(payload);
+    const nowMs = this.opts.nowMs();
+    // A retained value may be hours old: its device's own last_seen says when it was sent.
+    const atMs = retained && seenMs !== undefined ? Math.min(nowMs, seenMs) : nowMs;
     const parsed = parseNumberPayload(payload, this.opts.field);
-    if (parsed.ok) {
-      this.latest = { value: parsed.value, atMs: this.opts.nowMs() };
-      this.withoutField = 0;
-    } else if (parsed.missing) {
+    if (!parsed.ok && parsed.missing) {
       this.withoutField++;
       return;
-    } else {
-      this.latest = { value: notANumber(payload, this.opts.field), atMs: this.opts.nowMs() };
-      this.withoutField = 0;
     }
+    this.latest = { value: parsed.ok ? parsed.value : notANumber(payload, this.opts.field), atMs };
+    this.withoutField = 0;
+    this.latestPredatesOffline = false;
     this.listener?.();
   }
 
@@ -136,6 +174,7 @@ export class MqttSensor implements SensorDriver {
    */
   shiftTimes(deltaMs: number): void {
     if (this.latest) this.latest = { ...this.latest, atMs: this.latest.atMs + deltaMs };
+    this.liveness?.shiftTimes(deltaMs);
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MqttSensor } from '../../drivers/mqtt/sensor.js';
 import { fieldPath, plainTopic, sensorCommon } from '../fields.js';
 import { sensorKind } from '../types.js';
+import { DEFAULT_MAX_QUIET_S, livenessOptions, livenessSchema } from './mqtt-liveness.js';
 
 const schema = z
   .strictObject({
@@ -25,6 +26,7 @@ const schema = z
         'How often the device publishes, seconds; the latest value is also sampled this often. Default 60.',
       ),
     staleAfterS: sensorCommon.staleAfterS,
+    liveness: livenessSchema.optional(),
   })
   .describe(
     'A value a device publishes on MQTT (Tasmota, Zigbee2MQTT, Shelly, ESPHome); needs the mqtt block. ' +
@@ -40,6 +42,18 @@ const schema = z
         message: `must be greater than periodS (${sensor.periodS}): the device publishes that often`,
       });
     }
+    // A quiet value is kept past staleAfterS only: a bound at or below it would never apply.
+    const staleAfterS = sensor.staleAfterS ?? 3 * sensor.periodS;
+    const maxQuietS = sensor.liveness?.maxQuietS ?? DEFAULT_MAX_QUIET_S;
+    if (sensor.liveness !== undefined && !(maxQuietS > staleAfterS)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['liveness', 'maxQuietS'],
+        message:
+          `must be greater than staleAfterS (${staleAfterS} s): a quiet value is kept in force ` +
+          `past staleAfterS up to maxQuietS (${maxQuietS} s)`,
+      });
+    }
   });
 
 export const mqttSensor = sensorKind({
@@ -48,7 +62,7 @@ export const mqttSensor = sensorKind({
   simulated: false,
   usesMqtt: true,
   // The driver checks staleness itself (it keeps a pushed value): staleAfterS is the driver's.
-  driverFields: ['topic', 'field', 'staleAfterS'],
+  driverFields: ['topic', 'field', 'staleAfterS', 'liveness'],
   createDriver: (sensor, ctx) =>
     new MqttSensor({
       id: ctx.id,
@@ -57,5 +71,6 @@ export const mqttSensor = sensorKind({
       field: sensor.field,
       staleAfterMs: sensor.staleAfterS * 1000,
       nowMs: ctx.nowMs,
+      liveness: sensor.liveness === undefined ? undefined : livenessOptions(sensor.liveness),
     }),
 });
