@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { freshnessOf } from '../../src/core/liveness.js';
+import { freshnessChangeAtMs, freshnessOf } from '../../src/core/liveness.js';
 import { judgeReading } from '../../src/core/sensor-health.js';
 import type { DeviceLiveness, Reading } from '../../src/core/types.js';
 import { at, min, s } from './fixtures.js';
@@ -92,4 +92,29 @@ describe('judgeReading with liveness', () => {
     const reading = { ...quietReading(min(22), { seenAgoMs: 0 }), value: 99 };
     assert.equal((judgeReading(reading, now, limits) as { reason: string }).reason, 'Implausible');
   });
+});
+
+describe('freshnessChangeAtMs: when the loop must wake because the verdict may change by time alone', () => {
+  const table: [given: string, reading: Reading, expectedMs: number | undefined][] = [
+    ['no liveness: when it goes stale', quietReading(s(30)), now - s(30) + STALE_MS + 1],
+    [
+      'liveness, young value: when it passes the stale limit',
+      quietReading(s(30), { seenAgoMs: 0 }),
+      now - s(30) + STALE_MS + 1,
+    ],
+    [
+      'quiet, device seen now: when its last sighting goes stale',
+      quietReading(min(22), { seenAgoMs: 0 }),
+      now + STALE_MS + 1,
+    ],
+    [
+      'quiet, maxQuiet nearer than the sighting limit',
+      quietReading(min(59), { seenAgoMs: 0 }),
+      now + min(1) + 1,
+    ],
+    ['not fresh: none', quietReading(0, { offlineAgoMs: 0 }), undefined],
+  ];
+  for (const [given, reading, expectedMs] of table) {
+    test(given, () => assert.equal(freshnessChangeAtMs(reading, now, STALE_MS), expectedMs));
+  }
 });
