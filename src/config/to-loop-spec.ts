@@ -1,11 +1,11 @@
 import type { DisturbanceSpec } from '../core/feedforward.js';
-import type { ActuatorSpec, LoopSpec } from '../core/loop-spec.js';
+import type { ActuatorSpec, LoopSpec, SensorCadence } from '../core/loop-spec.js';
 import { defaultDerivativeFilterS } from '../core/pid.js';
 import type { Quantity } from '../core/types.js';
 import { LOOP_POLICY } from '../kinds/loop-policy.js';
 import { actuatorKindOf } from '../kinds/registry.js';
 import { defaultPlausible } from './schema/common.js';
-import { sensorSetOf } from './schema/sensor-set.js';
+import { loopSensorIds, sensorSetOf } from './schema/sensor-set.js';
 import type { ActuatorConfig, Config, LoopConfig } from './schema.js';
 
 /** The level an actuator is driven to on faults, stale readings, removal and shutdown. */
@@ -23,6 +23,7 @@ export function toLoopSpec(config: Config, loopId: string): LoopSpec {
     ...(loop.raise ? { raise: actuatorSpec(loop.raise, config.actuators[loop.raise]!, loop) } : {}),
     ...(loop.lower ? { lower: actuatorSpec(loop.lower, config.actuators[loop.lower]!, loop) } : {}),
     ...sensorSetSpec(config, loop),
+    sensorCadence: loopSensorIds(loop).map((id) => sensorCadence(config, id)),
     staleAfterMs: loop.staleAfterS * 1000,
     plausibleMin: loop.plausible.min,
     plausibleMax: loop.plausible.max,
@@ -55,6 +56,19 @@ function sensorSetSpec(config: Config, loop: LoopConfig): Pick<LoopSpec, 'sensor
     set.sensors.map((id) => [id, (config.sensors[id]?.staleAfterS ?? loop.staleAfterS) * 1000]),
   );
   return { sensorSet: { ...set, staleAfterMs, unit: loop.unit } };
+}
+
+/**
+ * How often a sensor gives a reading, for the autotune's check (core/tuning/reading-cadence.ts):
+ * its periodS; an MQTT sensor with a liveness block reports only on change.
+ */
+function sensorCadence(config: Config, sensorId: string): SensorCadence {
+  const sensor = config.sensors[sensorId] as { periodS?: number; liveness?: unknown } | undefined;
+  return {
+    sensorId,
+    periodMs: (sensor?.periodS ?? 0) * 1000,
+    reportsOnChange: sensor?.liveness !== undefined,
+  };
 }
 
 /**

@@ -67,6 +67,14 @@ export type ControllerSpec =
 export type LowerPidParams = Pick<PidParams, 'kp' | 'tiS' | 'tdS'> &
   Partial<Pick<PidParams, 'setpointWeight' | 'derivativeFilterS' | 'trackingTimeS'>>;
 
+/** How often one sensor gives a reading (config: its periodS), and whether only on change. */
+export interface SensorCadence {
+  sensorId: string;
+  periodMs: number;
+  /** It reports only when its value changes, its device showing it is alive otherwise (liveness). */
+  reportsOnChange: boolean;
+}
+
 /** Everything static about a loop: what it measures, drives and how. Pure data. */
 export interface LoopSpec {
   id: string;
@@ -79,6 +87,11 @@ export interface LoopSpec {
    * sensor. `unit` (the loop's, '' for none) is for the status' summary only.
    */
   sensorSet?: SensorSetSpec & { unit: string };
+  /**
+   * How often the loop's sensors (its one, or each of its set) give a reading: an autotune needs
+   * a steady stream (tuning/reading-cadence.ts). Absent: not known, not checked.
+   */
+  sensorCadence?: SensorCadence[];
   /**
    * A reading older than this (ms) counts as missing → safe state. A set's members are each
    * judged by their own limit (SensorSetSpec.staleAfterMs), capped by this one.

@@ -64,7 +64,7 @@ export function reconcile(
 ): ReconcileResult {
   const before = clampMemoryToNow(memory, nowMs);
   const gate = gateCycle(spec, desired, observed, before.latchedFault, nowMs);
-  const tuning = gate.regulate ? tuneStep(desired, observed, before, nowMs) : undefined;
+  const tuning = gate.regulate ? tuneStep(desired, observed, before, nowMs, gate.verdict) : undefined;
   const tuned = tuning ? withTuning(before, tuning) : before;
   const regulated =
     gate.regulate && tuning?.ended !== 'aborted'
@@ -148,17 +148,16 @@ function sensorDetail(spec: LoopSpec, verdict: Exclude<ReadingVerdict, { ok: tru
   return spec.sensorSet ? `sensor ${verdict.reason}: ${verdict.message}` : `sensor ${verdict.reason}`;
 }
 
-/**
- * Step 1b: a running autotune's step on the gate's good reading. Whatever the gate holds safe
- * (a fault, mode off, a bad reading, an interlock) ends the run in settleTuning instead.
- */
+/** Step 1b: a running autotune's step on the gate's good reading (a cycle it holds safe: settleTuning). */
 function tuneStep(
   desired: LoopDesired,
   observed: LoopObserved,
   before: LoopMemory,
   nowMs: number,
+  verdict: ReadingVerdict,
 ): AutotuneCycle | undefined {
-  return isActive(before.autotune) ? stepLoopAutotune(before.autotune, desired, observed, nowMs) : undefined;
+  if (!isActive(before.autotune)) return undefined;
+  return stepLoopAutotune(before.autotune, desired, observed, nowMs, verdict);
 }
 
 /**
@@ -403,9 +402,8 @@ function commandLevels(
 }
 
 /**
- * When a fresh reading goes stale (the loop may then go safe); undefined without one. A sensor
- * set's: when its first fresh member goes stale by its own limit (its combined reading's time is
- * the newest member's, so it says nothing about the others' age).
+ * When a fresh reading may go stale (core/liveness.ts); undefined without one. A set's: when its
+ * first fresh member may, by its own limit (the combined reading's time is the newest member's).
  */
 function staleAtMs(spec: LoopSpec, observed: LoopObserved, gate: Gate, nowMs: number): number | undefined {
   if (!gate.verdict.ok) return undefined;

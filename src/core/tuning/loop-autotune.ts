@@ -1,7 +1,7 @@
 import type { LoopSpec } from '../loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from '../loop-state.js';
 import { restOffset } from '../pid.js';
-import { judgeReading } from '../sensor-health.js';
+import { judgeReading, type ReadingVerdict } from '../sensor-health.js';
 import type { Direction } from '../types.js';
 import {
   type AutotuneMemory,
@@ -15,6 +15,7 @@ import {
   startAutotune,
   stepAutotune,
 } from './autotune.js';
+import { quietReadingProblem, readingCadenceProblem } from './reading-cadence.js';
 
 /**
  * The autotune on a loop: start and cancel for the runtime (like resetLatchedFault), and the two
@@ -42,8 +43,8 @@ export function startLoopAutotune(
       reason: `a latched fault holds the loop safe (${memory.latchedFault.reason}): reset it first`,
     };
   }
-  const verdict = judgeReading(observed.reading, nowMs, spec);
-  if (!verdict.ok) return { ok: false, reason: `the sensor cannot be used: ${verdict.message}` };
+  const unfit = sensorUnfit(spec, observed, nowMs);
+  if (unfit !== undefined) return { ok: false, reason: unfit };
   const side = options.side;
   // A continuous actuator that was regulating starts from the PID's output at rest (no
   // proportional or derivative part): the level the plant settled with, if it settled, not
@@ -78,6 +79,13 @@ export function startLoopAutotune(
   return { ok: true, memory: { ...memory, autotune } };
 }
 
+/** Why the loop's sensor cannot start a run: no usable reading, or not often enough (reading-cadence.ts). */
+function sensorUnfit(spec: LoopSpec, observed: LoopObserved, nowMs: number): string | undefined {
+  const verdict = judgeReading(observed.reading, nowMs, spec);
+  if (!verdict.ok) return `the sensor cannot be used: ${verdict.message}`;
+  return readingCadenceProblem(spec, observed.reading);
+}
+
 /**
  * Ends a running autotune (a person's cancel) like every other abort: the next reconcile ends it
  * with `reason` and holds every actuator safe in that cycle (the reason in its status), and the
@@ -100,25 +108,28 @@ export interface AutotuneCycle {
 }
 
 /**
- * One step of the running autotune on a reading the gate found usable. A mode or setpoint
- * change, the time limit, a setpoint it cannot reach, a clock that went back: aborted.
+ * One step of the running autotune on a reading the gate found usable (`verdict`). A mode or
+ * setpoint change, the time limit, a setpoint it cannot reach, a clock that went back, a reading
+ * gone quiet (kept in force by its device's liveness only: no readings to record): aborted.
  */
 export function stepLoopAutotune(
   autotune: AutotuneMemory,
   desired: LoopDesired,
   observed: LoopObserved,
   nowMs: number,
+  verdict?: ReadingVerdict,
 ): AutotuneCycle {
   // A step back the runtime did not notice (shiftLoopMemory asks for the abort when it did) shows
   // as times ahead.
   const clockBack = autotune.startedAtMs > nowMs || (autotune.lastReadingAtMs ?? 0) > nowMs;
+  const interrupted = clockBack ? 'the clock went back' : quietReadingProblem(verdict);
   const step = stepAutotune(
     autotune,
     {
       reading: observed.reading,
       mode: desired.mode,
       setpoint: desired.setpoint,
-      ...(clockBack ? { interrupted: 'the clock went back' } : {}),
+      ...(interrupted === undefined ? {} : { interrupted }),
     },
     nowMs,
   );
