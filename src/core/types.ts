@@ -34,6 +34,11 @@ export interface Reading {
    */
   lastError?: string;
   /**
+   * Why `value` is NaN, when the driver can say what the device sent instead of a value
+   * (`payload "banana" is neither on (true) nor off (false)`): the loop's message repeats it.
+   */
+  whyNotANumber?: string;
+  /**
    * How the device shows it is alive apart from its value (core/liveness.ts): a quiet sensor
    * whose device is known alive keeps its value in force up to `maxQuietMs`. Absent: the value
    * alone shows the sensor is alive (stale after the loop's staleAfterMs).

@@ -13,6 +13,7 @@ import { ds18b20Sensor } from './sensors/ds18b20.js';
 import { fileValueSensor } from './sensors/file-value.js';
 import { gpioInputSensor } from './sensors/gpio-input.js';
 import { mqttSensor } from './sensors/mqtt.js';
+import { mqttBinarySensor } from './sensors/mqtt-binary.js';
 import { pulseRateSensor } from './sensors/pulse-rate.js';
 import { simulatedSensor } from './sensors/simulated.js';
 import type { ActuatorKind, KindDoctor, KindSchema, SensorKind } from './types.js';
@@ -25,6 +26,7 @@ export const SENSOR_KINDS = [
   gpioInputSensor,
   pulseRateSensor,
   fileValueSensor,
+  mqttBinarySensor,
 ] as const;
 
 /** Actuator kinds, in the order the JSON schema lists them. */

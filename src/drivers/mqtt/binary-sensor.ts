@@ -1,0 +1,135 @@
+/**
+ * An on/off input whose device publishes its state over MQTT: a window or door contact, a
+ * motion or a leak sensor (Zigbee2MQTT, Tasmota, Shelly, ESPHome). Read as 1 (open, occupied,
+ * wet) or 0, like a gpio_input, so it can be an interlock with the same rules.
+ *
+ * Contacts publish on change only, so the driver never refuses an old value itself: it hands
+ * out the latest state stamped with its arrival, with the device's liveness when configured,
+ * and the core judges it (core/liveness.ts: a state whose device is seen alive stays in force
+ * up to maxQuietMs). Whatever cannot be trusted is NaN, so an interlock on it trips at once
+ * and says why:
+ * - a payload that is not one of the mapping's words (garbage): NaN until a good one comes,
+ *   with `whyNotANumber` saying what was sent;
+ * - the device offline (its availability topic): NaN with `liveness.offlineSinceMs`, until it
+ *   is online again (its last state then counts again, aged from its arrival). NaN and not
+ *   only the liveness mark, so the loop goes safe even where the liveness is not passed on.
+ * A message without the field is not about this input (a Tasmota RESULT of a command) and is
+ * ignored. Subscribed at QoS 0, as every MQTT sensor (no replayed backlog after a reconnect).
+ */
+import type { Reading } from '../../core/types.js';
+import type { SensorDriver } from '../types.js';
+import { type BinarySource, type BinaryWord, parseBinaryPayload } from './binary-payload.js';
+import { DeviceLivenessTracker, type LivenessOptions } from './liveness.js';
+import { type MqttTransport, TopicSubscription } from './transport.js';
+
+/** Options of an {@link MqttBinarySensor}. */
+export interface MqttBinarySensorOptions {
+  id: string;
+  transport: MqttTransport;
+  /** The topics the state is published on (Tasmota: two), each with its field. */
+  sources: readonly BinarySource[];
+  /** Words that read 1 and 0 (compared ignoring case). */
+  on: readonly BinaryWord[];
+  off: readonly BinaryWord[];
+  /** How the device shows it is alive apart from its state; absent: the state alone. */
+  liveness?: LivenessOptions | undefined;
+  /** The daemon's clock: messages are stamped with it when they arrive. */
+  nowMs: () => number;
+}
+
+/** What the last message that was about this input said. */
+type Latest = { value: 0 | 1; atMs: number } | { value: number; atMs: number; garbage: string };
+
+export class MqttBinarySensor implements SensorDriver {
+  readonly id: string;
+  readonly simulated = false;
+  private readonly opts: MqttBinarySensorOptions;
+  private readonly subscriptions: TopicSubscription[];
+  private readonly liveness: DeviceLivenessTracker | undefined;
+  private latest: Latest | undefined;
+  private listener: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(opts: MqttBinarySensorOptions) {
+    if (opts.sources.length === 0) throw new RangeError(`sensor ${opts.id}: no topic to read`);
+    this.id = opts.id;
+    this.opts = opts;
+    this.subscriptions = opts.sources.map(
+      (source) =>
+        new TopicSubscription(opts.transport, source.topic, (_topic, payload) =>
+          this.onMessage(source, payload),
+        ),
+    );
+    if (opts.liveness) {
+      this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, opts.nowMs, () =>
+        this.listener?.(),
+      );
+    }
+  }
+
+  /** Subscribes to the state topics and the liveness ones (kept across reconnects by the transport). */
+  async start(): Promise<void> {
+    for (const subscription of this.subscriptions) subscription.start();
+    this.liveness?.start();
+  }
+
+  /** Unsubscribes; final and idempotent. `read()` keeps answering with what it last knew. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const subscription of this.subscriptions) subscription.stop();
+    this.liveness?.stop();
+    this.listener = undefined;
+  }
+
+  /** The latest state: 1, 0, or NaN (garbage, device offline); throws while none has come. */
+  async read(): Promise<number> {
+    return this.reading().value;
+  }
+
+  /** The latest state stamped with its arrival, with the device's liveness; same errors as `read()`. */
+  async readStamped(): Promise<Reading> {
+    return this.reading();
+  }
+
+  /** `listener` runs after every message that changes what `read()` says, and when the device goes on/offline. */
+  onValue(listener: () => void): void {
+    this.listener = listener;
+  }
+
+  /** The wall clock stepped by `deltaMs`: every stamp keeps its real age. */
+  shiftTimes(deltaMs: number): void {
+    if (this.latest) this.latest = { ...this.latest, atMs: this.latest.atMs + deltaMs };
+    this.liveness?.shiftTimes(deltaMs);
+  }
+
+  private reading(): Reading {
+    const liveness = this.liveness?.current();
+    const latest = this.latest;
+    if (liveness?.offlineSinceMs !== undefined) {
+      // Offline voids the state: NaN stamped with its arrival, or with the offline message.
+      const atMs = latest?.atMs ?? liveness.offlineSinceMs;
+      return { value: Number.NaN, atMs, liveness, whyNotANumber: `device offline (${liveness.via})` };
+    }
+    if (latest === undefined) {
+      const topics = this.opts.sources.map((source) => source.topic).join(' or ');
+      const why = this.opts.transport.connected ? '' : ' (MQTT not connected)';
+      throw new Error(`no state received yet on ${topics}${why}`);
+    }
+    const reading: Reading = { value: latest.value, atMs: latest.atMs };
+    if ('garbage' in latest) reading.whyNotANumber = latest.garbage;
+    if (liveness) reading.liveness = liveness;
+    return reading;
+  }
+
+  private onMessage(source: BinarySource, payload: Buffer): void {
+    if (this.stopped) return;
+    const parsed = parseBinaryPayload(payload, { field: source.field, on: this.opts.on, off: this.opts.off });
+    if (!parsed.ok && parsed.missing) return;
+    // A last-seen time in the message ages a retained state honestly; else it is as of now.
+    const atMs = this.liveness?.noteValueMessage(payload) ?? this.opts.nowMs();
+    this.latest = parsed.ok
+      ? { value: parsed.value, atMs }
+      : { value: Number.NaN, atMs, garbage: `${source.topic}: ${parsed.reason}` };
+    this.listener?.();
+  }
+}
