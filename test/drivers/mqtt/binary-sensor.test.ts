@@ -1,0 +1,168 @@
+/**
+ * The MQTT contact driver (drivers/mqtt/binary-sensor.ts) on a fake transport and a clock moved
+ * by hand: what `readStamped()` hands the sampler for each thing a Zigbee2MQTT Aqara contact
+ * and its availability topic can say, and for a Tasmota switch on its two topics.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { binaryPreset } from '../../../src/drivers/mqtt/binary-payload.js';
+import { MqttBinarySensor } from '../../../src/drivers/mqtt/binary-sensor.js';
+import { FakeTransport, manualTime } from './fake-transport.js';
+
+const WINDOW = 'zigbee2mqtt/living_window';
+const AVAILABILITY = `${WINDOW}/availability`;
+const VIA = `availability ${AVAILABILITY}`;
+const MAX_QUIET_MS = 90_000_000;
+
+function aqaraContact(opts: { liveness?: boolean } = {}) {
+  const transport = new FakeTransport();
+  const time = manualTime();
+  const sensor = new MqttBinarySensor({
+    id: 'window',
+    transport,
+    ...binaryPreset('zigbee2mqtt', WINDOW, 'contact'),
+    liveness:
+      opts.liveness === false ? undefined : { availabilityTopic: AVAILABILITY, maxQuietMs: MAX_QUIET_MS },
+    nowMs: time.nowMs,
+  });
+  let changes = 0;
+  sensor.onValue(() => changes++);
+  return { transport, time, sensor, changes: () => changes };
+}
+
+describe('MqttBinarySensor: a Zigbee2MQTT Aqara contact', () => {
+  test('given nothing received, read throws and names the topic', async () => {
+    const { sensor } = aqaraContact();
+    await sensor.start();
+    await assert.rejects(sensor.readStamped(), /no state received yet on zigbee2mqtt\/living_window/);
+  });
+
+  test('it subscribes to the state and the availability topic, at QoS 0, and lets go of both', async () => {
+    const { sensor, transport } = aqaraContact();
+    await sensor.start();
+    assert.deepEqual(transport.subscriptions, [
+      { filter: WINDOW, qos: 0 },
+      { filter: AVAILABILITY, qos: 0 },
+    ]);
+    await sensor.stop();
+    assert.deepEqual(transport.subscriptions, []);
+  });
+
+  test('given online and closed, then 0 stamped on arrival, with the device seen now; open reads 1', async () => {
+    const { sensor, transport, time, changes } = aqaraContact();
+    await sensor.start();
+    transport.deliver(AVAILABILITY, '{"state":"online"}', { retain: true });
+    transport.deliver(WINDOW, '{"battery":97,"contact":true,"linkquality":72}');
+    const closedAtMs = time.nowMs();
+    time.advanceS(3600);
+    assert.deepEqual(await sensor.readStamped(), {
+      value: 0,
+      atMs: closedAtMs,
+      liveness: { via: VIA, maxQuietMs: MAX_QUIET_MS, seenAtMs: time.nowMs() },
+    });
+    transport.deliver(WINDOW, '{"battery":97,"contact":false,"linkquality":72}');
+    assert.equal(await sensor.read(), 1);
+    assert.equal(changes(), 3, 'online, closed, open: each makes the sampler read at once');
+  });
+
+  test('given garbage, then NaN at once with what was sent; a good state again reads again', async () => {
+    const { sensor, transport, time, changes } = aqaraContact({ liveness: false });
+    await sensor.start();
+    transport.deliver(WINDOW, '{"contact":true}');
+    time.advanceS(10);
+    transport.deliver(WINDOW, '{"contact":"banana"}');
+    assert.deepEqual(await sensor.readStamped(), {
+      value: Number.NaN,
+      atMs: time.nowMs(),
+      whyNotANumber: `${WINDOW}: field contact is "banana", neither on (false) nor off (true)`,
+    });
+    transport.deliver(WINDOW, 'banana');
+    assert.match((await sensor.readStamped()).whyNotANumber ?? '', /payload "banana" is not JSON/);
+    transport.deliver(WINDOW, '{"contact":true}');
+    assert.deepEqual(await sensor.readStamped(), { value: 0, atMs: time.nowMs() });
+    assert.equal(changes(), 4);
+  });
+
+  test('a message without the contact field is ignored', async () => {
+    const { sensor, transport, changes } = aqaraContact({ liveness: false });
+    await sensor.start();
+    transport.deliver(WINDOW, '{"contact":false}');
+    transport.deliver(WINDOW, '{"linkquality":40}');
+    assert.equal(await sensor.read(), 1);
+    assert.equal(changes(), 1);
+  });
+
+  test('given the device goes offline, then NaN carrying offlineSinceMs, and the loop is told at once', async () => {
+    const { sensor, transport, time, changes } = aqaraContact();
+    await sensor.start();
+    transport.deliver(AVAILABILITY, '{"state":"online"}', { retain: true });
+    transport.deliver(WINDOW, '{"contact":true}');
+    const closedAtMs = time.nowMs();
+    time.advanceS(60);
+    transport.deliver(AVAILABILITY, '{"state":"offline"}');
+    const offlineAtMs = time.nowMs();
+    assert.equal(changes(), 3, 'the offline message itself makes the sampler read');
+    time.advanceS(5);
+    assert.deepEqual(await sensor.readStamped(), {
+      value: Number.NaN,
+      atMs: closedAtMs,
+      liveness: { via: VIA, maxQuietMs: MAX_QUIET_MS, offlineSinceMs: offlineAtMs },
+      whyNotANumber: `device offline (${VIA})`,
+    });
+    // Back online: the last state counts again, aged from its arrival.
+    transport.deliver(AVAILABILITY, 'online');
+    assert.deepEqual(await sensor.readStamped(), {
+      value: 0,
+      atMs: closedAtMs,
+      liveness: { via: VIA, maxQuietMs: MAX_QUIET_MS, seenAtMs: time.nowMs() },
+    });
+  });
+
+  test('given offline before any state, then NaN (a reading, so the reason shows), not an error', async () => {
+    const { sensor, transport, time } = aqaraContact();
+    await sensor.start();
+    transport.deliver(AVAILABILITY, 'offline', { retain: true });
+    const reading = await sensor.readStamped();
+    assert.ok(Number.isNaN(reading.value));
+    assert.equal(reading.atMs, time.nowMs());
+    assert.equal(reading.liveness?.offlineSinceMs, time.nowMs());
+  });
+
+  test('after stop, messages change nothing and read keeps the last state', async () => {
+    const { sensor, transport } = aqaraContact({ liveness: false });
+    await sensor.start();
+    transport.deliver(WINDOW, '{"contact":true}');
+    await sensor.stop();
+    transport.deliver(WINDOW, '{"contact":false}');
+    assert.equal(await sensor.read(), 0);
+  });
+
+  test('a wall-clock step moves the stamps: the state keeps its real age', async () => {
+    const { sensor, transport, time } = aqaraContact({ liveness: false });
+    await sensor.start();
+    transport.deliver(WINDOW, '{"contact":true}');
+    const atMs = time.nowMs();
+    sensor.shiftTimes(-7_200_000);
+    assert.equal((await sensor.readStamped()).atMs, atMs - 7_200_000);
+  });
+});
+
+describe('MqttBinarySensor: a Tasmota switch read on RESULT and SENSOR', () => {
+  test('the latest of either topic is the state; a RESULT about the relay is ignored', async () => {
+    const transport = new FakeTransport();
+    const time = manualTime();
+    const sensor = new MqttBinarySensor({
+      id: 'door',
+      transport,
+      ...binaryPreset('tasmota', 'sonoff', 1),
+      nowMs: time.nowMs,
+    });
+    await sensor.start();
+    transport.deliver('tele/sonoff/SENSOR', '{"Time":"2026-12-02T07:41:28","Switch1":"OFF"}');
+    assert.equal(await sensor.read(), 0);
+    transport.deliver('stat/sonoff/RESULT', '{"Switch1":{"Action":"ON"}}');
+    assert.equal(await sensor.read(), 1);
+    transport.deliver('stat/sonoff/RESULT', '{"POWER":"OFF"}');
+    assert.equal(await sensor.read(), 1);
+  });
+});
