@@ -92,6 +92,7 @@ describe('the kinds registry', () => {
     [{ kind: 'gpio_input', bcm: 22 }, false, false, 22],
     [{ kind: 'pulse_rate', bcm: 27 }, false, false, 27],
     [{ kind: 'file_value' }, false, false, undefined],
+    [{ kind: 'mqtt_binary' }, false, true, undefined],
   ];
   for (const [section, relay, mqtt, pin] of traits) {
     test(`${section.kind}: relay ${relay}, MQTT ${mqtt}, pin ${pin}`, () => {
@@ -119,6 +120,7 @@ sensors:
   gpio_input: { kind: gpio_input, bcm: 22 }
   pulse_rate: { kind: pulse_rate, bcm: 27 }
   file_value: { kind: file_value, path: /nonexistent-file }
+  mqtt_binary: { kind: mqtt_binary, preset: zigbee2mqtt, device: zigbee2mqtt/window }
 actuators:
   simulated_relay: { kind: simulated_relay, plant: p, gain: 5 }
   simulated_continuous: { kind: simulated_continuous, plant: p, gain: -5 }

@@ -209,14 +209,15 @@ export const loopSchema = z
             .number()
             .default(1)
             .describe(
-              'The loop pauses while the sensor reads this value (a 0/1 input: 1 = open). Default 1.',
+              'The loop pauses while the sensor reads this value (a 0/1 input, gpio_input or mqtt_binary: 1 = open). Default 1.',
             ),
         }),
       )
       .default([])
       .describe(
         'Conditions that pause the loop: every actuator at its safe state while any interlock reads its ' +
-          'pauseWhen value, or has no fresh reading (a broken switch pauses too). Default none.',
+          'pauseWhen value, or has no trustworthy reading: none yet, stale, its device offline, or not a number ' +
+          '(a broken switch or a garbage payload pauses too; the Interlocked condition says which). Default none.',
       ),
     controller: controllerSchema.describe('How the output is computed: pid or hysteresis. Required.'),
     autotune: z

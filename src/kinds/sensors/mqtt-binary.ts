@@ -35,7 +35,7 @@ const contactLiveness = livenessSchema
   })
   .optional()
   .describe(
-    'How the device shows it is alive apart from its state (see the mqtt kind). While it is seen alive the ' +
+    'How the device shows it is alive apart from its state, for a contact that reports only on change. While it is seen alive the ' +
       'last state stays in force up to maxQuietS; offline trips an interlock at once. Default: with preset, ' +
       "that family's availability topic for device (Zigbee2MQTT: enable availability there); else none, the " +
       'state goes stale at staleAfterS.',
@@ -65,11 +65,13 @@ const schema = z
       .describe(
         'With preset, which input: zigbee2mqtt the property (contact, occupancy, water_leak; default contact), ' +
           'tasmota the switch number (default 1), shelly the input id (default 0), esphome the binary ' +
-          "sensor's object id (required).",
+          "sensor's object id (required). Default: as listed.",
       ),
     topic: plainTopic
       .optional()
-      .describe('Without preset: the topic the state is published on (no wildcards). Required then.'),
+      .describe(
+        'The topic the state is published on (no wildcards); required without preset. Default: from the preset.',
+      ),
     field: fieldPath
       .optional()
       .describe(
@@ -128,7 +130,8 @@ export const mqttBinarySensor = sensorKind<typeof schema, MqttBinaryConfig>({
   simulated: false,
   usesMqtt: true,
   resolve: resolveMqttBinary,
-  driverFields: ['sources', 'onWords', 'offWords', 'livenessOptions'],
+  // What the topics, words and liveness are resolved from (the resolved ones are not schema fields).
+  driverFields: ['preset', 'device', 'input', 'topic', 'field', 'on', 'off', 'invert', 'liveness'],
   createDriver: (sensor, ctx) =>
     new MqttBinarySensor({
       id: ctx.id,

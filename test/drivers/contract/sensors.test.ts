@@ -9,6 +9,8 @@ import { Ds18b20Sensor } from '../../../src/drivers/ds18b20.js';
 import { FileValueSensor } from '../../../src/drivers/file-value.js';
 import { GpioInput } from '../../../src/drivers/gpio/input.js';
 import { GpioPulseRate } from '../../../src/drivers/gpio/pulse-rate.js';
+import { binaryPreset } from '../../../src/drivers/mqtt/binary-payload.js';
+import { MqttBinarySensor } from '../../../src/drivers/mqtt/binary-sensor.js';
 import { FopdtPlant } from '../../../src/drivers/sim/plant.js';
 import { SimSensor } from '../../../src/drivers/sim/sensor.js';
 import { errnoError } from '../../support/assert.js';
@@ -31,6 +33,38 @@ sensorContract({
       provide: () => 20,
       fail: () => driver.injectFault({ kind: 'error', message: 'simulated failure' }),
       released: () => true,
+    };
+  },
+});
+
+sensorContract({
+  name: 'MqttBinarySensor (a Zigbee2MQTT contact) on a fake transport',
+  readAfterStop: 'last-value',
+  cannotFail:
+    'a contact reports only on change: the driver hands out its last state for the core to age, and a ' +
+    'failure it can see (garbage, the device offline) reads NaN, not a rejection, so an interlock trips at ' +
+    'once (test/drivers/mqtt/binary-sensor.test.ts)',
+  make: () => {
+    const transport = new FakeTransport();
+    const driver = new MqttBinarySensor({
+      id: 'window',
+      transport,
+      ...binaryPreset('zigbee2mqtt', 'zigbee2mqtt/window', 'contact'),
+      liveness: { availabilityTopic: 'zigbee2mqtt/window/availability', maxQuietMs: 90_000_000 },
+      ...manualTime(),
+    });
+    let open = false;
+    return {
+      driver,
+      provide: () => {
+        open = !open;
+        transport.deliver('zigbee2mqtt/window', JSON.stringify({ contact: !open }));
+        return open ? 1 : 0;
+      },
+      released: () =>
+        transport.handlerCount('zigbee2mqtt/window') +
+          transport.handlerCount('zigbee2mqtt/window/availability') ===
+        0,
     };
   },
 });
