@@ -96,11 +96,13 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
     },
     autotuneDefaults: () => config().loops[id]?.autotune,
     recordTuning: (tuning, apply) => recordAutotuneResult(store, id, tuning, apply),
+    // As the loop's own sensor: a reading aged by failed reads carries the failure, so the
+    // Interlocked message says what failed rather than only how old the reading is.
     interlockReadings: () =>
       Object.fromEntries(
         (config().loops[id]?.interlocks ?? []).map((interlock) => [
           interlock.sensor,
-          sampler.latest(interlock.sensor),
+          sampler.latestForLoop(interlock.sensor),
         ]),
       ),
     disturbanceReading: () => {
