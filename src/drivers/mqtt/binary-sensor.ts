@@ -48,6 +48,7 @@ export class MqttBinarySensor implements SensorDriver {
   private readonly liveness: DeviceLivenessTracker | undefined;
   private latest: Latest | undefined;
   private listener: (() => void) | undefined;
+  private notifyPending = false;
   private stopped = false;
 
   constructor(opts: MqttBinarySensorOptions) {
@@ -62,7 +63,7 @@ export class MqttBinarySensor implements SensorDriver {
     );
     if (opts.liveness) {
       this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, opts.nowMs, () =>
-        this.listener?.(),
+        this.notify(),
       );
     }
   }
@@ -91,7 +92,10 @@ export class MqttBinarySensor implements SensorDriver {
     return this.reading();
   }
 
-  /** `listener` runs after every message that changes what `read()` says, and when the device goes on/offline. */
+  /**
+   * `listener` runs after every message that changes what `read()` says, and when the device
+   * goes on/offline: once per burst, on the next turn of the event loop (see `notify`).
+   */
   onValue(listener: () => void): void {
     this.listener = listener;
   }
@@ -130,6 +134,23 @@ export class MqttBinarySensor implements SensorDriver {
     this.latest = parsed.ok
       ? { value: parsed.value, atMs }
       : { value: Number.NaN, atMs, garbage: `${source.topic}: ${parsed.reason}` };
-    this.listener?.();
+    this.notify();
+  }
+
+  /**
+   * Tells the listener once per burst, after the current one has been handled. Messages on the
+   * state and availability topics often arrive in one packet, handled back to back: the
+   * sampler ignores a "read now" while the read the first one asked for is still in flight
+   * (its snapshot already taken), so telling it at once would lose the second message until
+   * the next period (an offline device unseen for periodS). Deferred to the next turn of the
+   * event loop, the first read has landed and the one asked for now sees both.
+   */
+  private notify(): void {
+    if (this.notifyPending) return;
+    this.notifyPending = true;
+    setImmediate(() => {
+      this.notifyPending = false;
+      if (!this.stopped) this.listener?.();
+    });
   }
 }
