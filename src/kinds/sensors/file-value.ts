@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { FileValueSensor } from '../../drivers/file-value.js';
+import { hasWildcard, patternProblem } from '../../drivers/sysfs-glob.js';
 import { checkPlausible, plausibleSchema, sensorCommon } from '../fields.js';
-import { type CheckResult, failedCheck, sensorKind } from '../types.js';
+import { type CheckResult, type DoctorEnv, failedCheck, sensorKind } from '../types.js';
 
 const schema = z
   .strictObject({
@@ -9,15 +10,31 @@ const schema = z
     path: z
       .string()
       .regex(/^\//, { error: 'must be an absolute path, e.g. /sys/class/thermal/thermal_zone0/temp' })
+      .superRefine((path, ctx) => {
+        const problem = hasWildcard(path) ? patternProblem(path) : undefined;
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .describe(
         'Absolute path of a file holding one number, read at every sample (a sysfs attribute such as ' +
-          '/sys/class/thermal/thermal_zone0/temp, an hwmon or 1-Wire-like device). Required.',
+          '/sys/class/thermal/thermal_zone0/temp, an IIO or hwmon channel, a 1-Wire-like device). It may ' +
+          'be a pattern with * and ? inside one path segment that must match exactly one file, e.g. ' +
+          '/sys/bus/i2c/devices/1-0076/iio:device*/in_humidityrelative_input (the iio:deviceN and hwmonN ' +
+          'numbers change between boots; the bus address does not): matching none or several is a failed ' +
+          'read that lists the matches (doctor shows it too). A file named in_..._raw (an IIO channel) is ' +
+          'read as the kernel ABI says, (raw + offset) × scale from its in_..._offset and in_..._scale ' +
+          'siblings (the channel\'s own, else its type\'s; absent: offset 0, scale 1), before scale and ' +
+          'offset below; in_..._input and hwmon files are already processed. IIO and hwmon units: ' +
+          'temperature milli °C, relative humidity milli %, IIO pressure kPa. A path under /sys is read ' +
+          'under gpio.sysfsRoot when that is not /sys; other paths as written. Required.',
       ),
     scale: z
       .number()
       .refine((scale) => scale !== 0, { error: 'must not be 0' })
       .default(1)
-      .describe('Multiplier applied to the number read, e.g. 0.001 for millidegrees. Default 1.'),
+      .describe(
+        'Multiplier applied to the number read (to the processed value of an IIO _raw file), e.g. 0.001 ' +
+          'for milli °C or milli % (IIO and hwmon temperature and humidity), 10 for IIO kPa to hPa. Default 1.',
+      ),
     offset: z
       .number()
       .default(0)
@@ -30,43 +47,57 @@ const schema = z
     }),
   })
   .describe(
-    'A number read from a file (sysfs, hwmon, a 1-Wire-like device): value × scale + offset. A ' +
-      'file saying nan or inf sends the loop safe at once; a missing file or anything else but ' +
-      'one decimal number is a failed read: the reading goes stale.',
+    'A number read from a file (sysfs, an IIO or hwmon kernel sensor such as a BME280, SHT3x or ' +
+      'DHT22: see docs/kernel-sensors.md): value × scale + offset. A file saying nan or inf sends the ' +
+      'loop safe at once; a missing file, a read error (a DHT22 timing out) or anything else but one ' +
+      'decimal number is a failed read: the last reading is kept until it goes stale.',
   )
   .superRefine(checkPlausible);
 
 type FileValueSection = z.output<typeof schema>;
 
-const driverOf = (id: string, sensor: FileValueSection) =>
+const driverOf = (id: string, sensor: FileValueSection, sysfsRoot: string) =>
   new FileValueSensor({
     id,
     path: sensor.path,
+    sysfsRoot,
     scale: sensor.scale,
     offset: sensor.offset,
     plausible: sensor.plausible,
   });
 
-/** Doctor: every configured file exists and holds a number. */
-async function checkFiles(items: { id: string; section: FileValueSection }[]): Promise<CheckResult[]> {
+/**
+ * Doctor: every configured file (or the one file its pattern matches, under gpio.sysfsRoot)
+ * exists and holds a number.
+ */
+async function checkFiles(
+  items: { id: string; section: FileValueSection }[],
+  env: DoctorEnv,
+): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const { id, section } of items) {
     const name = `file sensors.${id}`;
+    const driver = driverOf(id, section, env.sysfsRoot);
     try {
-      const value = await driverOf(id, section).read();
-      if (!Number.isFinite(value)) throw new Error(`${section.path} says the value is unknown (${value})`);
-      results.push({ name, status: 'ok', detail: `${value} (${section.path})` });
+      const path = driver.resolvePath();
+      const value = await driver.read();
+      if (!Number.isFinite(value)) throw new Error(`${path} says the value is unknown (${value})`);
+      results.push({ name, status: 'ok', detail: `${value} (${path})` });
     } catch (error) {
-      results.push(
-        failedCheck(
-          name,
-          error,
-          `check that ${section.path} exists, is readable by the user running homeostat and holds one number (cat ${section.path})`,
-        ),
-      );
+      results.push(failedCheck(name, error, fileFix(section.path)));
     }
   }
   return results;
+}
+
+function fileFix(path: string): string {
+  if (hasWildcard(path)) {
+    return (
+      `make the pattern match exactly one file: narrow it (the bus address, the channel) or, when it ` +
+      `matches none, check the device's overlay and wiring (homeostat doctor lists the kernel sensors present)`
+    );
+  }
+  return `check that ${path} exists, is readable by the user running homeostat and holds one number (cat ${path})`;
 }
 
 export const fileValueSensor = sensorKind({
@@ -75,6 +106,6 @@ export const fileValueSensor = sensorKind({
   simulated: false,
   usesMqtt: false,
   driverFields: ['path', 'scale', 'offset', 'plausible'],
-  createDriver: (sensor, ctx) => driverOf(ctx.id, sensor),
+  createDriver: (sensor, ctx) => driverOf(ctx.id, sensor, ctx.gpio().sysfsRoot),
   doctor: { check: checkFiles },
 });
