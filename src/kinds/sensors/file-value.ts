@@ -11,7 +11,9 @@ const schema = z
       .string()
       .regex(/^\//, { error: 'must be an absolute path, e.g. /sys/class/thermal/thermal_zone0/temp' })
       .superRefine((path, ctx) => {
-        const problem = hasWildcard(path) ? patternProblem(path) : undefined;
+        // A relative path has its own message above; brackets and ** are refused even without
+        // * or ?, since a person writing them means a pattern this reader does not expand.
+        const problem = path.startsWith('/') ? patternProblem(path) : undefined;
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       })
       .describe(
@@ -22,7 +24,7 @@ const schema = z
           'numbers change between boots; the bus address does not): matching none or several is a failed ' +
           'read that lists the matches (doctor shows it too). A file named in_..._raw (an IIO channel) is ' +
           'read as the kernel ABI says, (raw + offset) × scale from its in_..._offset and in_..._scale ' +
-          'siblings (the channel\'s own, else its type\'s; absent: offset 0, scale 1), before scale and ' +
+          "siblings (the channel's own, else its type's; absent: offset 0, scale 1), before scale and " +
           'offset below; in_..._input and hwmon files are already processed. IIO and hwmon units: ' +
           'temperature milli °C, relative humidity milli %, IIO pressure kPa. A path under /sys is read ' +
           'under gpio.sysfsRoot when that is not /sys; other paths as written. Required.',
