@@ -14,6 +14,7 @@ import { checkConfig } from './doctor/config.js';
 import { checkDatabase } from './doctor/database.js';
 import { checkGpio } from './doctor/gpio.js';
 import { checkHttp } from './doctor/http.js';
+import { checkKernelSensors } from './doctor/kernel-sensors.js';
 import { checkKinds } from './doctor/kinds.js';
 import { checkNotify } from './doctor/systemd.js';
 
@@ -23,6 +24,7 @@ export { checkConfig } from './doctor/config.js';
 export { checkDatabase } from './doctor/database.js';
 export { checkGpio } from './doctor/gpio.js';
 export { checkHttp } from './doctor/http.js';
+export { checkKernelSensors } from './doctor/kernel-sensors.js';
 export { checkKinds, checkOneWire, type KindCheckDeps } from './doctor/kinds.js';
 export type { CanWrite } from './doctor/shared.js';
 export { checkNotify } from './doctor/systemd.js';
@@ -57,6 +59,7 @@ export async function doctorCommand(
   if (config) {
     report(await checkGpio(config));
     report(await checkKinds(config));
+    report([await checkKernelSensors(config)]);
     report([
       await checkBroker(config, {
         env,

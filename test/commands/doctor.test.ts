@@ -390,7 +390,16 @@ describe('homeostat doctor', () => {
     assert.equal(code, 0, lines.join('\n'));
     assert.deepEqual(
       lines.map((l) => l.split(':')[0]),
-      ['✓ config', '– GPIO', '– 1-Wire', '– MQTT broker', '✓ HTTP API', '✓ database', '– systemd notify'],
+      [
+        '✓ config',
+        '– GPIO',
+        '– 1-Wire',
+        '– kernel sensors (IIO, hwmon)',
+        '– MQTT broker',
+        '✓ HTTP API',
+        '✓ database',
+        '– systemd notify',
+      ],
     );
   });
 
