@@ -22,10 +22,11 @@ const schema = z
           'be a pattern with * and ? inside one path segment that must match exactly one file, e.g. ' +
           '/sys/bus/i2c/devices/1-0076/iio:device*/in_humidityrelative_input (the iio:deviceN and hwmonN ' +
           'numbers change between boots; the bus address does not): matching none or several is a failed ' +
-          'read that lists the matches (doctor shows it too). A file named in_..._raw (an IIO channel) is ' +
-          'read as the kernel ABI says, (raw + offset) × scale from its in_..._offset and in_..._scale ' +
-          "siblings (the channel's own, else its type's; absent: offset 0, scale 1), before scale and " +
-          'offset below; in_..._input and hwmon files are already processed. IIO and hwmon units: ' +
+          'read that lists the matches (doctor shows it too). An IIO channel file ending in _raw (a name ' +
+          'starting in or out, such as in_temp_raw) is read as the kernel ABI says: (raw + offset) × scale, from the ' +
+          "sibling files named with _offset and _scale instead of _raw (the channel's own, e.g. " +
+          "in_voltage0_scale, else its type's, in_voltage_scale; absent: offset 0, scale 1), before the scale and " +
+          'offset below; IIO files ending in _input and hwmon files are already processed. IIO and hwmon units: ' +
           'temperature milli °C, relative humidity milli %, IIO pressure kPa. A path under /sys is read ' +
           'under gpio.sysfsRoot when that is not /sys; other paths as written. Required.',
       ),
