@@ -105,7 +105,7 @@ describe('listKernelSensors: the IIO and hwmon channels under a sysfs root, by s
   test('a DHT22 (dht11 driver, a platform device) is named by its device path; a read error is its reading', async (t) => {
     const root = tempDir(t);
     addIioDevice(root, {
-      bus: { platform: 'dht11@4' },
+      bus: { platform: 'dht11@0' },
       index: 0,
       name: 'dht11',
       channels: { in_temp_input: 'garbage', in_humidityrelative_input: '55100' },
@@ -114,10 +114,10 @@ describe('listKernelSensors: the IIO and hwmon channels under a sysfs root, by s
     assert.deepEqual(
       found.map((c) => [c.configPath, describeReading(c)]),
       [
-        ['/sys/devices/platform/dht11@4/iio:device*/in_humidityrelative_input', '55.1 %RH'],
+        ['/sys/devices/platform/dht11@0/iio:device*/in_humidityrelative_input', '55.1 %RH'],
         [
-          '/sys/devices/platform/dht11@4/iio:device*/in_temp_input',
-          `no reading: ${root}/devices/platform/dht11@4/iio:device0/in_temp_input: not a number: "garbage"`,
+          '/sys/devices/platform/dht11@0/iio:device*/in_temp_input',
+          `no reading: ${root}/devices/platform/dht11@0/iio:device0/in_temp_input: not a number: "garbage"`,
         ],
       ],
     );
