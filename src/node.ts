@@ -58,7 +58,7 @@ export interface NodeOptions {
   speed?: number;
   /** Each loop's status is looked at this often (clock time), ms: a line when it changed meaningfully, hourly otherwise; 0 disables. Default 60 s × speed (≤ 5). */
   statusEveryMs?: number;
-  /** GPIO pin access; tests pass a fake. Default onoff on /sys/class/gpio. */
+  /** GPIO pin access; tests pass a fake. Default onoff on /sys, the sysfs files under another gpio.sysfsRoot. */
   gpioPortFactory?: GpioPortFactory;
   /** Watch the config file and reload on edits; default true (tests reload by hand). */
   watchConfig?: boolean;

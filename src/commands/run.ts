@@ -96,11 +96,13 @@ function runUntilStopped(node: Node, logger: Logger): Promise<number> {
   // with every actuator at its safe state and the database closed.
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const shutdown = (signal: string, exitCode = 0) => {
+    // `reason` is a signal's name, or what failed: the log and the stop event say which.
+    const shutdown = (reason: string, exitCode = 0) => {
       if (stopping) return;
       stopping = true;
-      logger.info({ signal }, `${signal}: driving actuators to their safe state`);
-      node.stop(signal).then(
+      const fields = reason.startsWith('SIG') ? { signal: reason } : { reason };
+      logger.info(fields, `${reason}: driving actuators to their safe state`);
+      node.stop(reason).then(
         () => resolve(exitCode),
         (error) => {
           logger.error({ err: error }, 'error while stopping');
@@ -120,9 +122,10 @@ function runUntilStopped(node: Node, logger: Logger): Promise<number> {
     };
     process.on('uncaughtException', fatal('uncaught exception'));
     process.on('unhandledRejection', fatal('unhandled rejection'));
+    // No signal came: the stop says the start failed (and the line above says what failed).
     started.catch((error) => {
       logger.error({ err: error }, 'start failed');
-      shutdown('SIGTERM', 1);
+      shutdown('start failed', 1);
     });
   });
 }

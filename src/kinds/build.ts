@@ -4,7 +4,8 @@
  * config): sensors, actuators, the simulation and the gpio block.
  */
 import type { Logger } from 'pino';
-import { type GpioPortFactory, onoffPortFactory } from '../drivers/gpio/port.js';
+import { portFactoryFor } from '../drivers/gpio/file-port.js';
+import type { GpioPortFactory } from '../drivers/gpio/port.js';
 import { type MqttTransport, offlineTransport } from '../drivers/mqtt/transport.js';
 import { disturbanceMessage, FopdtPlant, type PlantParams } from '../drivers/sim/plant.js';
 import type { ActuatorDriver, SensorDriver } from '../drivers/types.js';
@@ -32,7 +33,10 @@ export interface Drivers {
   mqtt?: MqttTransport;
   /** Where MQTT actuators report state payloads they do not understand. */
   logger?: Logger;
-  /** How GPIO drivers open pins; absent: onoff (loaded only when a GPIO driver starts). */
+  /**
+   * How GPIO drivers open pins; absent: onoff on /sys (loaded only when a GPIO driver starts),
+   * the sysfs files themselves under another gpio.sysfsRoot (drivers/gpio/file-port.ts).
+   */
   gpioPortFactory?: GpioPortFactory;
 }
 
@@ -44,7 +48,7 @@ export interface DriverDeps {
    */
   mqtt?: MqttTransport | undefined;
   logger?: Logger | undefined;
-  /** GPIO drivers' pin access; tests pass a fake `portFactory`. Default: onoff on /sys/class/gpio. */
+  /** GPIO drivers' pin access; tests pass a fake `portFactory`. Default: see `Drivers.gpioPortFactory`. */
   gpio?: { portFactory?: GpioPortFactory | undefined } | undefined;
 }
 
@@ -92,7 +96,9 @@ function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: 
     transport: () => drivers.mqtt ?? offlineTransport('MQTT not configured'),
     gpio: () => ({
       sysfsRoot: config.gpio.sysfsRoot,
-      portFactory: drivers.gpioPortFactory ?? onoffPortFactory,
+      // Not onoff under another root: its root is fixed at /sys/class/gpio, so a config pointing
+      // gpio.sysfsRoot at a fixture tree had the daemon export pins on the real /sys.
+      portFactory: drivers.gpioPortFactory ?? portFactoryFor(config.gpio.sysfsRoot),
       chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
     }),
     plant: (plantId) => plantOf(config, plantId, drivers, nowMs),

@@ -10,7 +10,9 @@ export const gpioSchema = z
       .string()
       .min(1)
       .default(DEFAULT_SYSFS_ROOT)
-      .describe('Where sysfs is mounted; tests point it at a fixture directory. Default /sys.'),
+      .describe(
+        'Where sysfs is mounted; tests point it at a fixture directory. Every driver that touches sysfs uses it: GPIO pins (onoff under /sys, the sysfs files themselves under any other root, edges then seen by inotify on value), 1-Wire, PWM. Default /sys.',
+      ),
     chipLabel: z
       .string()
       .min(1)
