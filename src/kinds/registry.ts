@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { gpioRelay } from './actuators/gpio-relay.js';
 import { mqttLevel } from './actuators/mqtt-level.js';
 import { mqttSwitch } from './actuators/mqtt-switch.js';
+import { pwmActuator } from './actuators/pwm.js';
 import { simulatedContinuous, simulatedRelay } from './actuators/simulated.js';
 import { canonicalJson } from './canonical-json.js';
 import { ds18b20Sensor } from './sensors/ds18b20.js';
@@ -36,6 +37,7 @@ export const ACTUATOR_KINDS = [
   mqttSwitch,
   mqttLevel,
   gpioRelay,
+  pwmActuator,
 ] as const;
 
 // ---------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ describe('the kinds registry', () => {
   test('lists the actuator kinds in schema order', () => {
     assert.deepEqual(
       ACTUATOR_KINDS.map((k) => k.kind),
-      ['simulated_relay', 'simulated_continuous', 'mqtt_switch', 'mqtt_level', 'gpio_relay'],
+      ['simulated_relay', 'simulated_continuous', 'mqtt_switch', 'mqtt_level', 'gpio_relay', 'pwm'],
     );
   });
 
@@ -86,6 +86,7 @@ describe('the kinds registry', () => {
     [{ kind: 'mqtt_switch' }, true, true, undefined],
     [{ kind: 'mqtt_level' }, false, true, undefined],
     [{ kind: 'gpio_relay', bcm: 17 }, true, false, 17],
+    [{ kind: 'pwm' }, false, false, undefined],
     [{ kind: 'simulated' }, false, false, undefined],
     [{ kind: 'mqtt' }, false, true, undefined],
     [{ kind: 'ds18b20' }, false, false, undefined],
@@ -127,6 +128,7 @@ actuators:
   mqtt_switch: { kind: mqtt_switch, preset: tasmota, device: plug }
   mqtt_level: { kind: mqtt_level, commandTopic: c/l, stateTopic: s/l }
   gpio_relay: { kind: gpio_relay, bcm: 17 }
+  pwm: { kind: pwm, frequencyHz: 25000 }
 loops:
   one: { sensor: simulated, raise: simulated_relay, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
 `;

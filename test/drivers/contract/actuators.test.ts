@@ -9,6 +9,7 @@ import { FopdtPlant } from '../../../src/drivers/sim/plant.js';
 import { fakeFactory, pi4Sysfs } from '../gpio/fakes.js';
 import { DIMMER_TOPICS, PLUG_TOPICS, tasmotaDimmer, tasmotaSwitch } from '../mqtt/devices.js';
 import { FakeTransport } from '../mqtt/fake-transport.js';
+import { pwmTree, recordedPwm } from '../pwm-fixture.js';
 import { type ActuatorHarness, actuatorContract } from './actuator-contract.js';
 
 const START_MS = 1_700_000_000_000;
@@ -65,6 +66,23 @@ for (const unexportOnStop of [false, true]) {
     },
   });
 }
+
+actuatorContract({
+  name: 'PwmOutput on a fixture pwmchip0 (its export played by a watcher)',
+  kind: 'continuous',
+  make: (t) => {
+    const { root } = pwmTree(t);
+    const { driver, writes } = recordedPwm(root);
+    return {
+      driver,
+      // observe() reads duty_cycle, period and enable back from the files.
+      confirm: () => {},
+      // One duty_cycle write per command (enable follows it); start's configuration is not one.
+      commands: () => writes.filter(([name]) => name === 'duty_cycle').slice(1),
+      released: async () => (await driver.observe()) === undefined,
+    };
+  },
+});
 
 /** An MQTT actuator's harness: commands are the publishes on its command topic. */
 function mqttHarness(

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { PwmOutput } from '../../drivers/pwm.js';
+import { maxOnSchema, safeLevelSchema } from '../fields.js';
+import { actuatorKind } from '../types.js';
+import { pwmDoctor } from './pwm-doctor.js';
+import { continuousOutput } from './shared.js';
+
+/**
+ * Shortest period taken, ms (1 µs, 1 MHz): the Pi's PWM counts its clock (tens of MHz), so a
+ * period of a few clock cycles has no duty resolution left; fans want 25 kHz (0.04 ms).
+ */
+export const MIN_PWM_PERIOD_MS = 0.001;
+
+/**
+ * Longest period taken, ms. The BCM2835/2711 PWM counts the period in a 32-bit register of PWM
+ * clock cycles: 2³² cycles are 42.9 s at a 100 MHz clock, 223 s at 19.2 MHz; RP1 (Pi 5) has a
+ * 32-bit counter too. 60 s is above any zero-cross SSR's need (seconds); a chip whose clock
+ * cannot count it refuses the period at start (EINVAL), and the start says so.
+ */
+export const MAX_PWM_PERIOD_MS = 60_000;
+
+const schema = z
+  .strictObject({
+    kind: z.literal('pwm').describe('Actuator kind: decides which other keys apply. Required.'),
+    chip: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'N of /sys/class/pwm/pwmchipN: 0 on a Pi 1–4 with dtoverlay=pwm or pwm-2chan, 2 on a Pi 5 ' +
+          '(RP1). Default 0.',
+      ),
+    channel: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'Channel M of the chip (pwmM), below its npwm: on a Pi 1–4, 0 is PWM0 (GPIO12 or GPIO18), 1 is ' +
+          'PWM1 (GPIO13 or GPIO19); on a Pi 5, 2 is GPIO18, 3 is GPIO19. Default 0.',
+      ),
+    periodMs: z
+      .number()
+      .min(MIN_PWM_PERIOD_MS)
+      .max(MAX_PWM_PERIOD_MS)
+      .optional()
+      .describe(
+        'Period, ms: seconds for a zero-cross SSR (1000–10000: it switches only at zero crossings, ' +
+          'so a period of 100 mains half-cycles or more keeps the duty resolution at 1 %). Written to ' +
+          `the kernel in ns. ${MIN_PWM_PERIOD_MS}..${MAX_PWM_PERIOD_MS}. Default: none, give periodMs or frequencyHz.`,
+      ),
+    frequencyHz: z
+      .number()
+      .min(1000 / MAX_PWM_PERIOD_MS)
+      .max(1000 / MIN_PWM_PERIOD_MS)
+      .optional()
+      .describe(
+        'Frequency, Hz, instead of periodMs: 25000 for a 4-pin PC fan (Intel spec), 100–1000 for a ' +
+          'MOSFET-driven DC fan or LED. Default: none, give periodMs or frequencyHz.',
+      ),
+    polarity: z
+      .enum(['normal', 'inversed'])
+      .default('normal')
+      .describe(
+        'normal: the output is high for the duty part of each period; inversed: low (a driver that ' +
+          'switches on a low input). Written while the channel is disabled. Either way level 0 ' +
+          "disables the channel, whose pin then idles at the chip's idle level (low on a Pi): wire the " +
+          'load so that a low pin is off. Default normal.',
+      ),
+    safeLevel: safeLevelSchema,
+    maxOnS: maxOnSchema,
+  })
+  .superRefine((pwm, ctx) => {
+    if ((pwm.periodMs === undefined) === (pwm.frequencyHz === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: pwm.periodMs === undefined ? ['periodMs'] : ['frequencyHz'],
+        message: 'give exactly one of periodMs (a zero-cross SSR: seconds) and frequencyHz (a fan: kHz)',
+      });
+    }
+  })
+  .describe(
+    'A continuous output on a hardware PWM channel (/sys/class/pwm): a zero-cross SSR (period of ' +
+      'seconds) or a fan (kHz). Level = duty cycle; level 0 disables the channel. Read back every ' +
+      'cycle; `homeostat safe` disables it. Needs dtoverlay=pwm or pwm-2chan (docs/pwm.md).',
+  );
+
+type RawPwm = z.output<typeof schema>;
+/** A pwm section with its period resolved to ns (from periodMs or frequencyHz). */
+export type PwmConfig = RawPwm & { periodNs: number };
+
+/** The period in whole ns, as the kernel takes it. */
+function resolvePeriod(raw: RawPwm): PwmConfig {
+  const { periodMs, frequencyHz } = raw;
+  const periodNs = Math.round(periodMs !== undefined ? periodMs * 1e6 : 1e9 / (frequencyHz ?? 1));
+  return { ...raw, periodNs };
+}
+
+export const pwmActuator = actuatorKind<typeof schema, PwmConfig>({
+  kind: 'pwm',
+  schema,
+  ...continuousOutput,
+  simulated: false,
+  usesMqtt: false,
+  resolve: resolvePeriod,
+  driverFields: ['chip', 'channel', 'periodMs', 'frequencyHz', 'polarity'],
+  createDriver: (pwm, ctx) =>
+    new PwmOutput({
+      id: ctx.id,
+      chip: pwm.chip,
+      channel: pwm.channel,
+      periodNs: pwm.periodNs,
+      polarity: pwm.polarity,
+      sysfsRoot: ctx.gpio().sysfsRoot,
+    }),
+  doctor: pwmDoctor,
+});
