@@ -68,6 +68,14 @@ const plugSchema = z.object({
   payload: z.string(),
   deadMan: z.string(),
 });
+const pwmSchema = z.object({
+  id: z.string().min(1),
+  chip: z.number().int().min(0),
+  channel: z.number().int().min(0),
+  safeLevel: z.number().min(0).max(1),
+  periodNs: z.number().int().gt(0).optional(),
+  polarity: z.enum(['normal', 'inversed']).optional(),
+});
 const manifestSchema = z.object({
   format: z.literal(SAFE_MANIFEST_FORMAT),
   version: z.literal(SAFE_MANIFEST_VERSION),
@@ -82,6 +90,8 @@ const manifestSchema = z.object({
     base: z.number().int().min(0).optional(),
   }),
   relays: z.array(relaySchema),
+  /** Absent in manifests written before the pwm kind: none. */
+  pwms: z.array(pwmSchema).default([]),
   plugs: z.array(plugSchema),
   broker: z.object({ node: nodeSchema, mqtt: mqttSchema }).optional(),
 });
@@ -107,6 +117,7 @@ export function buildSafeManifest(
       ...(plan.chip.base === undefined ? {} : { base: plan.chip.base }),
     },
     relays: plan.relays,
+    pwms: plan.pwms,
     plugs: plan.mqtt,
     ...(plan.broker
       ? {
@@ -124,6 +135,7 @@ export function planFromManifest(manifest: SafeManifest): SafePlan {
   const { gpio, broker } = manifest;
   return {
     relays: manifest.relays,
+    pwms: manifest.pwms,
     sysfsRoot: gpio.sysfsRoot,
     chip: { chipLabel: gpio.chipLabel, base: gpio.base },
     mqtt: manifest.plugs,

@@ -11,6 +11,7 @@ import { type Config, DEFAULT_SYSFS_ROOT, type MqttConfig } from '../config/sche
 import type { GpioChipOverride } from '../drivers/gpio/chip.js';
 import { levelCommandPayload } from '../drivers/mqtt/payload.js';
 import type { SafeRelay } from './safe-gpio.js';
+import type { SafePwm } from './safe-pwm.js';
 
 /** One MQTT actuator: its safe command, and what protects it when the broker is not reached. */
 export interface SafePlug {
@@ -31,6 +32,8 @@ export interface SafeBroker {
 /** The relays and actuators `safe` acts on, and where GPIO lives, from a config. */
 export interface SafePlan {
   relays: SafeRelay[];
+  /** Hardware PWM outputs (under the same sysfs root). */
+  pwms: SafePwm[];
   sysfsRoot: string;
   chip: GpioChipOverride;
   /** MQTT actuators with their safe command. */
@@ -42,8 +45,13 @@ export interface SafePlan {
 /** From a valid config. */
 export function planFromConfig(config: Config): SafePlan {
   const relays: SafeRelay[] = [];
+  const pwms: SafePwm[] = [];
   const mqtt: SafePlug[] = [];
   for (const [id, actuator] of Object.entries(config.actuators)) {
+    if (actuator.kind === 'pwm') {
+      const { chip, channel, safeLevel, periodNs, polarity } = actuator;
+      pwms.push({ id, chip, channel, safeLevel, periodNs, polarity });
+    }
     if (actuator.kind === 'gpio_relay') {
       relays.push({
         id,
@@ -57,6 +65,7 @@ export function planFromConfig(config: Config): SafePlan {
   }
   return {
     relays,
+    pwms,
     sysfsRoot: config.gpio.sysfsRoot,
     chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
     mqtt,
@@ -100,6 +109,7 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
   const gpio = isRecord(data.gpio) ? data.gpio : {};
   const actuators = isRecord(data.actuators) ? data.actuators : {};
   const relays: SafeRelay[] = [];
+  const pwms = pwmsFromBrokenText(actuators);
   for (const [id, section] of Object.entries(actuators)) {
     if (!isRecord(section) || section.kind !== 'gpio_relay') continue;
     if (!Number.isInteger(section.bcm) || (section.bcm as number) < 0) continue;
@@ -112,6 +122,7 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
   }
   return {
     relays,
+    pwms,
     sysfsRoot:
       typeof gpio.sysfsRoot === 'string' && gpio.sysfsRoot !== '' ? gpio.sysfsRoot : DEFAULT_SYSFS_ROOT,
     chip: {
@@ -120,6 +131,33 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
     },
     mqtt: [],
   };
+}
+
+/**
+ * The pwm actuators a broken file names: chip and channel (defaults 0) as integers. Disabled by
+ * `safe` unless the section gives a safe level above 0 and a periodMs to set it at.
+ */
+function pwmsFromBrokenText(actuators: Record<string, unknown>): SafePwm[] {
+  const pwms: SafePwm[] = [];
+  const int = (value: unknown) =>
+    value === undefined ? 0 : Number.isInteger(value) ? (value as number) : -1;
+  for (const [id, section] of Object.entries(actuators)) {
+    if (!isRecord(section) || section.kind !== 'pwm') continue;
+    const chip = int(section.chip);
+    const channel = int(section.channel);
+    if (chip < 0 || channel < 0) continue;
+    const level = typeof section.safeLevel === 'number' ? section.safeLevel : 0;
+    const periodMs = typeof section.periodMs === 'number' ? section.periodMs : undefined;
+    const known = level > 0 && level <= 1 && periodMs !== undefined && periodMs > 0;
+    pwms.push({
+      id,
+      chip,
+      channel,
+      safeLevel: known ? level : 0,
+      ...(known ? { periodNs: Math.round(periodMs * 1e6) } : {}),
+    });
+  }
+  return pwms;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

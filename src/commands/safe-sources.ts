@@ -24,10 +24,12 @@ import {
   type SafePlan,
   type SafePlug,
 } from './safe-plan.js';
+import type { SafePwm } from './safe-pwm.js';
 
-/** Relays that live under one sysfs root and chip. */
+/** Relays (and PWM outputs) that live under one sysfs root and chip. */
 export interface RelayGroup {
   relays: SafeRelay[];
+  pwms: SafePwm[];
   sysfsRoot: string;
   chip: GpioChipOverride;
 }
@@ -111,7 +113,7 @@ function merge(
   const broker = plan.broker ?? secondary?.plan.broker;
   const base = { ...(broker ? { broker } : {}) };
   if (!secondary) {
-    return { ...base, groups: [groupOf(plan, plan.relays)], plugs: plan.mqtt };
+    return { ...base, groups: [groupOf(plan, plan.relays, plan.pwms)], plugs: plan.mqtt };
   }
   const other = secondary.plan;
   const extraPlugs = other.mqtt.filter((p) => !plan.mqtt.some((q) => q.topic === p.topic));
@@ -123,7 +125,8 @@ function merge(
           `(sysfs root, chip): driving the relays of each where it says`,
       );
     }
-    return { ...base, groups: [groupOf(plan, plan.relays), groupOf(other, other.relays)], plugs };
+    const groups = [groupOf(plan, plan.relays, plan.pwms), groupOf(other, other.relays, other.pwms)];
+    return { ...base, groups, plugs };
   }
   const extra: SafeRelay[] = [];
   for (const relay of other.relays) {
@@ -136,18 +139,25 @@ function merge(
       );
     }
   }
-  if (extra.length + extraPlugs.length > 0) {
+  const samePwm = (a: SafePwm, b: SafePwm) => a.chip === b.chip && a.channel === b.channel;
+  const extraPwms = other.pwms.filter((p) => !plan.pwms.some((q) => samePwm(p, q)));
+  if (extra.length + extraPwms.length + extraPlugs.length > 0) {
     const names = [
       ...extra.map((r) => `${r.id} (BCM ${r.bcm})`),
+      ...extraPwms.map((p) => `${p.id} (pwmchip${p.chip}/pwm${p.channel})`),
       ...extraPlugs.map((p) => `${p.id} (${p.topic})`),
     ];
     note(`homeostat safe: also driving what only ${secondary.name} has: ${names.join(', ')}`);
   }
-  return { ...base, groups: [groupOf(plan, [...plan.relays, ...extra])], plugs };
+  return {
+    ...base,
+    groups: [groupOf(plan, [...plan.relays, ...extra], [...plan.pwms, ...extraPwms])],
+    plugs,
+  };
 }
 
-function groupOf(plan: SafePlan, relays: SafeRelay[]): RelayGroup {
-  return { relays, sysfsRoot: plan.sysfsRoot, chip: plan.chip };
+function groupOf(plan: SafePlan, relays: SafeRelay[], pwms: SafePwm[]): RelayGroup {
+  return { relays, pwms, sysfsRoot: plan.sysfsRoot, chip: plan.chip };
 }
 
 function wiring(relay: SafeRelay): string {

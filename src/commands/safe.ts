@@ -27,6 +27,7 @@ import { drained } from './output.js';
 import { driveRelaySafe, rawOf, type SafeOutcome, type SafeRelay, type SysfsIo } from './safe-gpio.js';
 import { safeManifestCandidates } from './safe-manifest.js';
 import type { SafePlug } from './safe-plan.js';
+import { driveAllPwmsSafe } from './safe-pwm.js';
 import { chooseTargets, type SafeTargets } from './safe-sources.js';
 
 export {
@@ -87,7 +88,7 @@ export const DEFAULT_MQTT_TIMEOUT_MS = 2_000;
 export const DEFAULT_DEADLINE_MS = 10_000;
 
 /**
- * Drives every GPIO relay to its safe level and (best effort, bounded) sends every MQTT actuator
+ * Drives every GPIO relay and PWM output to its safe level and (best effort, bounded) sends every MQTT actuator
  * its safe command, all at once, and prints one line per actuator. Exit 0 when every GPIO relay
  * reached its safe level and the relays came from a valid config or the last applied one;
  * 1 otherwise, with one line per relay not confirmed safe. MQTT never changes the exit code.
@@ -117,11 +118,17 @@ export async function safeCommand(opts: SafeCommandOptions, write: (line: string
   }
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const unsettled = new Set<SafeRelay>();
-  const [driven, plugLines] = await Promise.all([
+  const pwmLines: string[] = [];
+  const [driven, plugLines, pwmFailed] = await Promise.all([
     driveTargets(targets, { ...opts, deadlineMs, unsettled }),
     mqttBestEffort(targets, Math.min(opts.mqttTimeoutMs ?? DEFAULT_MQTT_TIMEOUT_MS, deadlineMs)),
+    driveAllPwmsSafe(targets.groups, { ...opts, timeoutMs: opts.pinTimeoutMs }, (line) =>
+      pwmLines.push(line),
+    ),
   ]);
-  const failed = report(driven, write);
+  const hasPwm = targets.groups.some((group) => group.pwms.length > 0);
+  const failed = report(driven, write, hasPwm) + pwmFailed;
+  for (const line of pwmLines) write(line);
   for (const line of plugLines) write(line);
   const onHung = opts.onHungCalls ?? (opts.io === undefined ? endDespiteHungCalls(note) : undefined);
   if (unsettled.size > 0) onHung?.(() => [...unsettled].map(pinName));
@@ -155,11 +162,11 @@ async function driveTargets(
 }
 
 /** One line per relay, the summary, and one line per relay not confirmed safe; returns how many. */
-function report(driven: [SafeRelay, SafeOutcome][], write: (line: string) => void): number {
+function report(driven: [SafeRelay, SafeOutcome][], write: (line: string) => void, hasPwm: boolean): number {
   for (const [relay, outcome] of driven) write(describeOutcome(relay, outcome));
   const failed = driven.filter(([, outcome]) => !outcome.ok);
   if (driven.length === 0) {
-    write('homeostat safe: no GPIO relay in the config, nothing to drive');
+    if (!hasPwm) write('homeostat safe: no GPIO relay in the config, nothing to drive');
     return 0;
   }
   write(

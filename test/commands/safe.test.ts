@@ -320,6 +320,7 @@ describe('homeostat safe: configs', () => {
           { id: 'h', bcm: 4, activeLow: true, safeLevel: 0 },
           { id: 'c', bcm: 5, activeLow: false, safeLevel: 1 },
         ],
+        pwms: [],
         sysfsRoot: '/sys',
         chip: { chipLabel: undefined, base: 0 },
         mqtt: [],
@@ -331,6 +332,21 @@ describe('homeostat safe: configs', () => {
       'actuators: { h: { kind: gpio_relay, bcm: "x" } }',
       {
         relays: [],
+        pwms: [],
+        sysfsRoot: '/sys',
+        chip: { chipLabel: undefined, base: undefined },
+        mqtt: [],
+      },
+    ],
+    [
+      'pwm outputs: disabled unless a safe level above 0 comes with its period; bad numbers skipped',
+      'actuators: { f: { kind: pwm, channel: 1, safeLevel: 1, periodMs: 0.04 }, s: { kind: pwm, chip: 2, safeLevel: 1 }, x: { kind: pwm, chip: "0" } }',
+      {
+        relays: [],
+        pwms: [
+          { id: 'f', chip: 0, channel: 1, safeLevel: 1, periodNs: 40_000 },
+          { id: 's', chip: 2, channel: 0, safeLevel: 0 },
+        ],
         sysfsRoot: '/sys',
         chip: { chipLabel: undefined, base: undefined },
         mqtt: [],

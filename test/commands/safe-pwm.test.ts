@@ -1,0 +1,126 @@
+/**
+ * `homeostat safe` and hardware PWM: every pwm output ends at its safe level through sysfs
+ * alone (no database, no broker), on fixture pwmchip trees: level 0 disabled (duty 0, enable
+ * 0), a fan whose safe level is 1 at full duty. From the config, or from the last applied
+ * config (`<db>.safe.json`) when the file no longer parses.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { safeCommand } from '../../src/commands/safe.js';
+import { buildSafeManifest, safeManifestPath } from '../../src/commands/safe-manifest.js';
+import { validConfig } from '../support/config.js';
+import { fakePwmExport } from '../support/fake-kernel.js';
+import { type HasAfter, tempTree } from '../support/tmp.js';
+
+const CHIP = 'class/pwm/pwmchip0';
+
+/** pwmchip0 with 2 channels: pwm0 running at 70 % (as a killed daemon left it), pwm1 not exported. */
+function killedDaemonTree(t: HasAfter) {
+  const root = tempTree(t, {
+    [`${CHIP}/npwm`]: '2\n',
+    [`${CHIP}/export`]: '',
+    [`${CHIP}/unexport`]: '',
+    [`${CHIP}/pwm0/period`]: '2000000000\n',
+    [`${CHIP}/pwm0/duty_cycle`]: '1400000000\n',
+    [`${CHIP}/pwm0/enable`]: '1\n',
+    [`${CHIP}/pwm0/polarity`]: 'normal\n',
+  });
+  const kernel = fakePwmExport(t, root, 0);
+  const attr = (channel: number, name: string) =>
+    readFileSync(join(root, CHIP, `pwm${channel}`, name), 'utf8').trim();
+  return { root, kernel, attr };
+}
+
+const ACTUATORS = `
+actuators:
+  heater: { kind: pwm, channel: 0, periodMs: 2000 }
+  fan: { kind: pwm, channel: 1, frequencyHz: 25000, safeLevel: 1 }`;
+
+function configText(root: string): string {
+  return `
+version: 1
+node: { id: cabinet }
+gpio: { sysfsRoot: ${JSON.stringify(root)} }
+sensors:
+  t: { kind: ds18b20 }
+${ACTUATORS}
+loops:
+  cabinet: { sensor: t, raise: heater, lower: fan, mode: heat_cool, setpoint: 25, deadband: 4, limits: { min: 5, max: 40 }, controller: { type: pid, kp: 0.2, tiS: 600 } }
+`;
+}
+
+async function runSafe(configPath: string, dbPath?: string) {
+  const lines: string[] = [];
+  const push = (line: string) => void lines.push(line);
+  const code = await safeCommand({ configPath, dbPath, env: {}, note: push, mqttTimeoutMs: 0 }, push);
+  return { code, lines, text: lines.join('\n') };
+}
+
+describe('homeostat safe: PWM outputs', () => {
+  test('given a heater left at 70 % and a fan not exported, then the heater is disabled and the fan exported and at 100 %; exit 0', async (t) => {
+    const { root, kernel, attr } = killedDaemonTree(t);
+    const configPath = join(root, 'config.yaml');
+    writeFileSync(configPath, configText(root));
+    const result = await runSafe(configPath);
+    assert.equal(result.code, 0, result.text);
+    assert.deepEqual([attr(0, 'duty_cycle'), attr(0, 'enable')], ['0', '0'], 'heater disabled');
+    assert.deepEqual(kernel.exported, [1]);
+    assert.deepEqual([attr(1, 'period'), attr(1, 'duty_cycle'), attr(1, 'enable')], ['40000', '40000', '1']);
+    assert.match(result.text, /heater \(pwm pwmchip0\/pwm0\): disabled \(duty 0\), its safe state/);
+    assert.match(result.text, /fan \(pwm pwmchip0\/pwm1\): at 100 %, its safe level/);
+    assert.match(result.text, /2 of 2 PWM output\(s\) at their safe level/);
+    assert.doesNotMatch(result.text, /no GPIO relay in the config/);
+  });
+
+  test('a duty_cycle that cannot be written still ends disabled (enable 0 is what matters)', async (t) => {
+    const { root, attr } = killedDaemonTree(t);
+    rmSync(join(root, CHIP, 'pwm0/duty_cycle'));
+    mkdirSync(join(root, CHIP, 'pwm0/duty_cycle'));
+    const configPath = join(root, 'config.yaml');
+    writeFileSync(
+      configPath,
+      configText(root)
+        .replace(/ {2}fan: .*\n/, '')
+        .replace('lower: fan, ', '')
+        .replace('heat_cool', 'heat')
+        .replace('deadband: 4, ', ''),
+    );
+    const result = await runSafe(configPath);
+    assert.equal(result.code, 0, result.text);
+    assert.equal(attr(0, 'enable'), '0');
+  });
+
+  test('an enable that cannot be written: FAILED, NOT CONFIRMED SAFE, exit 1', async (t) => {
+    const { root } = killedDaemonTree(t);
+    rmSync(join(root, CHIP, 'pwm0/enable'));
+    mkdirSync(join(root, CHIP, 'pwm0/enable'));
+    const configPath = join(root, 'config.yaml');
+    writeFileSync(configPath, configText(root));
+    const result = await runSafe(configPath);
+    assert.equal(result.code, 1, result.text);
+    assert.match(result.text, /heater \(pwm pwmchip0\/pwm0\): FAILED, not driven safe/);
+    assert.match(result.text, /NOT CONFIRMED SAFE: heater \(pwmchip0\/pwm0\)/);
+  });
+
+  test('given a config broken by an edit, then the last applied config (the manifest) is used: the heater disabled', async (t) => {
+    const { root, attr } = killedDaemonTree(t);
+    const dbPath = join(root, 'state.db');
+    const manifest = buildSafeManifest(validConfig(configText(root)), { nowMs: Date.now(), generation: 3 });
+    assert.deepEqual(
+      manifest.pwms.map((p) => [p.id, p.periodNs, p.safeLevel]),
+      [
+        ['heater', 2_000_000_000, 0],
+        ['fan', 40_000, 1],
+      ],
+    );
+    writeFileSync(safeManifestPath(dbPath)!, JSON.stringify(manifest));
+    const configPath = join(root, 'config.yaml');
+    writeFileSync(configPath, 'version: 1\nactuators: [');
+    const result = await runSafe(configPath, dbPath);
+    assert.equal(result.code, 0, result.text);
+    assert.deepEqual([attr(0, 'duty_cycle'), attr(0, 'enable')], ['0', '0']);
+    assert.equal(attr(1, 'enable'), '1', 'the fan on, its safe level');
+  });
+});
