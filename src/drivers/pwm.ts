@@ -125,7 +125,7 @@ export class PwmOutput implements ActuatorDriver {
   }
 
   /**
-   * Level 0: duty_cycle 0, then enable 0. Any other: duty_cycle round(level × period), then
+   * Level 0: enable 0, then duty_cycle 0. Any other: duty_cycle round(level × period), then
    * enable 1 (harmless when already on). Rejects on a level outside 0..1 (RangeError), before
    * `start()`, and when the kernel refuses a write (the loop reports it).
    */
@@ -135,8 +135,14 @@ export class PwmOutput implements ActuatorDriver {
     }
     if (!this.started) throw new Error(`pwm ${this.id}: ${this.dir} not started`);
     const dutyNs = Math.round(level * this.opts.periodNs);
+    if (dutyNs === 0) {
+      // Disabled first: a duty_cycle that cannot be written must not keep the output on.
+      await this.attr('enable', '0');
+      await this.attr('duty_cycle', '0');
+      return;
+    }
     await this.attr('duty_cycle', String(dutyNs));
-    await this.attr('enable', dutyNs === 0 ? '0' : '1');
+    await this.attr('enable', '1');
   }
 
   /** The chip and channel exist; the channel exported and writable (udev hands it to group gpio). */
