@@ -121,7 +121,7 @@ export async function driveAllPwmsSafe(
   const outcomes = await Promise.all(
     all.map(({ pwm, sysfsRoot }) => drivePwmSafe(pwm, { sysfsRoot, io: opts.io, timeoutMs: opts.timeoutMs })),
   );
-  all.forEach(({ pwm }, i) => write(describePwmOutcome(pwm, outcomes[i]!)));
+  for (const [i, { pwm }] of all.entries()) write(describePwmOutcome(pwm, outcomes[i]!));
   const failed = all.filter((_, i) => !outcomes[i]!.ok);
   write(
     `homeostat safe: ${all.length - failed.length} of ${all.length} PWM output(s) at their safe level` +
