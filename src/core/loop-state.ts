@@ -1,3 +1,4 @@
+import type { DeviceAvailability } from './actuator-availability.js';
 import { type CommandMemory, LEVEL_TOLERANCE } from './command.js';
 import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
@@ -28,6 +29,8 @@ export interface LoopObserved {
   sensorSet?: SensorSetResult;
   /** Actual level of each actuator (GPIO readback, a plug's state); undefined = unknown. */
   actuators: Record<string, ActuatorLevel>;
+  /** What each actuator's device says of itself, for those with an availability topic (MQTT plugs). */
+  availability?: Record<string, DeviceAvailability>;
   /** Latest reading of each interlock sensor (see LoopSpec.interlocks). */
   interlocks?: Record<string, Reading | undefined>;
   /**

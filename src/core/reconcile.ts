@@ -1,4 +1,5 @@
 import { holdRelayOff, regulatedLevels, restartRelayWindows, safeLevels } from './actuation.js';
+import { retryDueOnReturn } from './actuator-availability.js';
 import { clampMemoryToNow } from './clock-step.js';
 import { type ActuatorCommand, type CommandMemory, decideCommand, type WantedWhy } from './command.js';
 import { controllerOutput } from './controller-output.js';
@@ -13,8 +14,7 @@ import { type LoopStatus, loopStatus } from './status.js';
 import { isActive } from './tuning/autotune.js';
 import { type AutotuneCycle, settleAutotune, stepLoopAutotune } from './tuning/loop-autotune.js';
 
-export type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
-export { initialLoopMemory } from './loop-state.js';
+export { initialLoopMemory, type LoopDesired, type LoopMemory, type LoopObserved } from './loop-state.js';
 export { cancelLoopAutotune, startLoopAutotune } from './tuning/loop-autotune.js';
 
 /**
@@ -388,7 +388,7 @@ function commandLevels(
       id,
       cycle.levels[id]!,
       observed.actuators[id],
-      before.commands[id],
+      retryDueOnReturn(before.commands[id], observed.availability?.[id], spec),
       nowMs,
       spec,
       cycle.why[id]!,

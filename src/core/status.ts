@@ -1,4 +1,5 @@
 import { splitRange } from './actuation.js';
+import { actuatorConfirmedValue, allConfirmedValue } from './actuator-availability.js';
 import { type LoopSpec, loopActuators } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
 import { roundHundredths } from './numbers.js';
@@ -85,6 +86,8 @@ export interface ConditionInputs {
   setpoint: number;
   convergedBand: number;
   allConfirmed: boolean;
+  /** ActuatorConfirmed as judged with the devices' availability (actuator-availability.ts); else from allConfirmed. */
+  actuatorConfirmed?: ConditionValue;
   generation: number;
   nowMs: number;
   /** Loops with interlocks: the tripped one's message, or null when none is tripped. */
@@ -109,12 +112,7 @@ export function statusConditions(inputs: ConditionInputs): Condition[] {
           : { status: 'True', reason: 'Quiet', message: verdict.quiet }
         : { status: 'False', reason: verdict.reason, message: verdict.message },
     ],
-    [
-      'ActuatorConfirmed',
-      allConfirmed
-        ? { status: 'True', reason: 'Confirmed', message: 'every actuator is at its wanted level' }
-        : { status: 'False', reason: 'Pending', message: 'an actuator is not (yet) at its wanted level' },
-    ],
+    ['ActuatorConfirmed', inputs.actuatorConfirmed ?? allConfirmedValue(allConfirmed)],
     ['Converged', convergedValue(mode, measured, setpoint, convergedBand)],
     [
       'Faulted',
@@ -231,7 +229,10 @@ export interface CycleOutcome {
   verdict: ReadingVerdict;
   interlock: { message: string } | undefined;
   /** The loop's memory after the cycle (conditions still the previous ones). */
-  memory: Pick<LoopMemory, 'conditions' | 'output' | 'latchedFault' | 'lastActiveMs' | 'autotune'>;
+  memory: Pick<
+    LoopMemory,
+    'conditions' | 'output' | 'latchedFault' | 'lastActiveMs' | 'autotune' | 'commands'
+  >;
   levels: Record<string, number>;
   allConfirmed: boolean;
 }
@@ -284,6 +285,14 @@ export function loopStatus(
       setpoint: desired.setpoint,
       convergedBand: spec.convergedBand,
       allConfirmed: outcome.allConfirmed,
+      actuatorConfirmed: actuatorConfirmedValue({
+        spec,
+        allConfirmed: outcome.allConfirmed,
+        levels,
+        observed: observed.actuators,
+        availability: observed.availability,
+        commands: memory.commands,
+      }),
       generation: desired.generation,
       nowMs,
       ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),

@@ -337,9 +337,19 @@ export class Daemon implements LoopControl {
     });
   }
 
-  /** A push driver's new value is sampled at once (and so reaches its loops at once). */
+  /** A push sensor's new value is sampled at once, a plug's availability change runs its loops at once. */
   private listenToPushSensors(): void {
     for (const [id, driver] of this.drivers.sensors) driver.onValue?.(() => this.sampler.readNow(id));
+    for (const [id, driver] of this.drivers.actuators) {
+      driver.onAvailability?.(() => this.triggerLoopsOfActuator(id, 'actuator availability'));
+    }
+  }
+
+  private triggerLoopsOfActuator(actuatorId: string, reason: string): void {
+    for (const loop of this.loops.values()) {
+      const config = this.config.loops[loop.id];
+      if (config?.raise === actuatorId || config?.lower === actuatorId) loop.runner.trigger(reason);
+    }
   }
 
   /** Every sensor with a driver (one whose driver could not start has none: never read). */

@@ -1,3 +1,4 @@
+import type { DeviceAvailability } from '../core/actuator-availability.js';
 import type { ActuatorLevel, Reading } from '../core/types.js';
 
 /**
@@ -41,6 +42,16 @@ export interface ActuatorDriver {
   readonly kind: 'relay' | 'continuous';
   observe(): Promise<ActuatorLevel>;
   write(level: number): Promise<void>;
+  /**
+   * Devices that say whether they are alive (an MQTT plug's availability topic): what it last
+   * said, read at every cycle with `observe()`; undefined when this device has no such topic.
+   */
+  availability?(): DeviceAvailability | undefined;
+  /**
+   * `listener` is called when the availability changes, so the daemon runs the actuator's loops
+   * at once (offline is reported in the cycle it arrives). Replaces the previous listener.
+   */
+  onAvailability?(listener: () => void): void;
   start?(): Promise<void>;
   /**
    * Releases what `start()` took; calling it twice is harmless. Writes after it reject: the

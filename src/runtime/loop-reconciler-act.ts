@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { DeviceAvailability } from '../core/actuator-availability.js';
 import type { ActuatorCommand } from '../core/command.js';
 import { type LoopSpec, loopActuators } from '../core/loop-spec.js';
 import type { ActuatorLevel } from '../core/types.js';
@@ -26,6 +27,19 @@ export async function observeActuators(
     }
   }
   return levels;
+}
+
+/** What each actuator of the loop with an availability topic last heard from its device. */
+export function availability(
+  spec: LoopSpec,
+  { actuators }: LoopActuatorPort,
+): { availability?: Record<string, DeviceAvailability> } {
+  const said: Record<string, DeviceAvailability> = {};
+  for (const { actuator } of loopActuators(spec)) {
+    const state = actuators.get(actuator.id)?.availability?.();
+    if (state !== undefined) said[actuator.id] = state;
+  }
+  return Object.keys(said).length > 0 ? { availability: said } : {};
 }
 
 /**

@@ -27,7 +27,7 @@ import type { AutotuneRequest, NewTuning } from '../store/desired-store.js';
 import type { Clock } from './clock.js';
 import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
 import type { EffectiveDesired, ScheduleRow, ScheduleStatus } from './effective-desired.js';
-import { observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
+import { availability, observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
 import { autotuneMarkOf, LoopTunings } from './loop-reconciler-tuning.js';
 import type { CycleResult } from './loop-runner.js';
 import type {
@@ -64,10 +64,7 @@ export type PublishedLoopStatus = LoopStatus & { tuning?: TuningStatus; schedule
 
 export interface LoopReconcilerOptions {
   spec: LoopSpec;
-  /**
-   * Desired state, read fresh every cycle (from the store's in-memory copy: SQLite is never
-   * read on the control path).
-   */
+  /** Desired state, read fresh every cycle (the store's in-memory copy: never SQLite on the control path). */
   desired: () => CycleDesired;
   /** Latest good reading of the loop's sensor (from the sampler). */
   latestReading: () => Reading | undefined;
@@ -374,6 +371,7 @@ export class LoopReconciler {
       ...(reading ? { reading } : {}),
       ...(sensorSet ? { sensorSet } : {}),
       actuators,
+      ...availability(spec, this.opts),
       ...(interlocks ? { interlocks } : {}),
       ...(disturbance ? { disturbance } : {}),
     };

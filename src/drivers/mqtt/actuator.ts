@@ -1,13 +1,10 @@
 import type { Logger } from 'pino';
+import type { DeviceAvailability } from '../../core/actuator-availability.js';
 import type { ActuatorLevel } from '../../core/types.js';
 import type { ActuatorDriver } from '../types.js';
-import {
-  type DeadMan,
-  levelCommandPayload,
-  type Parsed,
-  parseNumberPayload,
-  parseSwitchState,
-} from './payload.js';
+import { AvailabilityWatcher } from './availability.js';
+import { levelCommandPayload, type Parsed, parseNumberPayload, parseSwitchState } from './payload.js';
+import type { DeadMan } from './switch-presets.js';
 import { type MqttTransport, type PublishOptions, TopicSubscription } from './transport.js';
 
 /**
@@ -30,6 +27,11 @@ export interface MqttActuatorOptions {
   nowMs: () => number;
   /** Where a state payload that cannot be understood is reported (once per streak). */
   logger?: Logger | undefined;
+  /**
+   * Where the device says whether it is alive (Tasmota `tele/<x>/LWT`, Zigbee2MQTT
+   * `<device>/availability`, ESPHome `<prefix>/status`, Shelly `<id>/online`); absent: not known.
+   */
+  availabilityTopic?: string | undefined;
 }
 
 /** The last word from the state topic. */
@@ -54,6 +56,9 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   private problemLogged = false;
   /** The state topic; stopping it is final (see `stop()`). */
   private readonly subscription: TopicSubscription;
+  /** The device's availability topic, when it has one. */
+  private readonly availabilityWatcher: AvailabilityWatcher | undefined;
+  private availabilityListener: (() => void) | undefined;
 
   constructor(opts: MqttActuatorOptions) {
     if (!(opts.stateStaleAfterMs > 0)) {
@@ -66,6 +71,12 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     this.subscription = new TopicSubscription(opts.transport, opts.stateTopic, (_topic, payload) =>
       this.onState(payload),
     );
+    this.availabilityWatcher =
+      opts.availabilityTopic === undefined
+        ? undefined
+        : new AvailabilityWatcher(opts.transport, opts.availabilityTopic, opts.nowMs, () =>
+            this.onAvailabilityChange(),
+          );
   }
 
   protected get stopped(): boolean {
@@ -74,7 +85,9 @@ abstract class MqttActuator<T> implements ActuatorDriver {
 
   /** Subscribes to the state topic (the transport keeps it across reconnects). */
   async start(): Promise<void> {
-    if (this.subscription.start()) this.afterStart();
+    const subscribed = this.subscription.start();
+    this.availabilityWatcher?.start();
+    if (subscribed) this.afterStart();
   }
 
   /** Called once subscribed; for what a kind sets up on the device. */
@@ -88,15 +101,39 @@ abstract class MqttActuator<T> implements ActuatorDriver {
    */
   async stop(): Promise<void> {
     this.subscription.stop();
+    this.availabilityWatcher?.stop();
+    this.availabilityListener = undefined;
   }
 
-  /** The last state reported, if fresh and understood; `undefined` (unknown) otherwise. */
+  /**
+   * The last state reported, if fresh and understood and the device is not offline; `undefined`
+   * (unknown) otherwise: an offline plug's last word says nothing of what its relay does now.
+   */
   async observe(): Promise<ActuatorLevel> {
     this.beforeObserve();
+    if (this.availabilityWatcher?.status.state === 'offline') return undefined;
     const state = this.state;
     if (state === undefined || 'problem' in state) return undefined;
     if (this.opts.nowMs() - state.atMs > this.opts.stateStaleAfterMs) return undefined;
     return this.toLevel(state.value);
+  }
+
+  /** What the device's availability topic last said; undefined without one. */
+  availability(): DeviceAvailability | undefined {
+    const watcher = this.availabilityWatcher;
+    if (watcher === undefined) return undefined;
+    const { state, sinceMs, garbage } = watcher.status;
+    return {
+      state,
+      topic: watcher.topic,
+      ...(sinceMs === undefined ? {} : { sinceMs }),
+      ...(garbage === undefined ? {} : { garbage }),
+    };
+  }
+
+  /** `listener` runs when the availability changes (the loop then runs at once); replaces the previous one. */
+  onAvailability(listener: () => void): void {
+    this.availabilityListener = listener;
   }
 
   /** Publishes the absolute command for `level`; rejects when offline, not acknowledged or stopped. */
@@ -128,6 +165,16 @@ abstract class MqttActuator<T> implements ActuatorDriver {
    */
   shiftTimes(deltaMs: number): void {
     if (this.state) this.state = { ...this.state, atMs: this.state.atMs + deltaMs };
+  }
+
+  /**
+   * Offline voids the last state: a plug that comes back (rebooted, or its bridge restarted) must
+   * report again before its state counts, and until then its command is retried (unknown).
+   */
+  private onAvailabilityChange(): void {
+    if (this.stopped) return;
+    if (this.availabilityWatcher?.status.state === 'offline') this.state = undefined;
+    this.availabilityListener?.();
   }
 
   private onState(payload: Buffer): void {
@@ -165,10 +212,11 @@ export interface MqttSwitchOptions extends MqttActuatorOptions {
 }
 
 /**
- * A relay behind MQTT: a Tasmota or Zigbee2MQTT plug, a Shelly relay. Accepts only 0 and 1.
+ * A relay behind MQTT: a Tasmota or Zigbee2MQTT plug, a Shelly relay, an ESPHome switch.
+ * Accepts only 0 and 1.
  *
  * With a dead man's switch, every ON restarts the device's off timer: Zigbee2MQTT's ON carries
- * `on_time`; for Tasmota, PulseTime is sent before every ON (the setting heals if the device
+ * `on_time`, Shelly's `toggle_after`; for Tasmota, PulseTime is sent before every ON (the setting heals if the device
  * was reset) and once as soon as the broker is reachable, so a plug found ON at start gets its
  * timer before the next keep-alive. PulseTime changes a device setting, not the relay: it is
  * not an actuator command, and a failed one is retried at the next cycle.
@@ -235,7 +283,7 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
   protected commandPayload(level: number): string {
     if (level === 1) {
       const deadMan = this.payloads.deadMan;
-      return deadMan?.kind === 'zigbee2mqtt-on-time' ? deadMan.payloadOn : this.payloads.payloadOn;
+      return deadMan !== undefined && 'payloadOn' in deadMan ? deadMan.payloadOn : this.payloads.payloadOn;
     }
     if (level === 0) return this.payloads.payloadOff;
     throw new RangeError(`relay ${this.id}: level must be 0 or 1, got ${level}`);

@@ -1,8 +1,8 @@
 /**
  * What MQTT devices send and expect, as pure functions: numbers out of sensor payloads
  * (plain `21.5`, or a field of a JSON document such as Tasmota's `tele/<x>/SENSOR`), on/off
- * out of state payloads, and the presets of the device families people run (Tasmota,
- * Zigbee2MQTT). No IO here: the drivers call these on every message, tests call them on tables.
+ * out of state payloads. The switch presets of the device families people run are in
+ * switch-presets.ts. No IO here: the drivers call these on every message, tests call them on tables.
  */
 
 /**
@@ -89,151 +89,6 @@ export function levelCommandPayload(deviceValue: number, commandField?: string):
   return commandField === undefined ? String(deviceValue) : JSON.stringify({ [commandField]: deviceValue });
 }
 
-/** Topics and payloads of an MQTT relay. */
-export interface SwitchPayloads {
-  commandTopic: string;
-  stateTopic: string;
-  payloadOn: string;
-  payloadOff: string;
-  stateOn: string;
-  stateOff: string;
-  stateField?: string;
-}
-
-/** Device families with a known switch protocol. */
-export const SWITCH_PRESET_NAMES = ['tasmota', 'zigbee2mqtt'] as const;
-export type SwitchPreset = (typeof SWITCH_PRESET_NAMES)[number];
-
-/**
- * The topics and payloads of a preset for one device:
- * - `tasmota`, device = the device's Topic (`plug`): `cmnd/plug/POWER` `ON`/`OFF`, state on
- *   `stat/plug/POWER` `ON`/`OFF` (Tasmota's default FullTopic `%prefix%/%topic%/`);
- * - `zigbee2mqtt`, device = the device's topic with the base (`zigbee2mqtt/heater_plug`):
- *   `<device>/set` `{"state":"ON"}`, state in the field `state` of `<device>`.
- * Absolute commands only: `TOGGLE` would make a repeated command undo itself.
- */
-export function switchPreset(preset: SwitchPreset, device: string): SwitchPayloads {
-  switch (preset) {
-    case 'tasmota':
-      return {
-        commandTopic: `cmnd/${device}/POWER`,
-        stateTopic: `stat/${device}/POWER`,
-        payloadOn: 'ON',
-        payloadOff: 'OFF',
-        stateOn: 'ON',
-        stateOff: 'OFF',
-      };
-    case 'zigbee2mqtt':
-      return {
-        commandTopic: `${device}/set`,
-        stateTopic: device,
-        payloadOn: JSON.stringify({ state: 'ON' }),
-        payloadOff: JSON.stringify({ state: 'OFF' }),
-        stateOn: 'ON',
-        stateOff: 'OFF',
-        stateField: 'state',
-      };
-  }
-}
-
-/**
- * A device-side dead man's switch: the plug turns itself off a set time after the last ON
- * unless it is commanded ON again, so a plug left ON by a homeostat that died, hangs or lost
- * the broker switches off on its own. homeostat re-sends ON while it wants it on (keep-alive),
- * which restarts the device's countdown.
- * - `tasmota-pulsetime`: Tasmota's PulseTime<n> (stored on the device), sent to `topic` when
- *   the driver starts and before every ON; Tasmota restarts the countdown on every ON.
- * - `zigbee2mqtt-on-time`: `payloadOn` carries `on_time` (seconds): Zigbee2MQTT sends the
- *   On With Timed Off command of the OnOff cluster, whose timer a new one restarts (ZCL: the
- *   on time becomes the larger of the remaining and the new one). Only devices that implement
- *   that command have it.
- */
-export type DeadMan =
-  | { kind: 'tasmota-pulsetime'; seconds: number; topic: string; payload: string }
-  | { kind: 'zigbee2mqtt-on-time'; seconds: number; payloadOn: string };
-
-/** Longest dead man's time each mechanism can hold, s: PulseTime 64900 − 100; ZCL on time is 0.1 s × uint16. */
-export const DEAD_MAN_MAX_S: Readonly<Record<SwitchPreset, number>> = { tasmota: 64_800, zigbee2mqtt: 6_553 };
-
-/**
- * Tasmota's PulseTime value for a time in seconds: 1–111 are tenths of a second (0.1–11.1 s),
- * 112–64900 are seconds + 100 (12 s – 18 h). RangeError outside 0.1 s – 64800 s.
- */
-export function tasmotaPulseTimeValue(seconds: number): number {
-  if (seconds >= 12 && seconds <= DEAD_MAN_MAX_S.tasmota) return Math.round(seconds) + 100;
-  if (seconds >= 0.1 && seconds <= 11.1) return Math.round(seconds * 10);
-  throw new RangeError(`Tasmota PulseTime holds 0.1–11.1 s or 12–64800 s, got ${seconds} s`);
-}
-
-/** The relay a Tasmota POWER command topic switches: `…/POWER` is 1, `…/POWER3` is 3; else undefined. */
-export function tasmotaRelayIndex(commandTopic: string): number | undefined {
-  const match = /\/power(\d*)$/i.exec(commandTopic);
-  if (!match) return undefined;
-  const index = match[1] === '' ? 1 : Number(match[1]);
-  // Tasmota has 32 pulse timers (8 before 12.x); POWER0 means all relays.
-  return index >= 1 && index <= 32 ? index : undefined;
-}
-
-/**
- * The dead man's switch of a preset for a switch's payloads, or why it cannot be built (whole
- * `seconds` within 1..DEAD_MAN_MAX_S[preset]; the schema checks the margin over the keep-alive).
- */
-export function deadManFor(
-  preset: SwitchPreset,
-  payloads: Pick<SwitchPayloads, 'commandTopic' | 'payloadOn'>,
-  seconds: number,
-): { ok: true; deadMan: DeadMan } | { ok: false; problem: string } {
-  if (!(Number.isInteger(seconds) && seconds >= 1 && seconds <= DEAD_MAN_MAX_S[preset])) {
-    return {
-      ok: false,
-      problem: `must be whole seconds within 1..${DEAD_MAN_MAX_S[preset]} with preset ${preset}`,
-    };
-  }
-  switch (preset) {
-    case 'tasmota': {
-      const index = tasmotaRelayIndex(payloads.commandTopic);
-      if (index === undefined) {
-        return {
-          ok: false,
-          problem: `needs a command topic ending in /POWER or /POWER<n> (the relay PulseTime<n> times), got ${payloads.commandTopic}`,
-        };
-      }
-      const prefix = payloads.commandTopic.slice(0, payloads.commandTopic.lastIndexOf('/') + 1);
-      return {
-        ok: true,
-        deadMan: {
-          kind: 'tasmota-pulsetime',
-          seconds,
-          topic: `${prefix}PulseTime${index}`,
-          payload: String(tasmotaPulseTimeValue(seconds)),
-        },
-      };
-    }
-    case 'zigbee2mqtt': {
-      let on: unknown;
-      try {
-        on = JSON.parse(payloads.payloadOn);
-      } catch {
-        on = undefined;
-      }
-      if (!isRecord(on)) {
-        return {
-          ok: false,
-          problem: `needs payloadOn to be a JSON object such as {"state":"ON"}, got ${preview(payloads.payloadOn)}`,
-        };
-      }
-      return {
-        ok: true,
-        deadMan: {
-          kind: 'zigbee2mqtt-on-time',
-          seconds,
-          payloadOn: JSON.stringify({ ...on, on_time: seconds }),
-        },
-      };
-    }
-  }
-}
-
 /**
  * Why `topic` cannot be published to or subscribed to as one exact topic, or undefined:
  * wildcards (`+`, `#`) would match other devices, `$` topics belong to the broker.
@@ -286,13 +141,13 @@ function sizeProblem(payload: Buffer): Parsed<never> | undefined {
 }
 
 /** A short, printable rendering of a value for messages (payloads can be anything). */
-function preview(value: unknown): string {
+export function preview(value: unknown): string {
   // Numbers as themselves: JSON.stringify would print Infinity and NaN as null.
   const text = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

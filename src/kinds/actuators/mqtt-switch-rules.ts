@@ -11,7 +11,7 @@ import {
   type SwitchPayloads,
   type SwitchPreset,
   switchPreset,
-} from '../../drivers/mqtt/payload.js';
+} from '../../drivers/mqtt/switch-presets.js';
 import { LOOP_POLICY } from '../loop-policy.js';
 
 /** The fields of a parsed (unresolved) mqtt_switch section these rules read. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MqttSwitch } from '../../drivers/mqtt/actuator.js';
-import { SWITCH_PRESET_NAMES, type SwitchPayloads } from '../../drivers/mqtt/payload.js';
+import { SWITCH_PRESET_NAMES, type SwitchPayloads } from '../../drivers/mqtt/switch-presets.js';
 import {
   fieldPath,
   plainTopic,

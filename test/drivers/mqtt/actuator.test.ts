@@ -4,7 +4,7 @@ import type pino from 'pino';
 import { LOOP_POLICY } from '../../../src/config/to-loop-spec.js';
 import { type CommandMemory, decideCommand } from '../../../src/core/command.js';
 import { MqttLevel } from '../../../src/drivers/mqtt/actuator.js';
-import { type DeadMan, deadManFor, switchPreset } from '../../../src/drivers/mqtt/payload.js';
+import { type DeadMan, deadManFor, switchPreset } from '../../../src/drivers/mqtt/switch-presets.js';
 import type { PublishOptions } from '../../../src/drivers/mqtt/transport.js';
 import { nextTurn } from '../../support/assert.js';
 import { recordingLogger } from '../../support/logger.js';

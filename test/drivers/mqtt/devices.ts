@@ -8,7 +8,7 @@ import {
   MqttSwitch,
   type MqttSwitchOptions,
 } from '../../../src/drivers/mqtt/actuator.js';
-import { switchPreset } from '../../../src/drivers/mqtt/payload.js';
+import { switchPreset } from '../../../src/drivers/mqtt/switch-presets.js';
 import { MqttSensor, type MqttSensorOptions } from '../../../src/drivers/mqtt/sensor.js';
 import type { MqttTransport } from '../../../src/drivers/mqtt/transport.js';
 import { manualTime } from './fake-transport.js';

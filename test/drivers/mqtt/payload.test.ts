@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  DEAD_MAN_MAX_S,
-  deadManFor,
   levelCommandPayload,
   MAX_PAYLOAD_BYTES,
   type Parsed,
   parseNumberPayload,
   parseSwitchState,
   plainTopicProblem,
+} from '../../../src/drivers/mqtt/payload.js';
+import {
+  DEAD_MAN_MAX_S,
+  deadManFor,
   switchPreset,
   tasmotaPulseTimeValue,
   tasmotaRelayIndex,
-} from '../../../src/drivers/mqtt/payload.js';
+} from '../../../src/drivers/mqtt/switch-presets.js';
 
 /** What a table row expects: a value, "missing" (ignored), or a rejection whose reason matches. */
 type Expect<T> = T | 'missing' | RegExp;
@@ -276,7 +278,7 @@ describe("deadManFor: a preset's dead man's switch", () => {
     assert.match(built.ok ? '' : built.problem, /payloadOn to be a JSON object/);
   });
 
-  test('the longest times the devices can hold: PulseTime 64900, ZCL on time 0.1 s × 65535', () => {
-    assert.deepEqual(DEAD_MAN_MAX_S, { tasmota: 64_800, zigbee2mqtt: 6_553 });
+  test('the longest times the devices can hold: PulseTime 64900, ZCL on time 0.1 s × 65535, Shelly a day by choice, ESPHome none', () => {
+    assert.deepEqual(DEAD_MAN_MAX_S, { tasmota: 64_800, zigbee2mqtt: 6_553, shelly: 86_400, esphome: 0 });
   });
 });
