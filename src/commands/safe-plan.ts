@@ -88,7 +88,12 @@ function deadManText(actuator: Config['actuators'][string]): string {
   const none = 'no dead man’s switch: if it was not reached, it stays as it is until homeostat is back';
   if (actuator.kind !== 'mqtt_switch') return none;
   if (actuator.deadManS <= 0) return `${none} (deadManS 0)`;
-  const how = actuator.preset === 'tasmota' ? 'Tasmota PulseTime' : 'Zigbee2MQTT on_time';
+  const how =
+    actuator.preset === 'tasmota'
+      ? 'Tasmota PulseTime'
+      : actuator.preset === 'shelly'
+        ? 'Shelly toggle_after'
+        : 'Zigbee2MQTT on_time';
   return `turns itself off ≤ ${actuator.deadManS} s after its last ON (${how})`;
 }
 

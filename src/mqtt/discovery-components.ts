@@ -94,17 +94,17 @@ export function loopComponents(
 const COMPONENT_QOS = 1;
 
 /** Unique-id prefix of a loop's components; also the cmps keys. */
-function loopUniqueId(nodeId: string, loopId: string): string {
+export function loopUniqueId(nodeId: string, loopId: string): string {
   return `homeostat_${nodeId}_${loopId}`;
 }
 
-function entityName(loopName: string, short: string | null, naming: LoopNaming): string | null {
+export function entityName(loopName: string, short: string | null, naming: LoopNaming): string | null {
   if (naming.standalone) return short === null ? null : short.charAt(0).toUpperCase() + short.slice(1);
   return short === null ? loopName : `${loopName} ${short}`;
 }
 
 /** Entity ids allow only [a-z0-9_]: a node id's `-` becomes `_`. */
-function entityId(platform: Platform, nodeId: string, loopId: string, suffix?: string): string {
+export function entityId(platform: Platform, nodeId: string, loopId: string, suffix?: string): string {
   const object = `homeostat_${nodeId.replace(/-/g, '_')}_${loopId}${suffix ? `_${suffix}` : ''}`;
   return `${platform}.${object}`;
 }

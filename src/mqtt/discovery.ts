@@ -36,6 +36,7 @@
  */
 
 import type { Config } from '../config/schema.js';
+import { actuatorProblemComponents } from './discovery-actuator.js';
 import { loopComponents } from './discovery-components.js';
 import type { DiscoveryComponent, DiscoveryMessage, DiscoveryOptions } from './discovery-types.js';
 import { assertPlainTopic, topicsFor } from './topics.js';
@@ -87,6 +88,7 @@ export function discoveryPayload(config: Config, opts: DiscoveryOptions): Discov
     // A loop that is the whole device needs no loop name in front of its entities' names.
     const standalone = loops.length === 1 || sameName(loop.name, config.node.name);
     Object.assign(cmps, loopComponents(nodeId, loopId, loop, topics, { standalone }));
+    Object.assign(cmps, actuatorProblemComponents(config, { nodeId, loopId }, loop, topics, { standalone }));
   }
   return {
     topic: discoveryTopic(opts.prefix, nodeId),

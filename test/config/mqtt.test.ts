@@ -70,6 +70,7 @@ describe('mqtt_switch presets', () => {
       band: 0.25,
       safeState: 'off',
       deadManS: 600,
+      availabilityTopic: 'tele/plug/LWT',
     });
   });
 
@@ -186,7 +187,9 @@ describe('mqtt config errors', () => {
         heater:
           '{ kind: mqtt_switch, device: plug, commandTopic: a, stateTopic: b, payloadOn: "1", payloadOff: "0", stateOn: "1", stateOff: "0" }',
       }),
-      ['actuators.heater.preset: required with device (tasmota or zigbee2mqtt), or give the topics instead'],
+      [
+        'actuators.heater.preset: required with device (tasmota, zigbee2mqtt, shelly or esphome), or give the topics instead',
+      ],
     ],
     [
       'no preset and missing payloads',

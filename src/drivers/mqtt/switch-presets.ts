@@ -237,3 +237,29 @@ function withJsonOn(
     ? { ok: true, deadMan }
     : { ok: false, problem: `needs payloadOn to be ${expected}, got ${preview(payloadOn)}` };
 }
+
+/** Device families with a known level (continuous output) protocol. */
+export const LEVEL_PRESET_NAMES = ['esphome'] as const;
+export type LevelPreset = (typeof LEVEL_PRESET_NAMES)[number];
+
+/**
+ * The topics of a level preset: `esphome`, device = the node's topic prefix, entity = a
+ * `number` component's object id (a template number whose set_action drives an output, a
+ * fan speed or a light): `<device>/number/<entity>/command` takes the plain number (parsed as
+ * a float), `<device>/number/<entity>/state` reports it with the number's accuracy (`42` or
+ * `42.0`) (esphome/esphome, components/mqtt/mqtt_number.cpp). The number's min/max must be
+ * 0..levelScale.
+ */
+export function levelPreset(
+  preset: LevelPreset,
+  device: string,
+  entity: string,
+): { commandTopic: string; stateTopic: string } {
+  switch (preset) {
+    case 'esphome':
+      return {
+        commandTopic: `${device}/number/${entity}/command`,
+        stateTopic: `${device}/number/${entity}/state`,
+      };
+  }
+}

@@ -4,6 +4,7 @@
  * defaulted for Tasmota plugs).
  */
 import type { z } from 'zod';
+import { availabilityTopic } from '../../drivers/mqtt/availability.js';
 import {
   DEAD_MAN_MAX_S,
   type DeadMan,
@@ -18,19 +19,32 @@ import { LOOP_POLICY } from '../loop-policy.js';
 export interface RawSwitch extends Partial<SwitchPayloads> {
   preset?: SwitchPreset | undefined;
   device?: string | undefined;
+  switchId?: number | undefined;
+  entity?: string | undefined;
+  availabilityTopic?: string | undefined;
   deadManS?: number | undefined;
   safeState: 'off' | 'on';
 }
 
 /** The keep-alive (ON re-sent this often while wanted) plus slack for a late cycle, s. */
 export const MIN_DEAD_MAN_S = LOOP_POLICY.keepAliveMs / 1000 + 60;
-/** deadManS with preset tasmota when not given (and possible), s. */
+/** deadManS with preset tasmota or shelly when not given (and possible), s. */
 export const DEFAULT_TASMOTA_DEAD_MAN_S = 600;
+
+/** Presets whose dead man's switch is on unless the section says otherwise. */
+const DEAD_MAN_BY_DEFAULT: readonly SwitchPreset[] = ['tasmota', 'shelly'];
+
+/** The preset applies: it and its device are given (and ESPHome's entity). */
+function presetReady(raw: RawSwitch): raw is RawSwitch & { preset: SwitchPreset; device: string } {
+  if (raw.preset === undefined || raw.device === undefined) return false;
+  return raw.preset !== 'esphome' || raw.entity !== undefined;
+}
 
 /** An MQTT relay's own fields over its preset's; keys neither gives are absent. */
 export function switchPayloads(raw: RawSwitch): Partial<SwitchPayloads> {
-  const preset =
-    raw.preset !== undefined && raw.device !== undefined ? switchPreset(raw.preset, raw.device) : {};
+  const preset = presetReady(raw)
+    ? switchPreset(raw.preset, raw.device, { switchId: raw.switchId, entity: raw.entity })
+    : {};
   const own = {
     commandTopic: raw.commandTopic,
     stateTopic: raw.stateTopic,
@@ -64,9 +78,21 @@ export function checkMqttSwitch(raw: RawSwitch, ctx: z.RefinementCtx): void {
     issue(['device'], `required with preset ${raw.preset}`);
     return; // every topic and payload would be missing too: one message says it
   }
-  if (raw.device !== undefined && raw.preset === undefined) {
-    issue(['preset'], 'required with device (tasmota or zigbee2mqtt), or give the topics instead');
+  if (raw.preset === 'esphome' && raw.entity === undefined) {
+    issue(
+      ['entity'],
+      "required with preset esphome: the switch's object id (relay for <device>/switch/relay/…)",
+    );
+    return;
   }
+  if (raw.device !== undefined && raw.preset === undefined) {
+    issue(
+      ['preset'],
+      'required with device (tasmota, zigbee2mqtt, shelly or esphome), or give the topics instead',
+    );
+  }
+  if (raw.switchId !== undefined && raw.preset !== 'shelly') issue(['switchId'], 'only with preset shelly');
+  if (raw.entity !== undefined && raw.preset !== 'esphome') issue(['entity'], 'only with preset esphome');
   const payloads = switchPayloads(raw);
   for (const key of REQUIRED_SWITCH_KEYS) {
     if (payloads[key] === undefined) issue([key], 'required (or a preset and device)');
@@ -94,11 +120,12 @@ function checkDeadMan(
 ): void {
   const seconds = raw.deadManS;
   if (seconds === undefined || seconds === 0) return;
-  if (raw.preset === undefined) {
+  if (raw.preset === undefined || raw.preset === 'esphome') {
     issue(
       ['deadManS'],
-      'needs preset tasmota (PulseTime) or zigbee2mqtt (on_time); for other devices set their own ' +
-        'auto-off timer, or use 0',
+      'needs preset tasmota (PulseTime), zigbee2mqtt (on_time) or shelly (toggle_after); for other ' +
+        'devices (ESPHome has no off timer homeostat can set over MQTT) set their own auto-off ' +
+        'timer (docs/devices.md), or use 0',
     );
     return;
   }
@@ -133,13 +160,21 @@ function checkDeadMan(
 /** deadManS as given, else the preset's default where its mechanism can be built. */
 export function resolveDeadManS(raw: RawSwitch, payloads: Partial<SwitchPayloads>): number {
   if (raw.deadManS !== undefined) return raw.deadManS;
-  if (raw.preset !== 'tasmota' || raw.safeState === 'on' || payloads.commandTopic === undefined) return 0;
+  const preset = raw.preset;
+  if (preset === undefined || !DEAD_MAN_BY_DEFAULT.includes(preset)) return 0;
+  if (raw.safeState === 'on' || payloads.commandTopic === undefined) return 0;
   const built = deadManFor(
-    'tasmota',
+    preset,
     { commandTopic: payloads.commandTopic, payloadOn: payloads.payloadOn ?? '' },
     DEFAULT_TASMOTA_DEAD_MAN_S,
   );
   return built.ok ? DEFAULT_TASMOTA_DEAD_MAN_S : 0;
+}
+
+/** The availability topic: the section's own, else its preset's; undefined without either. */
+export function resolveAvailabilityTopic(raw: RawSwitch): string | undefined {
+  if (raw.availabilityTopic !== undefined) return raw.availabilityTopic;
+  return presetReady(raw) ? availabilityTopic(raw.preset, raw.device) : undefined;
 }
 
 /** A resolved MQTT relay's dead man's switch (the schema checked it can be built). */

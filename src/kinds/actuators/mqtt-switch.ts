@@ -13,6 +13,7 @@ import { actuatorKind } from '../types.js';
 import {
   checkMqttSwitch,
   REQUIRED_SWITCH_KEYS,
+  resolveAvailabilityTopic,
   resolveDeadManS,
   switchDeadMan,
   switchPayloads,
@@ -28,13 +29,47 @@ const schema = z
       .describe(
         'Topics and payloads of a device family, with device: tasmota (cmnd/<device>/POWER ON/OFF, ' +
           'state stat/<device>/POWER), zigbee2mqtt (<device>/set {"state":"ON"}, state field state of ' +
-          '<device>). Fields given here override the preset. Default: none, give every topic and payload.',
+          '<device>), shelly (Gen2/Gen3: a Switch.Set RPC on <device>/rpc, state field output of ' +
+          '<device>/status/switch:<switchId>, published only with "Generic status update over MQTT" ' +
+          'enabled on the device), esphome (<device>/switch/<entity>/command ON/OFF, state ' +
+          '<device>/switch/<entity>/state). Fields given here override the preset. See docs/devices.md. ' +
+          'Default: none, give every topic and payload.',
       ),
     device: plainTopic
       .optional()
       .describe(
         "With preset: tasmota, the device's Topic (plug); zigbee2mqtt, its topic with the base " +
-          '(zigbee2mqtt/heater_plug). Default: none; required with preset.',
+          '(zigbee2mqtt/heater_plug); shelly, its MQTT topic prefix (its id by default, ' +
+          'shellyplus1-a8032ab12345); esphome, its topic_prefix (the node name by default). ' +
+          'Default: none; required with preset.',
+      ),
+    switchId: z
+      .number()
+      .int()
+      .min(0)
+      .max(15)
+      .optional()
+      .describe(
+        "With preset shelly: which relay, the Switch component's id (switch:<id>; 0 is the first, " +
+          '1 the second of a Shelly Plus 2PM). Default 0.',
+      ),
+    entity: z
+      .string()
+      .regex(/^[a-z0-9_]+$/, 'must be an ESPHome object id: lower-case letters, digits and _')
+      .optional()
+      .describe(
+        "With preset esphome: the switch's object id, its name in lower case with _ for spaces " +
+          '(relay for <device>/switch/relay/command). Default: none; required with preset esphome.',
+      ),
+    availabilityTopic: plainTopic
+      .optional()
+      .describe(
+        'Where the device says it is online or offline (online/offline, Online/Offline, true/false, ' +
+          '{"state":"online"}): offline makes ActuatorConfirmed False ("device offline") in the cycle ' +
+          'the message arrives, and the last state unknown; commands keep going, and one left ' +
+          'unconfirmed is sent again when the device is back. Default: from the preset (tasmota ' +
+          'tele/<device>/LWT, zigbee2mqtt <device>/availability, shelly <device>/online, esphome ' +
+          '<device>/status), else none.',
       ),
     commandTopic: plainTopic
       .optional()
@@ -71,14 +106,16 @@ const schema = z
           'PulseTime<n>, sent when the driver starts and before every ON (kept on the device; it also ' +
           "times a press of the plug's button; never use PowerOnState 5 with it). zigbee2mqtt: on_time " +
           'in every ON ({"state":"ON","on_time":n}), only for devices with On With Timed Off: check ' +
-          'yours turns off after a short on_time first. At least 360 (the 300 s keep-alive + 60 s); at ' +
-          'most 64800 (tasmota) or 6553 (zigbee2mqtt); 0 = off; needs a preset. Default 600 with preset ' +
-          'tasmota (0 with safeState on, or a command topic not ending in /POWER<n>), 0 otherwise.',
+          'yours turns off after a short on_time first. shelly: toggle_after in every ON (Switch.Set ' +
+          "params, the switch's flip-back timer), never in an OFF. esphome: none over MQTT (use 0). " +
+          'At least 360 (the 300 s keep-alive + 60 s); at most 64800 (tasmota), 6553 (zigbee2mqtt) or ' +
+          '86400 (shelly); 0 = off; needs a preset. Default 600 with preset tasmota (0 with safeState ' +
+          'on, or a command topic not ending in /POWER<n>) or shelly (0 with safeState on), 0 otherwise.',
       ),
     ...relayFields,
   })
   .describe(
-    'An on/off relay behind MQTT (Tasmota or Zigbee2MQTT plug, Shelly relay); needs the mqtt block. ' +
+    'An on/off relay behind MQTT (Tasmota, Zigbee2MQTT, Shelly Gen2/Gen3 or ESPHome); needs the mqtt block. ' +
       'Commands are absolute (never TOGGLE), confirmed on the state topic, re-sent when unconfirmed.',
   )
   .superRefine(checkMqttSwitch);
@@ -101,7 +138,13 @@ function resolveSwitch(raw: RawMqttSwitch): MqttSwitchConfig {
     stateOn: payloads.stateOn ?? '',
     stateOff: payloads.stateOff ?? '',
     deadManS: resolveDeadManS(raw, payloads),
+    ...optionalTopic(resolveAvailabilityTopic(raw)),
   };
+}
+
+/** `{ availabilityTopic }` when there is one: a resolved section carries no undefined keys. */
+function optionalTopic(topic: string | undefined): { availabilityTopic?: string } {
+  return topic === undefined ? {} : { availabilityTopic: topic };
 }
 
 export const mqttSwitch = actuatorKind<typeof schema, MqttSwitchConfig>({
@@ -114,7 +157,15 @@ export const mqttSwitch = actuatorKind<typeof schema, MqttSwitchConfig>({
   commandTopic: (raw) => switchPayloads(raw).commandTopic,
   // preset and device only matter through what they resolve to, but a changed preset changes
   // how the dead man's switch is sent: kept in the key.
-  driverFields: ['preset', 'device', ...REQUIRED_SWITCH_KEYS, 'stateField', 'stateStaleAfterS', 'deadManS'],
+  driverFields: [
+    'preset',
+    'device',
+    ...REQUIRED_SWITCH_KEYS,
+    'stateField',
+    'stateStaleAfterS',
+    'deadManS',
+    'availabilityTopic',
+  ],
   createDriver: (relay, ctx) =>
     new MqttSwitch({
       id: ctx.id,
@@ -130,5 +181,6 @@ export const mqttSwitch = actuatorKind<typeof schema, MqttSwitchConfig>({
       nowMs: ctx.nowMs,
       logger: ctx.logger,
       deadMan: switchDeadMan(relay),
+      availabilityTopic: relay.availabilityTopic,
     }),
 });

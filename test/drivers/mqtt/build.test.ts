@@ -45,7 +45,15 @@ describe('buildDrivers with MQTT kinds', () => {
     for (const driver of [...drivers.sensors.values(), ...drivers.actuators.values()]) await driver.start?.();
     assert.deepEqual(
       transport.subscriptions.map((s) => s.filter),
-      ['tele/th1/SENSOR', 'stat/plug/POWER', 'zigbee2mqtt/cooler', 'stat/fan/RESULT'],
+      // Each plug's availability topic from its preset, right after its state topic.
+      [
+        'tele/th1/SENSOR',
+        'stat/plug/POWER',
+        'tele/plug/LWT',
+        'zigbee2mqtt/cooler',
+        'zigbee2mqtt/cooler/availability',
+        'stat/fan/RESULT',
+      ],
     );
     const later = createActuatorDriver(config, 'heater', drivers, () => 0);
     await later.write(1);
@@ -244,7 +252,7 @@ loops:
     [
       'without a preset',
       "{ kind: mqtt_switch, commandTopic: s/cmd, stateTopic: s/state, payloadOn: 'on', payloadOff: 'off', stateOn: 'on', stateOff: 'off', deadManS: 600 }",
-      /^actuators\.heater\.deadManS: needs preset tasmota \(PulseTime\) or zigbee2mqtt \(on_time\)/,
+      /^actuators\.heater\.deadManS: needs preset tasmota \(PulseTime\), zigbee2mqtt \(on_time\) or shelly \(toggle_after\)/,
     ],
     [
       'with safeState on',

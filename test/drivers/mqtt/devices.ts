@@ -8,8 +8,8 @@ import {
   MqttSwitch,
   type MqttSwitchOptions,
 } from '../../../src/drivers/mqtt/actuator.js';
-import { switchPreset } from '../../../src/drivers/mqtt/switch-presets.js';
 import { MqttSensor, type MqttSensorOptions } from '../../../src/drivers/mqtt/sensor.js';
+import { switchPreset } from '../../../src/drivers/mqtt/switch-presets.js';
 import type { MqttTransport } from '../../../src/drivers/mqtt/transport.js';
 import { manualTime } from './fake-transport.js';
 
