@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { modeSchema, QUANTITIES, rangeSchema, ref } from './common.js';
 import { controllerSchema } from './controllers.js';
 import { checkLoop } from './loop-checks.js';
+import { recordFields } from './record.js';
 import { checkSchedule, scheduleFields } from './schedule.js';
 import { sensorSetFields } from './sensor-set.js';
 
@@ -27,6 +28,7 @@ export const loopSchema = z
           'Default: none (then sensors is required).',
       ),
     ...sensorSetFields,
+    ...recordFields,
     raise: ref('actuator')
       .optional()
       .describe(

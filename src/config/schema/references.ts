@@ -16,6 +16,7 @@ import {
 } from '../../kinds/registry.js';
 import { QUANTITY_DEFAULTS } from './common.js';
 import type { RawActuator, RawConfig, RawLoop } from './file.js';
+import { recordedSensorsAreKnown } from './record-checks.js';
 import { loopSensorIds } from './sensor-set.js';
 
 type Issue = (path: (string | number)[], message: string) => void;
@@ -30,6 +31,7 @@ const RULES: Rule[] = [
   commandTopicsAreNotShared,
   gpioPinsAreNotShared,
   loopsUseKnownSensors,
+  recordedSensorsAreKnown,
   sensorUnitsFitTheLoop,
   actuatorsServeOneLoop,
   bandModulationFitsThePid,
