@@ -259,6 +259,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    description: 'values recorded beside a loop without regulating (recorded_samples)',
+    up: (db) => {
+      db.exec(`
+        -- Sensors a loop records (loops.<id>.record: outdoor temperature, a hydrometer's gravity),
+        -- laid out like samples: one row per loop, sensor and flush (or run of downsampled
+        -- buckets), its points packed in 'data' (recorded-codec.ts: ~4 bytes a point, a gap as a
+        -- point without value); a rowid table without secondary index, so a flush appends to
+        -- the last page. resolution_s: 0 for readings, else the bucket length (retention).
+        CREATE TABLE recorded_samples (
+          id INTEGER PRIMARY KEY,
+          loop TEXT NOT NULL,
+          sensor TEXT NOT NULL,
+          at_ms INTEGER NOT NULL,
+          until_ms INTEGER NOT NULL,
+          resolution_s INTEGER NOT NULL,
+          data BLOB NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes and understands. */

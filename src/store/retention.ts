@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { STORAGE_DEFAULTS } from '../config/schema/storage.js';
+import { pruneRecorded } from './recorded-retention.js';
 import { decodeSamples, type Sample } from './samples-codec.js';
 import { insertSamples } from './state-store.js';
 
@@ -91,6 +92,8 @@ export function pruneHistory(
   db.transaction(() => {
     downsampleReadings(statements, rawCutoffMs, o.downsampleS, result);
     deleteExpired(db, statements.deleteRow, { bucketCutoffMs, eventCutoffMs, maxEventRows }, result);
+    // Recorded sensors' values (loops.<id>.record) keep the loop's history's limits.
+    pruneRecorded(db, { rawCutoffMs, bucketCutoffMs, downsampleS: o.downsampleS });
   }).immediate();
   return result;
 }

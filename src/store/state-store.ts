@@ -6,6 +6,13 @@ import { durably } from './durability.js';
 import type { EventFeed } from './event-feed.js';
 import { decodeStateRow, encodeLoopState, type StateRow } from './loop-state-codec.js';
 import { observed, type StoreObserver } from './observer.js';
+import type { RecordedPoint } from './recorded-codec.js';
+import {
+  prepareInsertRecorded,
+  type RecordedSeriesPoints,
+  RecordedWrites,
+  writeRecorded,
+} from './recorded-store.js';
 import { decodeSamples, encodeSamples, type Sample } from './samples-codec.js';
 import { type Batch, type BufferedEvent, PendingWrites } from './state-batch.js';
 
@@ -59,6 +66,8 @@ interface SamplesRow {
 
 export class StateStore {
   private readonly pending = new PendingWrites();
+  /** Values of the sensors loops record (loops.<id>.record), flushed with the rest. */
+  private readonly recorded = new RecordedWrites();
   private statements;
 
   /** `observer`: told of every operation's outcome (the store supervisor). */
@@ -98,6 +107,7 @@ export class StateStore {
       history: db.prepare<[string, number], SamplesRow>(
         'SELECT resolution_s, data FROM samples WHERE loop = ? AND until_ms >= ? ORDER BY at_ms, id',
       ),
+      insertRecorded: prepareInsertRecorded(db),
       historyBetween: db.prepare<[string, number, number], SamplesRow>(
         'SELECT resolution_s, data FROM samples WHERE loop = ? AND until_ms >= ? AND at_ms <= ? ORDER BY at_ms, id',
       ),
@@ -111,6 +121,16 @@ export class StateStore {
 
   addSample(loop: string, sample: Sample): void {
     this.pending.addSample(loop, sample);
+  }
+
+  /** A value of a sensor `loop` records (not regulates on); written at the next flush. */
+  addRecorded(loop: string, sensor: string, point: RecordedPoint): void {
+    this.recorded.add(loop, sensor, point);
+  }
+
+  /** A loop's recorded values that wait for a flush, per sensor (copies). */
+  pendingRecorded(loop: string): RecordedSeriesPoints[] {
+    return this.recorded.pendingOf(loop);
   }
 
   /**
@@ -133,7 +153,7 @@ export class StateStore {
 
   /** Whether anything waits for a flush. */
   get dirty(): boolean {
-    return this.pending.dirty;
+    return this.pending.dirty || this.recorded.dirty;
   }
 
   /**
@@ -153,9 +173,10 @@ export class StateStore {
   flush(opts: { durable?: boolean } = {}): number {
     if (!this.dirty) return 0;
     const batch = this.pending.take();
+    const recorded = this.recorded.take();
     let rows = 0;
     const write = () => {
-      rows = this.writeBatch(batch);
+      rows = this.writeBatch(batch) + writeRecorded(this.statements.insertRecorded, recorded);
     };
     try {
       // Durable (fsynced before it returns) for the rare flush a latched fault or an autotune's
@@ -165,6 +186,7 @@ export class StateStore {
       );
     } catch (error) {
       this.pending.requeue(batch);
+      this.recorded.requeue(recorded);
       throw error;
     }
     return rows;

@@ -45,7 +45,10 @@ describe('loops.<id>.record: accepted', () => {
   }
 
   test('given no record key, then the loop records nothing', () => {
-    assert.deepEqual(recordedSeriesOf(validConfig(withRecord('[]').replace('    record: []\n', '')).loops.room!), []);
+    assert.deepEqual(
+      recordedSeriesOf(validConfig(withRecord('[]').replace('    record: []\n', '')).loops.room!),
+      [],
+    );
   });
 
   test("given another loop's sensor, then it is accepted", () => {
@@ -57,7 +60,10 @@ describe('loops.<id>.record: accepted', () => {
     limits: { min: 5, max: 30 }
     controller: { type: hysteresis }
 `.replace('actuators:\n', 'actuators:\n  heater2: { kind: simulated_relay, plant: p, gain: 20 }\n');
-    assert.deepEqual(recordedSeriesOf(validConfig(text).loops.room!).map((s) => s.sensor), ['u']);
+    assert.deepEqual(
+      recordedSeriesOf(validConfig(text).loops.room!).map((s) => s.sensor),
+      ['u'],
+    );
   });
 });
 
