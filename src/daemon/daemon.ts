@@ -16,6 +16,7 @@ import { requestFaultReset } from './fault-reset.js';
 import { buildRunningLoop, type RunningLoop } from './loop-factory.js';
 import { LoopRemoval } from './loop-removal.js';
 import type { DaemonEvents, DaemonOptions } from './options.js';
+import { RecordedValues } from './recorded-values.js';
 import { loopChanges, type ReloadOutcome, ReloadQueue, type StoredConfig } from './reload.js';
 import { applyConfig } from './store.js';
 import { superviseStore } from './store-supervision.js';
@@ -44,6 +45,8 @@ export class Daemon implements LoopControl {
   private readonly sampler: Sampler;
   private readonly loops = new Map<string, RunningLoop>();
   private readonly recorder: CycleRecorder;
+  /** Values of the sensors loops record without regulating on them (recorded-values.ts). */
+  private readonly recordedValues: RecordedValues;
   private readonly subscribers = new Set<DaemonEvents>();
   private readonly timers: DaemonTimers;
   private readonly reloads: ReloadQueue;
@@ -68,6 +71,7 @@ export class Daemon implements LoopControl {
     this.configText = opts.configText;
     this.drivers = opts.drivers ?? buildDrivers(config, () => clock.nowMs());
     this.recorder = new CycleRecorder(store);
+    this.recordedValues = new RecordedValues({ config: () => this.config, state: () => store.state, logger });
     this.timers = this.createTimers();
     this.reloads = this.createReloadQueue();
     this.removal = new LoopRemoval({
@@ -90,7 +94,10 @@ export class Daemon implements LoopControl {
       clock,
       logger: logger.child({ component: 'sampler' }),
       sensors: this.sampledSensors(),
-      onReading: (sensorId) => this.triggerLoopsOf(sensorId, 'reading'),
+      onReading: (sensorId, reading) => {
+        this.recordedValues.reading(sensorId, reading);
+        this.triggerLoopsOf(sensorId, 'reading');
+      },
     });
     this.listenToPushSensors();
   }
