@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import { type HistoryResponse, historyResponse } from '../http/recorded-schemas.js';
 import {
   type CommandResult,
   commandResult,
   type EventView,
   errorResponse,
   eventsResponse,
-  type HistoryResponse,
-  historyResponse,
   type LoopView,
   loopsResponse,
   type NodeResponse,

@@ -46,7 +46,7 @@ export class Daemon implements LoopControl {
   private readonly loops = new Map<string, RunningLoop>();
   private readonly recorder: CycleRecorder;
   /** Values of the sensors loops record without regulating on them (recorded-values.ts). */
-  private readonly recordedValues: RecordedValues;
+  readonly recordedValues: RecordedValues;
   private readonly subscribers = new Set<DaemonEvents>();
   private readonly timers: DaemonTimers;
   private readonly reloads: ReloadQueue;
@@ -71,7 +71,7 @@ export class Daemon implements LoopControl {
     this.configText = opts.configText;
     this.drivers = opts.drivers ?? buildDrivers(config, () => clock.nowMs());
     this.recorder = new CycleRecorder(store);
-    this.recordedValues = new RecordedValues({ config: () => this.config, state: () => store.state, logger });
+    this.recordedValues = new RecordedValues(() => this.config, store, clock, logger);
     this.timers = this.createTimers();
     this.reloads = this.createReloadQueue();
     this.removal = new LoopRemoval({

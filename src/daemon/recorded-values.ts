@@ -2,7 +2,17 @@ import type { Logger } from 'pino';
 import { recordedSeriesOf } from '../config/schema/record.js';
 import type { Config } from '../config/schema.js';
 import type { Reading } from '../core/types.js';
+import type { Clock } from '../runtime/clock.js';
 import type { StateStore } from '../store/state-store.js';
+
+/** A recorded series' value now, as /metrics exports it. */
+export interface RecordedValueNow {
+  loop: string;
+  sensor: string;
+  label: string;
+  unit: string;
+  value: number;
+}
 
 /**
  * Values of the sensors loops record without regulating (loops.<id>.record). Fed by the
@@ -13,15 +23,15 @@ import type { StateStore } from '../store/state-store.js';
  * the line where points are further apart than the sensor's staleAfterS).
  */
 export class RecordedValues {
-  /** Last reading time stored per `loop\0sensor`: a reading seen twice is stored once. */
-  private readonly lastAtMs = new Map<string, number>();
+  /** Last reading stored per `loop\0sensor`: a reading seen twice is stored once. */
+  private readonly last = new Map<string, Reading>();
 
+  /** `store.state` is read at each use: the store may move to another database. */
   constructor(
-    private readonly deps: {
-      config: () => Config;
-      state: () => Pick<StateStore, 'addRecorded'>;
-      logger: Logger;
-    },
+    private readonly config: () => Config,
+    private readonly store: { readonly state: Pick<StateStore, 'addRecorded'> },
+    private readonly clock: Pick<Clock, 'nowMs'>,
+    private readonly logger: Logger,
   ) {}
 
   /** Called with every reading the sampler takes; never throws (it must not stop sampling). */
@@ -29,18 +39,37 @@ export class RecordedValues {
     try {
       for (const loop of this.loopsRecording(sensorId)) {
         const key = `${loop}\u0000${sensorId}`;
-        if (this.lastAtMs.get(key) === reading.atMs) continue;
-        this.lastAtMs.set(key, reading.atMs);
+        if (this.last.get(key)?.atMs === reading.atMs) continue;
+        this.last.set(key, reading);
         const value = Number.isFinite(reading.value) ? reading.value : null;
-        this.deps.state().addRecorded(loop, sensorId, { atMs: reading.atMs, value });
+        this.store.state.addRecorded(loop, sensorId, { atMs: reading.atMs, value });
       }
     } catch (error) {
-      this.deps.logger.error({ err: error, sensor: sensorId }, 'could not buffer a recorded value');
+      this.logger.error({ err: error, sensor: sensorId }, 'could not buffer a recorded value');
     }
   }
 
+  /**
+   * Each recorded series' latest value now (for /metrics): only fresh ones (no older than the
+   * sensor's staleAfterS) and numbers; a series without one is left out, never NaN.
+   */
+  current(): RecordedValueNow[] {
+    const config = this.config();
+    const nowMs = this.clock.nowMs();
+    return Object.entries(config.loops).flatMap(([loop, loopConfig]) =>
+      recordedSeriesOf(loopConfig).flatMap(({ sensor, label, unit }) => {
+        const reading = this.last.get(`${loop}\u0000${sensor}`);
+        const staleAfterMs = (config.sensors[sensor]?.staleAfterS ?? 0) * 1000;
+        const fresh = reading !== undefined && nowMs - reading.atMs <= staleAfterMs;
+        return fresh && Number.isFinite(reading.value)
+          ? [{ loop, sensor, label, unit, value: reading.value }]
+          : [];
+      }),
+    );
+  }
+
   private loopsRecording(sensorId: string): string[] {
-    return Object.entries(this.deps.config().loops)
+    return Object.entries(this.config().loops)
       .filter(([, loop]) => recordedSeriesOf(loop).some((series) => series.sensor === sensorId))
       .map(([id]) => id);
   }

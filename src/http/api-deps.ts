@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
 import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
+import type { RecordedSeriesPoints } from '../store/recorded-store.js';
 import type { FleetResponse } from './fleet.js';
 import type { HealthView, HistoryPoint } from './schemas.js';
 
@@ -68,6 +69,11 @@ export interface ApiDeps {
    * HttpError (503 busy or database unreadable, 400 range).
    */
   history(query: ApiHistoryQuery): Promise<ApiHistory>;
+  /**
+   * The values of the sensors a loop records (loops.<id>.record) in the query's range, stored
+   * and not yet flushed, per sensor, oldest first; absent: none are answered. Async like history.
+   */
+  recorded?(query: ApiHistoryQuery): Promise<RecordedSeriesPoints[]>;
   /**
    * A loop's stored tunings, newest first, each with whether it is in force (one short SQLite
    * read; HttpError 503 when the database cannot answer).

@@ -1,8 +1,10 @@
 import { MAX_HISTORY_SPAN_MS } from '../store/history-reader.js';
 import type { ApiDeps } from './api-deps.js';
 import { queryCount, queryText, queryTimeMs } from './query.js';
+import { recordedViews } from './recorded-history.js';
+import type { HistoryResponse } from './recorded-schemas.js';
 import { HttpError } from './respond.js';
-import type { HistoryResponse, LoopView, NodeResponse, TuningsResponse } from './schemas.js';
+import type { LoopView, NodeResponse, TuningsResponse } from './schemas.js';
 import { isoTime, toEventView, toLoopView, toTuningView } from './views.js';
 
 /** History points a request may ask for, at most (a phone draws 500 well). */
@@ -65,8 +67,11 @@ export async function loopHistory(
     throw new HttpError(400, `since must not be more than ${MAX_HISTORY_SPAN_MS / DAY_MS} days before until`);
   }
   const maxPoints = queryCount(url, 'maxPoints', DEFAULT_HISTORY_POINTS, MAX_HISTORY_POINTS);
-  const { points, downsampled, memoryOnly } = await deps.history({ loop: id, fromMs, toMs, maxPoints });
-  const body = { loop: id, from: isoTime(fromMs), to: isoTime(toMs), downsampled, points };
+  const query = { loop: id, fromMs, toMs, maxPoints };
+  const { points, downsampled, memoryOnly } = await deps.history(query);
+  const stored = (await deps.recorded?.(query)) ?? [];
+  const recorded = recordedViews(deps.config(), id, stored, query);
+  const body = { loop: id, from: isoTime(fromMs), to: isoTime(toMs), downsampled, points, recorded };
   // A header, not a field: the History schema is the contract; the dashboard still draws.
   return memoryOnly === undefined
     ? { body }

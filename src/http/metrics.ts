@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { LoopStatus } from '../core/status.js';
 import type { Condition } from '../core/types.js';
 import { homeostatVersion } from '../version.js';
+import { defineRecordedGauge, type RecordedMetricValue } from './recorded-metrics.js';
 
 /**
  * The daemon's Prometheus metrics (`GET /metrics`), in a registry of its own (never prom-client's
@@ -53,6 +54,8 @@ export interface MetricsCollectors {
   /** HTTP: connections closed to make room for another address's, and newcomers refused, since start. */
   httpConnectionsEvicted?: () => number;
   httpConnectionsRefused?: () => number;
+  /** The fresh values of the sensors loops record (homeostat_recorded_value). */
+  recordedValues?: () => readonly RecordedMetricValue[];
 }
 
 /** What this registry exported for a loop, so it can remove exactly those series. */
@@ -89,6 +92,10 @@ export class NodeMetrics {
     this.#loops = defineLoopMetrics(this.#registry);
     this.#defineScrapeGauges();
     this.#defineHttpGuardMetrics();
+    defineRecordedGauge(
+      this.#registry,
+      () => this.#read('recordedValues') as RecordedMetricValue[] | undefined,
+    );
     if (opts.collectProcess ?? true) collectDefaultMetrics({ register: this.#registry });
   }
 

@@ -3,6 +3,7 @@ import type { MqttConnection } from '../mqtt/client.js';
 import type { Clock } from '../runtime/clock.js';
 import type { StoredEvent } from '../store/desired-store.js';
 import { HistoryBusyError, HistoryReader } from '../store/history-reader.js';
+import { type RecordedSource, readRecordedYielding } from '../store/recorded-reader.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 import type { WatchdogGate } from '../systemd/watchdog.js';
 import { homeostatVersion } from '../version.js';
@@ -42,14 +43,13 @@ export interface NodeApiParts {
  */
 export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
   const { daemon, store, gate, connection, fleet } = parts;
-  const reader = new HistoryReader({
-    // Asked per request: the supervisor may have moved to the stand-in, or back to the file.
-    file: () =>
-      store.onStandIn || store.database.memory
-        ? { unavailable: 'the database file cannot be opened: the node runs on an in-memory stand-in' }
-        : { path: store.database.name },
-    pendingSamples: (loop) => store.state.pendingSamples(loop),
-  });
+  // Asked per request: the supervisor may have moved to the stand-in, or back to the file.
+  const file = () =>
+    store.onStandIn || store.database.memory
+      ? { unavailable: 'the database file cannot be opened: the node runs on an in-memory stand-in' }
+      : { path: store.database.name };
+  const reader = new HistoryReader({ file, pendingSamples: (loop) => store.state.pendingSamples(loop) });
+  const recordedSource = { file, pendingRecorded: (loop: string) => store.state.pendingRecorded(loop) };
   return {
     config: () => daemon.currentConfig(),
     statuses: () => daemon.statuses(),
@@ -63,6 +63,7 @@ export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
     },
     events: (filter) => recentEvents(store, filter),
     history: (query) => readHistory(reader, query),
+    recorded: (query) => readRecorded(recordedSource, query),
     tunings: (loop) => storeRead(() => store.desired.tunings(loop)),
     submit: (command) => parts.submit(command),
     health: (): HealthView => {
@@ -127,6 +128,19 @@ async function readHistory(reader: HistoryReader, query: ApiHistoryQuery): Promi
     );
   }
   return { ...buckets.points(), ...(memoryOnly === undefined ? {} : { memoryOnly }) };
+}
+
+/** A loop's recorded values for the history answer; a database that cannot answer is a 503. */
+async function readRecorded(source: RecordedSource, query: ApiHistoryQuery) {
+  try {
+    const read = { loop: query.loop, fromMs: query.fromMs, untilMs: query.toMs };
+    return (await readRecordedYielding(source, read)).series;
+  } catch (error) {
+    throw new HttpError(
+      503,
+      `database unreadable: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 /** A store read for a request: a database that cannot answer is a 503 with the reason. */

@@ -38,6 +38,7 @@ export function buildNodeMetrics({
   metrics.setCollectors({
     storageFailedOperations: () => store.failedOperations,
     storageHealthy: () => store.health().healthy,
+    recordedValues: () => daemon.recordedValues.current(),
     ...(connection ? { mqttConnected: () => connection.connected } : {}),
   });
   daemon.subscribe({

@@ -14,6 +14,7 @@ import {
 import { fleetResponse } from './fleet.js';
 import { AuthThrottle } from './guards.js';
 import { openApiDocument } from './openapi.js';
+import { historyResponse } from './recorded-schemas.js';
 import { HttpError } from './respond.js';
 import type { RouteContext } from './router.js';
 import {
@@ -21,7 +22,6 @@ import {
   commandResult,
   eventsResponse,
   healthView,
-  historyResponse,
   loopsResponse,
   loopView,
   nodeResponse,
@@ -125,7 +125,8 @@ export function apiRoutes(deps: RouteDeps): ApiRoute[] {
       path: '/api/loops/:loop/history',
       write: false,
       doc: {
-        summary: "A loop's measured value, setpoint, output and action over a time range, downsampled",
+        summary:
+          "A loop's measured value, setpoint, output and action over a time range, downsampled, with its recorded sensors",
         query: {
           since: 'Start: ISO time or a duration back from now (6h, 90m, 7d). Default 6 h before until.',
           until: 'End: ISO time or a duration back from now. Default now.',

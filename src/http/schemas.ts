@@ -266,15 +266,14 @@ export const historyPoint = z
   })
   .register(apiSchemas, { id: 'HistoryPoint' });
 
-export const historyResponse = z
-  .object({
-    loop: z.string(),
-    from: isoTime,
-    to: isoTime,
-    downsampled: z.boolean().describe('Points are bucket averages (more samples than maxPoints)'),
-    points: z.array(historyPoint),
-  })
-  .register(apiSchemas, { id: 'History' });
+/** Registered with the recorded series as History in recorded-schemas.ts. */
+export const historyResponse = z.object({
+  loop: z.string(),
+  from: isoTime,
+  to: isoTime,
+  downsampled: z.boolean().describe('Points are bucket averages (more samples than maxPoints)'),
+  points: z.array(historyPoint),
+});
 
 export const eventView = z
   .object({
@@ -434,7 +433,7 @@ export const streamEvents = { status: loopView, event: eventView } as const;
 export type LoopView = z.infer<typeof loopView>;
 export type HealthView = z.infer<typeof healthView>;
 export type NodeResponse = z.infer<typeof nodeResponse>;
-export type HistoryResponse = z.infer<typeof historyResponse>;
+export type { HistoryResponse } from './recorded-schemas.js';
 export type HistoryPoint = z.infer<typeof historyPoint>;
 export type EventView = z.infer<typeof eventView>;
 export type CommandResult = z.infer<typeof commandResult>;

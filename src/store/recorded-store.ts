@@ -9,10 +9,13 @@ import { decodeRecorded, encodeRecorded, type RecordedPoint } from './recorded-c
  * transaction; pruned with the loop's history (recorded-retention.ts).
  */
 
+/** A point as read back: `resolutionS` set (> 0) for a bucket mean written by retention. */
+export type StoredRecordedPoint = RecordedPoint & { resolutionS?: number };
+
 /** One recorded sensor's points of one loop. */
 export interface RecordedSeriesPoints {
   sensor: string;
-  points: RecordedPoint[];
+  points: StoredRecordedPoint[];
 }
 
 /** Points packed into one row at most (~4 bytes each: rows well inside a 512-byte page). */
@@ -117,23 +120,38 @@ export function readRecorded(
   pending: readonly RecordedSeriesPoints[] = [],
 ): RecordedSeriesPoints[] {
   const rows = db
-    .prepare<[string, number, number], { sensor: string; data: Buffer }>(
-      'SELECT sensor, data FROM recorded_samples WHERE loop = ? AND until_ms >= ? AND at_ms <= ? ORDER BY id',
-    )
+    .prepare<[string, number, number], RecordedRow>(RECORDED_IN_RANGE)
     .iterate(loop, range.fromMs, Math.min(range.untilMs, Number.MAX_SAFE_INTEGER));
   const merged = new RecordedMerge(range);
-  for (const row of rows) merged.add(row.sensor, decodeRecorded(row.data));
+  for (const row of rows) merged.addRow(row);
   for (const { sensor, points } of pending) merged.add(sensor, points, true);
   return merged.series();
 }
 
+/** The rows of one loop that may hold points of a range: loop, range start, range end. */
+export const RECORDED_IN_RANGE =
+  'SELECT sensor, resolution_s, data FROM recorded_samples WHERE loop = ? AND until_ms >= ? AND at_ms <= ? ORDER BY id';
+
+export interface RecordedRow {
+  sensor: string;
+  resolution_s: number;
+  data: Buffer;
+}
+
 /** Points per sensor within a range; pending ones skip times already stored. */
 export class RecordedMerge {
-  private readonly bySensor = new Map<string, { points: RecordedPoint[]; storedAt: Set<number> }>();
+  private readonly bySensor = new Map<string, { points: StoredRecordedPoint[]; storedAt: Set<number> }>();
 
   constructor(private readonly range: { fromMs: number; untilMs: number }) {}
 
-  add(sensor: string, points: readonly RecordedPoint[], pending = false): void {
+  /** A stored row's points (bucket means tagged with their resolution). */
+  addRow(row: RecordedRow): void {
+    const points = decodeRecorded(row.data);
+    const resolutionS = row.resolution_s;
+    this.add(row.sensor, resolutionS > 0 ? points.map((p) => ({ ...p, resolutionS })) : points);
+  }
+
+  add(sensor: string, points: readonly StoredRecordedPoint[], pending = false): void {
     let entry = this.bySensor.get(sensor);
     if (!entry) {
       entry = { points: [], storedAt: new Set() };
