@@ -17,6 +17,20 @@ import { tempDir } from './support/tmp.js';
 
 const START_MS = Date.UTC(2026, 0, 1);
 
+/**
+ * The file is read through the thread pool, which a busy machine can hold past the manual
+ * clock's settling turns; a reading that lands triggers its loop, so this waits (in real time,
+ * for that signal, never a fixed delay) until `landed()` holds without moving the clock.
+ */
+async function untilLanded(clock: ManualClock, landed: () => boolean, what: string): Promise<void> {
+  const giveUpAtMs = Date.now() + 10_000;
+  while (!landed()) {
+    if (Date.now() > giveUpAtMs) assert.fail(`${what} did not land within 10 s`);
+    await new Promise<void>((resolve) => setTimeout(resolve, 2));
+    await clock.advance(0);
+  }
+}
+
 function configText(sysfsRoot: string): string {
   return `
 version: 1
@@ -59,23 +73,28 @@ describe('daemon: a pattern-named IIO humidity file drives a loop', () => {
     const status = () => daemon.statuses()[0]!;
     await daemon.start();
     await clock.advance(10_000);
+    await untilLanded(clock, () => status().measured === 45.123, 'the first reading');
     assert.equal(status().measured, 45.123);
     assert.equal(await fogger(), 1, 'dry air: the fogger runs');
 
     writeFileSync(file, '70000\n');
     await clock.advance(10_000);
+    await untilLanded(clock, () => status().measured === 70, 'the 70 %RH reading');
     assert.equal(status().measured, 70);
     assert.equal(await fogger(), 0, 'humid air: the fogger stops');
 
     writeFileSync(file, '50000\n');
     await clock.advance(10_000);
+    await untilLanded(clock, () => status().measured === 50, 'the 50 %RH reading');
     assert.equal(await fogger(), 1, 'dry again: it runs');
     rmSync(device, { recursive: true }); // the driver unbound: the pattern matches nothing
     await clock.advance(10_000);
     assert.equal(await fogger(), 1, 'a failed read keeps the last reading (10 s old) in force');
     await clock.advance(30_000);
     assert.equal(await fogger(), 0, 'stale after 30 s: the fogger is in its safe state (off)');
-    const healthy = status().conditions.find((c) => c.type === 'SensorHealthy');
+    const sensorHealthy = () => status().conditions.find((c) => c.type === 'SensorHealthy');
+    await untilLanded(clock, () => /matches no file/.test(sensorHealthy()?.message ?? ''), 'the read error');
+    const healthy = sensorHealthy();
     assert.equal(healthy?.status, 'False');
     assert.match(healthy?.message ?? '', /matches no file/);
     await daemon.stop();
