@@ -39,6 +39,8 @@ interface SensorSlot {
   failing: boolean;
   /** Dropped by reconfigure(): a read still in flight is ignored when it lands. */
   removed?: boolean;
+  /** readNow() came while a read ran: it may have fetched the value before the news, so read again. */
+  readAgain?: boolean;
 }
 
 /**
@@ -119,12 +121,16 @@ export class Sampler {
 
   /**
    * Reads a sensor now, off its period (a push driver announced a new value); ignored before
-   * `start()`, after `stop()`, for unknown sensors and while its read is queued or running.
+   * `start()`, after `stop()` and for unknown sensors; while its read is queued it is already
+   * covered, and while its read is running that read may have fetched the value before the news
+   * (a window opened mid-read), so the sensor is read once more when it lands.
    */
   readNow(sensorId: string): void {
     if (!this.#started || this.#stopped) return;
     const slot = this.#slots.find((s) => s.id === sensorId);
-    if (slot && !slot.busy) this.#enqueue(slot);
+    if (slot === undefined) return;
+    if (!slot.busy) this.#enqueue(slot);
+    else if (!this.#queue.includes(slot)) slot.readAgain = true;
   }
 
   /**
@@ -247,12 +253,13 @@ export class Sampler {
     let value: unknown;
     let atMs: number | undefined;
     let liveness: DeviceLiveness | undefined;
+    let whyNotANumber: string | undefined;
     let failed = false;
     let error: unknown;
     const shiftAtStartMs = this.#shiftTotalMs;
     try {
       const { driver } = slot.sensor;
-      if (driver.readStamped) ({ value, atMs, liveness } = await driver.readStamped());
+      if (driver.readStamped) ({ value, atMs, liveness, whyNotANumber } = await driver.readStamped());
       else value = await driver.read();
     } catch (err) {
       failed = true;
@@ -271,11 +278,17 @@ export class Sampler {
       // The sensor says the value is unknown now (a probe disconnected, `nan` from ESPHome,
       // `null` from Tasmota): stored as the latest reading, so the loop judges it NotFinite and
       // goes safe at once instead of running on the last good value until it goes stale.
+      // A driver that knows why (a contact's garbage payload, its device offline) says so.
       const notANumber = typeof value === 'number' ? value : Number.NaN;
-      this.#record(slot, notANumber, stamps, `sensor reports not a number (${String(value)})`);
+      const problem = whyNotANumber ?? `sensor reports not a number (${String(value)})`;
+      this.#record(slot, notANumber, { ...stamps, whyNotANumber }, problem);
     }
     slot.busy = false;
     this.#activeReads--;
+    if (slot.readAgain) {
+      slot.readAgain = false;
+      if (!this.#stopped && !slot.removed) this.#enqueue(slot);
+    }
     this.#pump();
   }
 
@@ -288,6 +301,7 @@ export class Sampler {
     const { clock, logger, onReading } = this.#opts;
     const reading: Reading = { value, atMs: stamps.atMs ?? clock.nowMs() };
     if (stamps.liveness !== undefined) reading.liveness = stamps.liveness;
+    if (stamps.whyNotANumber !== undefined) reading.whyNotANumber = stamps.whyNotANumber;
     this.#latest.set(slot.id, reading);
     if (problem !== undefined) {
       this.errors.set(slot.id, problem);
@@ -325,6 +339,8 @@ export class Sampler {
 interface Stamps {
   atMs: number | undefined;
   liveness: DeviceLiveness | undefined;
+  /** Why the value is not a number, where the driver knows (only with a non-finite value). */
+  whyNotANumber?: string | undefined;
 }
 
 /** `liveness` with its times moved by `deltaMs` (a wall-clock step), so each keeps its real age. */
