@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { withTimeout } from '../../src/mqtt/connection-errors.js';
 import {
   type CliProcess,
   killAll,
@@ -94,6 +95,9 @@ describe('kills at random moments under command traffic and hot reloads', () => 
     let reloads = 0;
     let commandNo = 0;
     const startToRegulatingMs: number[] = [];
+    /** Resolves at the next accepted result: rounds killed "under traffic" wait for one first. */
+    let onAccepted: (() => void) | undefined;
+    let roundsKilledUnderTraffic = 0;
 
     /** Sends setpoints to `loop` one after the other, each awaiting its result, until `stop()`. */
     const traffic = (loop: string, isRunning: () => boolean) =>
@@ -121,6 +125,7 @@ describe('kills at random moments under command traffic and hot reloads', () => 
             lastAccepted.set(loop, { ...sent, generation: result.generation! });
             inFlight.set(loop, []);
             acceptedTotal += 1;
+            onAccepted?.();
           } else if (result) {
             rejectedTotal += 1;
           } else {
@@ -155,7 +160,13 @@ describe('kills at random moments under command traffic and hot reloads', () => 
       // first cycles), the others at a random moment of the first second of regulating under traffic.
       if (random() < 0.25) await sleep(random() * 2_500);
       else {
-        await daemon.waitForLine(/^homeostat regulating/, 30_000).catch(() => undefined);
+        // Under traffic means once commands are being answered: "regulating" comes before the
+        // MQTT subscription, and a slow machine can take most of a second between the two.
+        const firstAccepted = new Promise<void>((resolve) => (onAccepted = resolve));
+        await daemon.waitForLine(/^homeostat regulating/, 30_000);
+        await withTimeout(firstAccepted, 30_000, `${context}: no command accepted after start`);
+        onAccepted = undefined;
+        roundsKilledUnderTraffic += 1;
         await sleep(random() * 1_000);
       }
       clearTimeout(reloadTimer);
@@ -204,13 +215,18 @@ describe('kills at random moments under command traffic and hot reloads', () => 
       if (accepted && inFlight.get(loop)!.length === 0)
         assert.equal(rows.get(loop)?.setpoint, accepted.setpoint);
     }
-    assert.ok(acceptedTotal >= KILLS, `only ${acceptedTotal} commands accepted over ${KILLS} runs`);
+    // Each of those rounds had a command accepted before its kill (the wait above would fail)
+    assert.ok(
+      roundsKilledUnderTraffic >= KILLS / 2,
+      `only ${roundsKilledUnderTraffic} of ${KILLS} rounds killed under traffic`,
+    );
     startToRegulatingMs.sort((a, b) => a - b);
     reportFigures(t, {
       scenario: `${KILLS} × SIGKILL under commands and reloads`,
       rowsWritten: lastEventId(dbPath),
       notes:
-        `${acceptedTotal} accepted changes checked after kills (${rejectedTotal} rejected), ${reloads} reloads, ` +
+        `${acceptedTotal} accepted changes checked after kills (${rejectedTotal} rejected), ` +
+        `${roundsKilledUnderTraffic} rounds killed under traffic, ${reloads} reloads, ` +
         `integrity ok ${KILLS}/${KILLS}; start → regulating median ${startToRegulatingMs[Math.floor(startToRegulatingMs.length / 2)] ?? '–'} ms (rows: event ids)`,
     });
   });
