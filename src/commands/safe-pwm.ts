@@ -86,7 +86,7 @@ async function disable(pwm: SafePwm, opts: SafePwmOptions): Promise<SafePwmOutco
   });
   if (enable === undefined) {
     await io.read(join(pwmChipDir(opts.sysfsRoot, pwm.chip), 'npwm'));
-    return { id: pwm.id, ok: true, level: 0 };
+    return { id: pwm.id, ok: true, level: disabledLevel(pwm) };
   }
   // A duty_cycle that cannot be written does not stop the disable: enable 0 is what matters.
   const dutyError = await io.write(join(dir, 'duty_cycle'), '0').then(
@@ -97,7 +97,7 @@ async function disable(pwm: SafePwm, opts: SafePwmOptions): Promise<SafePwmOutco
   const after = await io.read(join(dir, 'enable'));
   if (after !== '0') throw new Error(`wrote enable 0 but it reads back ${JSON.stringify(after)}`);
   if (dutyError && pwm.safeLevel > 0) throw dutyError;
-  return { id: pwm.id, ok: true, level: 0 };
+  return { id: pwm.id, ok: true, level: disabledLevel(pwm) };
 }
 
 /** `fan (pwm pwmchip0/pwm0): disabled` or `… at 100 %`, or why not. */
@@ -130,4 +130,9 @@ export async function driveAllPwmsSafe(
   for (const { pwm } of failed)
     write(`homeostat safe: NOT CONFIRMED SAFE: ${pwm.id} (pwmchip${pwm.chip}/pwm${pwm.channel})`);
   return failed.length;
+}
+
+/** What the load sees of a disabled channel (its pin idles low): full on through an inverting driver. */
+function disabledLevel(pwm: SafePwm): number {
+  return pwm.polarity === 'inversed' ? 1 : 0;
 }

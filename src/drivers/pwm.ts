@@ -114,7 +114,8 @@ export class PwmOutput implements ActuatorDriver {
       const [enable, duty, period] = await Promise.all(
         ['enable', 'duty_cycle', 'period'].map((name) => this.io.read(join(this.dir, name))),
       );
-      if (enable === '0') return 0;
+      // Disabled, the pin idles low: off for a normal load, full on for an inverted one.
+      if (enable === '0') return this.opts.polarity === 'inversed' ? 1 : 0;
       const dutyNs = Number(duty);
       const periodNs = Number(period);
       if (enable !== '1' || !(periodNs > 0) || !(dutyNs >= 0 && dutyNs <= periodNs)) return undefined;
@@ -125,8 +126,9 @@ export class PwmOutput implements ActuatorDriver {
   }
 
   /**
-   * Level 0: enable 0, then duty_cycle 0. Any other: duty_cycle round(level × period), then
-   * enable 1 (harmless when already on). Rejects on a level outside 0..1 (RangeError), before
+   * Level 0: enable 0, then duty_cycle 0 — for polarity inversed, duty_cycle 0 then enable 1
+   * instead (disabled, its pin would idle low: full on). Any other: duty_cycle round(level ×
+   * period), then enable 1 (harmless when already on). Rejects on a level outside 0..1 (RangeError), before
    * `start()`, and when the kernel refuses a write (the loop reports it).
    */
   async write(level: number): Promise<void> {
@@ -135,6 +137,11 @@ export class PwmOutput implements ActuatorDriver {
     }
     if (!this.started) throw new Error(`pwm ${this.id}: ${this.dir} not started`);
     const dutyNs = Math.round(level * this.opts.periodNs);
+    if (dutyNs === 0 && this.opts.polarity === 'inversed') {
+      await this.attr('duty_cycle', '0');
+      await this.attr('enable', '1');
+      return;
+    }
     if (dutyNs === 0) {
       // Disabled first: a duty_cycle that cannot be written must not keep the output on.
       await this.attr('enable', '0');
@@ -175,8 +182,8 @@ export class PwmOutput implements ActuatorDriver {
   }
 
   /**
-   * Disabled, duty 0, then period and polarity. In this order: the kernel refuses a period
-   * below the duty cycle, and polarity while enabled.
+   * Disabled, duty 0, then period and polarity (then enabled again at duty 0 if inversed). In
+   * this order: the kernel refuses a period below the duty cycle, and polarity while enabled.
    */
   private async configure(): Promise<void> {
     await this.attr('enable', '0');
@@ -184,6 +191,8 @@ export class PwmOutput implements ActuatorDriver {
     await this.attr('period', String(this.opts.periodNs));
     const polarity = await this.io.read(join(this.dir, 'polarity')).catch(() => undefined);
     if (polarity !== this.opts.polarity) await this.attr('polarity', this.opts.polarity);
+    // Inversed, level 0 is enabled at duty 0 (pin high): disabled, the pin idles low, full on.
+    if (this.opts.polarity === 'inversed') await this.attr('enable', '1');
   }
 
   private async attr(name: string, text: string): Promise<void> {

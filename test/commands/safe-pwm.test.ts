@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { safeCommand } from '../../src/commands/safe.js';
 import { buildSafeManifest, safeManifestPath } from '../../src/commands/safe-manifest.js';
+import { drivePwmSafe } from '../../src/commands/safe-pwm.js';
 import { validConfig } from '../support/config.js';
 import { fakePwmExport } from '../support/fake-kernel.js';
 import { type HasAfter, tempTree } from '../support/tmp.js';
@@ -122,5 +123,17 @@ describe('homeostat safe: PWM outputs', () => {
     assert.equal(result.code, 0, result.text);
     assert.deepEqual([attr(0, 'duty_cycle'), attr(0, 'enable')], ['0', '0']);
     assert.equal(attr(1, 'enable'), '1', 'the fan on, its safe level');
+  });
+});
+
+describe('safe and an inversed fan (its pin idles low when disabled: full on)', () => {
+  test('given no period known (a broken file), the channel is disabled and reported at level 1, its safe level', async (t) => {
+    const { root, attr } = killedDaemonTree(t);
+    const outcome = await drivePwmSafe(
+      { id: 'fan', chip: 0, channel: 0, safeLevel: 1, polarity: 'inversed' },
+      { sysfsRoot: root },
+    );
+    assert.deepEqual(outcome, { id: 'fan', ok: true, level: 1 });
+    assert.equal(attr(0, 'enable'), '0');
   });
 });

@@ -8,7 +8,7 @@ import { tempTree } from '../support/tmp.js';
 import { pwmTree, recordedPwm } from './pwm-fixture.js';
 
 describe('PwmOutput on a fixture pwmchip0', () => {
-  test('given an unexported channel, when started, then it is exported, disabled, duty 0, then period and polarity written; level 0', async (t) => {
+  test('given an unexported channel, when started inversed, then it is exported, disabled, duty 0, period and polarity written, then enabled at duty 0 (pin high: level 0)', async (t) => {
     const { root, kernel, attr } = pwmTree(t);
     const { driver, writes } = recordedPwm(root, { periodNs: 2_000_000_000, polarity: 'inversed' });
     await driver.start();
@@ -19,8 +19,10 @@ describe('PwmOutput on a fixture pwmchip0', () => {
       ['duty_cycle', '0'],
       ['period', '2000000000'],
       ['polarity', 'inversed'],
+      ['enable', '1'],
     ]);
-    assert.equal(attr(0, 'enable'), '0');
+    assert.equal(attr(0, 'enable'), '1');
+    assert.equal(attr(0, 'duty_cycle'), '0');
     assert.equal(await driver.observe(), 0);
     assert.deepEqual(driver.channel, { adopted: false });
   });
@@ -42,6 +44,33 @@ describe('PwmOutput on a fixture pwmchip0', () => {
       assert.equal(await driver.observe(), level);
     });
   }
+
+  // Inversed (a fan whose transistor inverts the signal): the pin is low for the duty part, and
+  // a disabled channel idles low, which that fan takes as full on.
+  const inversedLevels: [level: number, dutyNs: string, enable: string][] = [
+    [0.25, '250000', '1'],
+    [0, '0', '1'],
+  ];
+  for (const [level, dutyNs, enable] of inversedLevels) {
+    test(`inversed, write(${level}): duty_cycle ${dutyNs} ns, enable ${enable}; observe reads ${level} back`, async (t) => {
+      const { root, attr } = pwmTree(t);
+      const { driver } = recordedPwm(root, { polarity: 'inversed' });
+      await driver.start();
+      await driver.write(0.5);
+      await driver.write(level);
+      assert.equal(attr(0, 'duty_cycle'), dutyNs);
+      assert.equal(attr(0, 'enable'), enable);
+      assert.equal(await driver.observe(), level);
+    });
+  }
+
+  test('inversed, a channel disabled behind the daemon reads 1 (its pin idles low: full on), so it is driven again', async (t) => {
+    const { root, channelDir } = pwmTree(t);
+    const { driver } = recordedPwm(root, { polarity: 'inversed' });
+    await driver.start();
+    writeFileSync(join(channelDir(0), 'enable'), '0\n');
+    assert.equal(await driver.observe(), 1);
+  });
 
   test('given a channel still enabled at this period and polarity (a restart), then it is adopted without a write: no glitch', async (t) => {
     const root = tempTree(t, {

@@ -46,7 +46,17 @@ describe('the pwm kind', () => {
     ['{ kind: pwm, frequencyHz: 2000000 }', /frequencyHz: .*1000000/],
     ['{ kind: pwm, frequencyHz: 100, channel: -1 }', /channel/],
     ['{ kind: pwm, frequencyHz: 100, polarity: inverted }', /polarity/],
+    [
+      '{ kind: pwm, frequencyHz: 25000, polarity: inversed }',
+      /polarity: inversed needs safeLevel: 1: a disabled channel idles low/,
+    ],
   ];
+  test('accepted: inversed with safeLevel 1 (a fan that runs full when the daemon cannot drive it)', () => {
+    const fan = validConfig(withPwm('{ kind: pwm, frequencyHz: 25000, polarity: inversed, safeLevel: 1 }'))
+      .actuators.fan as { polarity?: string; safeLevel?: number };
+    assert.deepEqual([fan.polarity, fan.safeLevel], ['inversed', 1]);
+  });
+
   for (const [section, message] of refused) {
     test(`refused at validation: ${section}`, () => {
       const errors = configErrors(withPwm(section));

@@ -63,15 +63,27 @@ const schema = z
       .enum(['normal', 'inversed'])
       .default('normal')
       .describe(
-        'normal: the output is high for the duty part of each period; inversed: low (a driver that ' +
-          'switches on a low input). Written while the channel is disabled. Either way level 0 ' +
-          "disables the channel, whose pin then idles at the chip's idle level (low on a Pi): wire the " +
-          'load so that a low pin is off. Default normal.',
+        'normal: the output is high for the duty part of each period, and level 0 disables the ' +
+          "channel, whose pin then idles at the chip's idle level (low on a Pi): wire the load so " +
+          'that a low pin is off. inversed: low for the duty part (a fan whose transistor inverts ' +
+          'the signal); level 0 keeps the channel enabled at duty 0 (pin high), and as a disabled ' +
+          'channel (at boot, before the daemon starts) drives such a load full on, inversed needs ' +
+          'safeLevel 1. Written while the channel is disabled. Default normal.',
       ),
     safeLevel: safeLevelSchema,
     maxOnS: maxOnSchema,
   })
   .superRefine((pwm, ctx) => {
+    if (pwm.polarity === 'inversed' && pwm.safeLevel < 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['polarity'],
+        message:
+          'inversed needs safeLevel: 1: a disabled channel idles low (at boot, before the daemon ' +
+          'starts, after it died), which an inverting driver turns into full on; for a load that ' +
+          'must be off then, wire a driver that is off at a low pin and use polarity normal',
+      });
+    }
     if ((pwm.periodMs === undefined) === (pwm.frequencyHz === undefined)) {
       ctx.addIssue({
         code: 'custom',
