@@ -140,6 +140,8 @@ describe('openApiDocument(apiRoutes(…))', () => {
       'Node',
       'PresetRequest',
       'ProfileRequest',
+      'RecordedPoint',
+      'RecordedSeries',
       'Schedule',
       'SensorSet',
       'SessionRequest',

@@ -790,11 +790,9 @@ describe('MQTT bridge against Mosquitto (in-process daemon, demo config, 60× cl
       what: 'more room states',
     });
     assert.equal(await retainedOf(broker, stateTopic(gh)), undefined, 'no retained greenhouse state');
-    assert.deepEqual(
-      watch.on(stateTopic(gh)).slice(ghBefore),
-      [''],
-      'nothing published for it after the clear',
-    );
+    // A last state of its cycle may go out during the reload, before the clear: never after it.
+    const ghSince = watch.on(stateTopic(gh)).slice(ghBefore);
+    assert.deepEqual(ghSince.slice(ghSince.indexOf('')), [''], 'nothing published for it after the clear');
     assert.equal(watch.on(DISCOVERY).length, discoveriesBefore + 2, 'exactly two discovery publishes');
   });
 
