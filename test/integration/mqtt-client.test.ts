@@ -332,6 +332,18 @@ describe('MqttConnection against Mosquitto', () => {
         await proxy.resume();
         await waitUntil(() => connects() === 2, { what: 'the reconnect that starts the kept session' });
       }
+      // The subscription is in the session once a live command arrives (after a reconnect the
+      // client subscribes again, and a busy machine may cut before that reaches the broker).
+      const live = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+      t.after(() => live.endAsync(true));
+      const liveDeadlineMs = Date.now() + 10_000;
+      while (!received.includes('19') && Date.now() < liveDeadlineMs) {
+        await live.publishAsync(`${BASE}/room/setpoint/set`, '19', { qos: 1 });
+        await waitUntil(() => received.includes('19'), { what: 'a live command', timeoutMs: 200 }).catch(
+          () => undefined,
+        );
+      }
+      assert.ok(received.includes('19'), 'a live command arrives before the cut');
       const before = connects();
 
       await proxy.cut();
