@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toLoopSpec } from '../../../src/config/to-loop-spec.js';
 import type { LoopSpec } from '../../../src/core/loop-spec.js';
-import { initialLoopMemory, type LoopObserved } from '../../../src/core/loop-state.js';
+import { initialLoopMemory, type LoopMemory, type LoopObserved } from '../../../src/core/loop-state.js';
 import { startLoopAutotune } from '../../../src/core/reconcile.js';
 import { stepLoopAutotune } from '../../../src/core/tuning/loop-autotune.js';
 import {
@@ -18,6 +18,7 @@ import {
 } from '../../../src/core/tuning/reading-cadence.js';
 import type { Reading } from '../../../src/core/types.js';
 import { applyStoredAutotuneRequest } from '../../../src/runtime/autotune-request.js';
+import type { AutotuneMark } from '../../../src/runtime/loop-tuning.js';
 import { validConfig } from '../../support/config.js';
 import { desired, heaterRelayLoop, min, T0 } from '../fixtures.js';
 
@@ -179,7 +180,7 @@ describe('reading cadence: which sensors can feed an autotune', () => {
           defaults: undefined,
           request: { action: 'start', atMs: T0, generation: 2, options: {} },
         },
-        initialLoopMemory(),
+        initialLoopMemory() as LoopMemory & AutotuneMark,
         T0,
       );
       if (refused === undefined) {
