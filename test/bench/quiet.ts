@@ -2,11 +2,14 @@
  * The quiet-sensor figures of issue 22: `npm run bench:quiet` (node --import tsx
  * test/bench/quiet.ts [--hours N] [--json]).
  *
- * The demo's fermenter read through a Zigbee probe that reports only on a 0.5 °C change
- * (test/support/quiet-fermenter.ts, the scenario test/daemon-quiet-sensor.test.ts asserts), run
- * for 24 simulated hours on a manual clock: before, the mqtt sensor as it was (stale after
- * staleAfterS, 180 s by default); after, with its liveness block (Zigbee2MQTT availability,
- * last_seen). Prints the counts side by side. Not a test: always exits 0 unless it crashes.
+ * The demo's fermenter read through a Zigbee probe that reports on a 0.5 °C change or every
+ * 50 min (test/support/quiet-fermenter.ts, the scenario test/daemon-quiet-sensor.test.ts
+ * asserts), run for 24 simulated hours on a manual clock: before, the mqtt sensor as it was
+ * (stale after staleAfterS, 180 s by default); after, with its liveness block (Zigbee2MQTT
+ * availability, last_seen). A third column has a probe that never reports while the value holds
+ * (no hourly report): with liveness it goes safe at maxQuietS each time the plant holds steady
+ * for an hour, as it should. Prints the counts side by side. Not a test: always exits 0 unless
+ * it crashes.
  */
 import { HOUR_MS, type QuietCounts, quietDay } from '../support/quiet-fermenter.js';
 
@@ -30,22 +33,23 @@ async function main(): Promise<void> {
   const startedMs = Date.now();
   const before = await quietDay(false, hours);
   const after = await quietDay(true, hours);
+  const changeOnly = await quietDay(true, hours, null);
   const tookS = (Date.now() - startedMs) / 1000;
   if (process.argv.includes('--json')) {
-    console.log(JSON.stringify({ hours, before, after, tookS }));
+    console.log(JSON.stringify({ hours, before, after, changeOnly, tookS }));
     return;
   }
   console.log(
-    `quiet Zigbee probe (reports on a 0.5 °C change) on the demo's fermenter, ${hours} simulated h`,
+    `quiet Zigbee probe (a 0.5 °C change or every 50 min) on the demo's fermenter, ${hours} simulated h`,
   );
   const width = Math.max(...ROWS.map(([label]) => label.length));
-  console.log(`${''.padEnd(width)}  ${'before'.padStart(12)}  ${'liveness'.padStart(12)}`);
-  for (const [label, value] of ROWS) {
-    console.log(`${label.padEnd(width)}  ${value(before).padStart(12)}  ${value(after).padStart(12)}`);
-  }
-  console.log(
-    `before: staleAfterS default (180 s); liveness: zigbee2mqtt availability, maxQuietS 3600 (${tookS.toFixed(1)} s)`,
-  );
+  const line = (cells: string[]) =>
+    console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(width) : cell.padStart(12))).join('  '));
+  line(['', 'before', 'liveness', 'change only']);
+  for (const [label, value] of ROWS) line([label, value(before), value(after), value(changeOnly)]);
+  console.log('before: the mqtt sensor without liveness, staleAfterS default (180 s)');
+  console.log('liveness: zigbee2mqtt availability and last_seen, maxQuietS default (3600 s)');
+  console.log(`change only: liveness, the probe without its hourly report (${tookS.toFixed(1)} s)`);
 }
 
 await main();

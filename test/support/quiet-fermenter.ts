@@ -108,10 +108,10 @@ export class QuietFermenter {
   private daemon: Daemon | undefined;
   private drivers: Drivers | undefined;
 
-  /** `heartbeatMs`: the probe's report when nothing changed; undefined, only on change. */
+  /** `heartbeatMs`: the probe's report when nothing changed; null: none, only on change. */
   constructor(
     readonly withLiveness: boolean,
-    readonly heartbeatMs: number | undefined = HEARTBEAT_MS,
+    readonly heartbeatMs: number | null = HEARTBEAT_MS,
   ) {}
 
   async start(): Promise<void> {
@@ -188,7 +188,7 @@ export class QuietFermenter {
     const temperatureC = this.temperatureC();
     const last = this.lastReport ?? { atMs: Number.NEGATIVE_INFINITY, temperatureC: Number.NaN };
     const changed = !(Math.abs(temperatureC - last.temperatureC) < REPORT_STEP_C);
-    const due = this.heartbeatMs !== undefined && this.clock.nowMs() - last.atMs >= this.heartbeatMs;
+    const due = this.heartbeatMs !== null && this.clock.nowMs() - last.atMs >= this.heartbeatMs;
     if (changed || due) this.report(temperatureC);
   }
 
@@ -232,7 +232,7 @@ export class QuietFermenter {
 export async function quietDay(
   withLiveness: boolean,
   hours = 24,
-  heartbeatMs: number | undefined = HEARTBEAT_MS,
+  heartbeatMs: number | null = HEARTBEAT_MS,
 ): Promise<QuietCounts> {
   const fermenter = new QuietFermenter(withLiveness, heartbeatMs);
   await fermenter.start();
