@@ -17,8 +17,8 @@ import { HOUR_MS, MAX_QUIET_MS, ONE_CYCLE_MS, QuietFermenter, quietDay } from '.
 const QUIET_MESSAGE = /^quiet: unchanged for \d+ min, device seen \d+ s ago \(limit 60 min\)$/;
 
 /** A fermenter with liveness, regulating for `hours` first. */
-async function regulatingFermenter(hours: number): Promise<QuietFermenter> {
-  const fermenter = new QuietFermenter(true);
+async function regulatingFermenter(hours: number, setpointC?: number): Promise<QuietFermenter> {
+  const fermenter = new QuietFermenter(true, setpointC === undefined ? {} : { setpointC });
   await fermenter.start();
   await fermenter.runFor(hours * HOUR_MS);
   assert.ok(
@@ -57,35 +57,40 @@ describe('daemon: a quiet Zigbee probe on the demo fermenter, 24 simulated hours
     assert.ok(before.safeCycles > after.cycles / 10, `${before.safeCycles} safe cycles without liveness`);
   });
 
-  test('given the cooler running, when Zigbee2MQTT says offline, then every actuator is safe in the cycle the message arrives', async () => {
-    const fermenter = await regulatingFermenter(6);
-    const coolerOn = () => fermenter.cycles.at(-1)?.wanted.chamber_cooler === 1;
-    for (let i = 0; i < 360 && !coolerOn(); i++) await fermenter.runFor(10_000);
-    assert.ok(coolerOn(), 'the cooler ran within an hour');
-    const offlineAtMs = fermenter.nowMs();
-    const cyclesBefore = fermenter.cycles.length;
-    await fermenter.goOffline();
-    await fermenter.runFor(HOUR_MS);
-    await fermenter.stop();
+  for (const { running, setpointC } of [
+    { running: 'chamber_cooler', setpointC: 18 },
+    { running: 'chamber_heater', setpointC: 24 },
+  ] as const) {
+    test(`given ${running} on (setpoint ${setpointC} °C), when Zigbee2MQTT says offline, then every actuator is safe in the cycle the message arrives`, async () => {
+      const fermenter = await regulatingFermenter(2, setpointC);
+      const on = () => fermenter.cycles.at(-1)?.wanted[running] === 1;
+      for (let i = 0; i < 360 && !on(); i++) await fermenter.runFor(10_000);
+      assert.ok(on(), `${running} ran within an hour`);
+      const offlineAtMs = fermenter.nowMs();
+      const cyclesBefore = fermenter.cycles.length;
+      await fermenter.goOffline();
+      await fermenter.runFor(HOUR_MS);
+      await fermenter.stop();
 
-    const first = fermenter.cycles[cyclesBefore];
-    assert.ok(first, 'a cycle after the message');
-    assert.ok(first.atMs - offlineAtMs <= ONE_CYCLE_MS, `${first.atMs - offlineAtMs} ms after`);
-    assert.equal(first.atMs, offlineAtMs, 'the message itself triggered the cycle');
-    assert.equal(first.safe, true);
-    assert.equal(first.faultReason, 'SensorOffline');
-    assert.equal(first.healthyReason, 'Offline');
-    assert.equal(
-      first.healthyMessage,
-      'device offline for 0 s (availability zigbee2mqtt/fermenter_probe/availability, field last_seen)',
-    );
-    assert.deepEqual(first.wanted, { chamber_heater: 0, chamber_cooler: 0 });
-    const later = fermenter.cycles.slice(cyclesBefore);
-    assert.ok(
-      later.every((c) => c.safe && c.healthyReason === 'Offline'),
-      'safe while offline',
-    );
-  });
+      const first = fermenter.cycles[cyclesBefore];
+      assert.ok(first, 'a cycle after the message');
+      assert.ok(first.atMs - offlineAtMs <= ONE_CYCLE_MS, `${first.atMs - offlineAtMs} ms after`);
+      assert.equal(first.atMs, offlineAtMs, 'the message itself triggered the cycle');
+      assert.equal(first.safe, true);
+      assert.equal(first.faultReason, 'SensorOffline');
+      assert.equal(first.healthyReason, 'Offline');
+      assert.equal(
+        first.healthyMessage,
+        'device offline for 0 s (availability zigbee2mqtt/fermenter_probe/availability, field last_seen)',
+      );
+      assert.deepEqual(first.wanted, { chamber_heater: 0, chamber_cooler: 0 });
+      const later = fermenter.cycles.slice(cyclesBefore);
+      assert.ok(
+        later.every((c) => c.safe && c.healthyReason === 'Offline'),
+        'safe while offline',
+      );
+    });
+  }
 
   test('given the probe dies without a word (availability still online), then the loop is safe at maxQuietS after its last report: not before, within one cycle after', async (t) => {
     const fermenter = await regulatingFermenter(6);

@@ -67,8 +67,11 @@ export interface QuietCounts {
   reports: number;
 }
 
-/** The demo's fermenter alone, its sensor a Zigbee probe over MQTT, with or without liveness. */
-export function quietFermenterConfigText(withLiveness: boolean): string {
+/**
+ * The demo's fermenter alone, its sensor a Zigbee probe over MQTT, with or without liveness;
+ * at the demo's setpoint (18 °C, below the cellar: the cooler works) unless `setpointC`.
+ */
+export function quietFermenterConfigText(withLiveness: boolean, setpointC?: number): string {
   return demoConfigText((doc) => {
     for (const path of [
       ['loops', 'room'],
@@ -95,6 +98,7 @@ export function quietFermenterConfigText(withLiveness: boolean): string {
     doc.setIn(['loops', 'fermenter', 'sensor'], 'fermenter_probe');
     // A steady fermenter: the beer is at the setpoint (18 °C) when the day starts.
     doc.setIn(['simulation', 'plants', 'chamber', 'initial'], 18);
+    if (setpointC !== undefined) doc.setIn(['loops', 'fermenter', 'setpoint'], setpointC);
   });
 }
 
@@ -110,14 +114,20 @@ export class QuietFermenter {
   private daemon: Daemon | undefined;
   private drivers: Drivers | undefined;
 
-  /** `heartbeatMs`: the probe's report when nothing changed; null: none, only on change. */
+  /** The probe's report when nothing changed, ms; null: none, only on change. */
+  readonly heartbeatMs: number | null;
+  private readonly setpointC: number | undefined;
+
   constructor(
     readonly withLiveness: boolean,
-    readonly heartbeatMs: number | null = HEARTBEAT_MS,
-  ) {}
+    opts: { heartbeatMs?: number | null; setpointC?: number } = {},
+  ) {
+    this.heartbeatMs = opts.heartbeatMs === undefined ? HEARTBEAT_MS : opts.heartbeatMs;
+    this.setpointC = opts.setpointC;
+  }
 
   async start(): Promise<void> {
-    const text = quietFermenterConfigText(this.withLiveness);
+    const text = quietFermenterConfigText(this.withLiveness, this.setpointC);
     const config = validConfig(text);
     this.drivers = buildDrivers(config, () => this.clock.nowMs(), { mqtt: this.transport });
     this.daemon = memoryDaemon(config, this.drivers, this.clock, text);
@@ -236,7 +246,7 @@ export async function quietDay(
   hours = 24,
   heartbeatMs: number | null = HEARTBEAT_MS,
 ): Promise<QuietCounts> {
-  const fermenter = new QuietFermenter(withLiveness, heartbeatMs);
+  const fermenter = new QuietFermenter(withLiveness, { heartbeatMs });
   await fermenter.start();
   const fromMs = fermenter.nowMs();
   await fermenter.runFor(hours * HOUR_MS);
