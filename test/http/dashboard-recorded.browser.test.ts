@@ -142,6 +142,24 @@ else
       assert.equal(await page.locator('[data-loop="fermenter"] .u-axis').count(), 3);
     });
 
+    test('and on one time axis a gap stays a gap (null: the line breaks), a time of the other columns is no value of its own (undefined: joined over)', async () => {
+      // The page's own module, run in the page on a small history answer.
+      const merged = await page.evaluate(`import('/assets/recorded.js').then(({ mergeRecorded }) => {
+        const at = (s) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+        const loop = [0, 20].map((s) => ({ at: at(s), measured: 20 + s / 10, setpoint: 21, output: 0.5 }));
+        const recorded = [{ points: [{ at: at(0), value: 4 }, { at: at(10), value: null }, { at: at(30), value: 5 }] }];
+        const row = (p) => ({ t: Date.parse(p.at) / 1000, m: p.measured, s: p.setpoint, o: p.output * 100 });
+        const columns = mergeRecorded(loop, recorded, row);
+        const shown = (column) => column.map((x) => (x === undefined ? 'undefined' : x));
+        return { t: columns.t.map((t) => t % 60), m: shown(columns.m), r: columns.r.map(shown) };
+      })`);
+      assert.deepEqual(merged, {
+        t: [0, 10, 20, 30],
+        m: [20, 'undefined', 22, 'undefined'],
+        r: [[4, null, 'undefined', 5]],
+      });
+    });
+
     test('and the page threw no error', () => {
       assert.deepEqual(pageErrors, []);
     });
