@@ -1,8 +1,10 @@
-// A loop's chart (uPlot): measured, setpoint and output over the chosen range, events as lines.
+// A loop's chart (uPlot): measured, setpoint and output over the chosen range, events as lines,
+// and the sensors the loop records without regulating (recorded.js).
 // uPlot is a classic deferred script that runs before the modules (document order): it is read
 // as globalThis.uPlot when a chart is made, never at import.
 import { getJson } from './api.js';
 import { eventOf, markerOf, renderEvents } from './events.js';
+import { mergeRecorded, recordedKey, recordedMeta, recordedOptions } from './recorded.js';
 import { dateTimeOf, decimalsOf, RANGES_S, secondsOf, showResult, state } from './util.js';
 
 const CHART_HEIGHT_PX = 240;
@@ -10,6 +12,8 @@ const COLORS = { measured: '#1d4ed8', setpoint: '#c2410c', output: '#15803d' };
 const GRID = '#e5e7eb';
 /** Marks the first chart drawn (performance.mark) for the time-to-first-chart figure. */
 const FIRST_CHART_MARK = 'homeostat:first-chart';
+/** How often a chart with recorded series asks for its history again (the stream has none of them). */
+const RECORDED_REFRESH_MS = 60_000;
 
 /** Loads the range's history and events, then draws (or redraws) the card's chart. */
 export async function loadChart(card) {
@@ -25,16 +29,31 @@ export async function loadChart(card) {
     if (seq !== card.seq) return;
     card.fromS = secondsOf(history.from);
     card.toS = secondsOf(history.to);
-    card.points = { t: [], m: [], s: [], o: [] };
-    for (const p of history.points) addPoint(card, p.at, p);
+    const meta = recordedMeta(history);
+    card.points = mergeRecorded(history.points, history.recorded ?? [], rowOf);
     card.events = events.map(eventOf);
     card.part('chart').dataset.downsampled = String(history.downsampled); // bucket averages
     renderEvents(card);
-    if (card.plot) setChartData(card);
-    else card.plot = new globalThis.uPlot(chartOptions(card), dataOf(card), card.part('chart'));
+    drawChart(card, meta);
+    clearTimeout(card.recordedTimer);
+    if (meta.length > 0) {
+      card.recordedTimer = setTimeout(() => card.el.isConnected && loadChart(card), RECORDED_REFRESH_MS);
+    }
   } catch (err) {
     if (seq === card.seq) showResult(card, 'chart', 'error', `History: ${err.message}`);
   }
+}
+
+/** Draws the card's points: a new chart when the recorded series changed (their axes with them). */
+function drawChart(card, meta) {
+  const key = recordedKey(meta);
+  if (card.plot && card.recordedKey === key) {
+    setChartData(card);
+    return;
+  }
+  card.plot?.destroy();
+  card.recordedKey = key;
+  card.plot = new globalThis.uPlot(chartOptions(card, meta), dataOf(card), card.part('chart'));
 }
 
 function setChartData(card) {
@@ -42,16 +61,23 @@ function setChartData(card) {
   if (card.plot.cursor.idx == null) card.plot.setLegend({ idx: null }); // the newest values
 }
 
-/** Appends one sample (a history point or a live status: both have measured, setpoint, output). */
+/** A history point as the chart's columns (output in %). */
+const rowOf = (p) => ({
+  t: secondsOf(p.at),
+  m: p.measured,
+  s: p.setpoint,
+  o: Math.round(p.output * 1000) / 10,
+});
+
+/** Appends a live status (it has measured, setpoint, output); the recorded series have none. */
 export function addPoint(card, at, p) {
   const pts = card.points;
-  pts.t.push(secondsOf(at));
-  pts.m.push(p.measured);
-  pts.s.push(p.setpoint);
-  pts.o.push(Math.round(p.output * 1000) / 10);
+  const row = rowOf({ ...p, at });
+  for (const k of ['t', 'm', 's', 'o']) pts[k].push(row[k]);
+  for (const column of pts.r) column.push(undefined);
 }
 
-const dataOf = (card) => [card.points.t, card.points.m, card.points.s, card.points.o];
+const dataOf = (card) => [card.points.t, card.points.m, card.points.s, card.points.o, ...card.points.r];
 
 /** Redraws a chart at most twice a second: under --speed statuses arrive many times a second. */
 export function scheduleChart(card) {
@@ -70,7 +96,7 @@ export function slideTo(card, t) {
   const pts = card.points;
   let drop = 0;
   while (drop < pts.t.length && pts.t[drop] < card.fromS) drop++;
-  if (drop > 0) for (const k of ['t', 'm', 's', 'o']) pts[k].splice(0, drop);
+  if (drop > 0) for (const column of [pts.t, pts.m, pts.s, pts.o, ...pts.r]) column.splice(0, drop);
   const keep = card.events.findIndex((e) => e.t >= card.fromS);
   if (keep !== 0) card.events.splice(0, keep === -1 ? card.events.length : keep);
 }
@@ -98,16 +124,20 @@ function valueRange(card, min, max) {
   return [min - pad, max + pad];
 }
 
-function chartOptions(card) {
-  const v = card.view;
-  const digits = Math.max(1, decimalsOf(v.step));
-  const stepped = globalThis.uPlot.paths.stepped({ align: 1 });
-  // Away from the cursor (idx null) the legend shows the newest values rather than dashes.
-  const newest = (u, x, s, idx) => (idx === null ? u.data[s].at(-1) : x);
-  const show = (suffix, d) => (u, x, s, idx) => {
-    const value = newest(u, x, s, idx);
-    return value === null || value === undefined ? '—' : `${value.toFixed(d)} ${suffix}`;
-  };
+/**
+ * The value a legend shows for series `s`: under the cursor, the value in force there (the last
+ * one at or before it: on a time only another series has, this one has none of its own); away
+ * from the cursor (idx null), the newest. A gap (null) shows as one.
+ */
+function valueAt(u, s, idx) {
+  const column = u.data[s];
+  for (let i = idx ?? column.length - 1; i >= 0; i--) if (column[i] !== undefined) return column[i];
+  return undefined;
+}
+
+function chartOptions(card, meta) {
+  const loop = { unit: card.view.unit, decimals: Math.max(1, decimalsOf(card.view.step)) };
+  const recorded = recordedOptions(meta, loop, (u, _x, s, idx) => valueAt(u, s, idx));
   return {
     width: Math.max(200, card.part('chart').clientWidth),
     height: CHART_HEIGHT_PX,
@@ -116,55 +146,10 @@ function chartOptions(card) {
       x: { time: true, range: () => [card.fromS, card.toS] },
       y: { range: (_u, min, max) => valueRange(card, min, max) },
       pct: { range: () => outputRange(card) },
+      ...recorded.scales,
     },
-    series: [
-      {
-        label: 'time',
-        value: (u, t, s, idx) => (newest(u, t, s, idx) ? dateTimeOf(newest(u, t, s, idx)) : '—'),
-      },
-      { label: 'measured', scale: 'y', stroke: COLORS.measured, width: 2, value: show(v.unit, digits) },
-      {
-        label: 'setpoint',
-        scale: 'y',
-        stroke: COLORS.setpoint,
-        width: 2,
-        dash: [6, 3],
-        paths: stepped,
-        value: show(v.unit, decimalsOf(v.step)),
-      },
-      {
-        label: 'output',
-        scale: 'pct',
-        // Lighter than the measured value it explains: a relay's PID output swings a lot.
-        stroke: 'rgba(21, 128, 61, 0.6)',
-        fill: 'rgba(21, 128, 61, 0.07)',
-        width: 1,
-        paths: stepped,
-        value: show('%', 0),
-      },
-    ],
-    axes: [
-      { stroke: '#374151', space: 70, values: timeTicks, grid: { stroke: GRID }, ticks: { stroke: GRID } },
-      {
-        scale: 'y',
-        label: v.unit,
-        labelSize: 20,
-        size: 48,
-        stroke: '#1f2937',
-        grid: { stroke: GRID },
-        ticks: { stroke: GRID },
-      },
-      {
-        scale: 'pct',
-        label: 'output %',
-        labelSize: 20,
-        size: 46,
-        side: 1,
-        stroke: COLORS.output,
-        grid: { show: false },
-        ticks: { stroke: GRID },
-      },
-    ],
+    series: [...loopSeries(card), ...recorded.series],
+    axes: [...loopAxes(card), ...recorded.axes],
     hooks: {
       draw: [(u) => drawMarkers(card, u), (u) => noteDrawn(card, u)],
       setCursor: [(u) => hoverMarker(card, u)],
@@ -172,9 +157,75 @@ function chartOptions(card) {
   };
 }
 
+/** Time, measured, setpoint and output. */
+function loopSeries(card) {
+  const v = card.view;
+  const digits = Math.max(1, decimalsOf(v.step));
+  const stepped = globalThis.uPlot.paths.stepped({ align: 1 });
+  const show = (suffix, d) => (u, _x, s, idx) => {
+    const value = valueAt(u, s, idx);
+    return value === null || value === undefined ? '—' : `${value.toFixed(d)} ${suffix}`;
+  };
+  return [
+    {
+      label: 'time',
+      value: (u, _t, s, idx) => {
+        const t = valueAt(u, s, idx);
+        return t ? dateTimeOf(t) : '—';
+      },
+    },
+    { label: 'measured', scale: 'y', stroke: COLORS.measured, width: 2, value: show(v.unit, digits) },
+    {
+      label: 'setpoint',
+      scale: 'y',
+      stroke: COLORS.setpoint,
+      width: 2,
+      dash: [6, 3],
+      paths: stepped,
+      value: show(v.unit, decimalsOf(v.step)),
+    },
+    {
+      label: 'output',
+      scale: 'pct',
+      // Lighter than the measured value it explains: a relay's PID output swings a lot.
+      stroke: 'rgba(21, 128, 61, 0.6)',
+      fill: 'rgba(21, 128, 61, 0.07)',
+      width: 1,
+      paths: stepped,
+      value: show('%', 0),
+    },
+  ];
+}
+
+/** Time below, the loop's unit on the left, output % on the right. */
+function loopAxes(card) {
+  return [
+    { stroke: '#374151', space: 70, values: timeTicks, grid: { stroke: GRID }, ticks: { stroke: GRID } },
+    {
+      scale: 'y',
+      label: card.view.unit,
+      labelSize: 20,
+      size: 48,
+      stroke: '#1f2937',
+      grid: { stroke: GRID },
+      ticks: { stroke: GRID },
+    },
+    {
+      scale: 'pct',
+      label: 'output %',
+      labelSize: 20,
+      size: 46,
+      side: 1,
+      stroke: COLORS.output,
+      grid: { show: false },
+      ticks: { stroke: GRID },
+    },
+  ];
+}
+
 /**
  * After a draw: how many points the chart holds (data-points) and how many have a measured
- * value (data-measured), and when it was first drawn (data-drawn-at-ms), for tests and the
+ * value (data-measured) or a value of each recorded series (data-recorded, comma-separated), and when it was first drawn (data-drawn-at-ms), for tests and the
  * time-to-first-chart figure; the page's first chart is also a performance mark.
  */
 function noteDrawn(card, u) {
@@ -183,6 +234,11 @@ function noteDrawn(card, u) {
   if (el.dataset.points !== count) {
     el.dataset.points = count;
     el.dataset.measured = String(u.data[1].filter((m) => m !== null && m !== undefined).length);
+    // Per recorded series, how many of its points have a value (after the loop's four columns).
+    el.dataset.recorded = u.data
+      .slice(4)
+      .map((column) => column.filter((x) => x !== null && x !== undefined).length)
+      .join(',');
   }
   if (el.dataset.drawnAtMs) return;
   el.dataset.drawnAtMs = performance.now().toFixed(0); // since navigation start

@@ -74,7 +74,7 @@ export async function liveHistoryCommand(
         `${opts.loop}: ${answer.value.points.length} bucket averages (more samples than that since ${answer.value.from})`,
       );
     }
-    writeHistory(answer.value.points, opts.csv, write);
+    writeHistory(answer.value.points, opts.csv, write, answer.value.recorded);
     return 0;
   }
   if (answer.kind === 'error') return failed('history', answer.message, note);

@@ -8,6 +8,8 @@ import { formatStatusLine } from '../status-line.js';
 import { openStoreReadOnly } from '../store/database.js';
 import { DesiredStore, type LoopDesiredRow } from '../store/desired-store.js';
 import { StateStore } from '../store/state-store.js';
+import { type CsvRecordedSeries, formatOutput, type HistoryRow, historyCsvLines } from './history-csv.js';
+import { recordedFromDatabase } from './history-recorded.js';
 
 /**
  * Read-only commands: they open the database read-only (WAL lets them read while the daemon
@@ -16,6 +18,7 @@ import { StateStore } from '../store/state-store.js';
 type Write = (line: string) => void;
 
 export { parseDurationMs } from './duration.js';
+export type { HistoryRow } from './history-csv.js';
 
 function withDb<T>(dbPath: string, use: (db: Database.Database) => T): T {
   const db = openStoreReadOnly(dbPath);
@@ -109,33 +112,39 @@ export function historyCommand(
   opts: { dbPath: string; loop: string; sinceMs: number; csv: boolean },
   write: Write,
 ): number {
-  const rows = withDb(opts.dbPath, (db) => new StateStore(db).history(opts.loop, opts.sinceMs));
+  const { rows, recorded } = withDb(opts.dbPath, (db) => ({
+    rows: new StateStore(db).history(opts.loop, opts.sinceMs),
+    // Only the CSV shows recorded series (the lines are the loop's).
+    recorded: opts.csv ? recordedFromDatabase(db, opts.loop, { fromMs: opts.sinceMs, toMs: Date.now() }) : [],
+  }));
   writeHistory(
     rows.map((row) => ({ ...row, at: new Date(row.atMs).toISOString() })),
     opts.csv,
     write,
+    recorded,
   );
   return 0;
 }
 
-/** A history row as printed; `resolutionS` undefined when unknown (the API's points). */
-export interface HistoryRow {
-  at: string;
-  setpoint: number;
-  measured?: number | null;
-  output: number;
-  action: string;
-  resolutionS?: number;
-}
-
-/** History lines, or CSV with its header (the same columns whichever source). */
-export function writeHistory(rows: HistoryRow[], csv: boolean, write: Write): void {
-  if (csv) write('time,setpoint,measured,output,action,resolution_s');
+/**
+ * History lines, or CSV with its header (the same columns whichever source), with a column per
+ * recorded series (history-csv.ts).
+ */
+export function writeHistory(
+  rows: HistoryRow[],
+  csv: boolean,
+  write: Write,
+  recorded: readonly CsvRecordedSeries[] = [],
+): void {
+  if (csv) {
+    for (const line of historyCsvLines(rows, recorded)) write(line);
+    return;
+  }
   for (const row of rows) {
     const measured = row.measured === undefined || row.measured === null ? '' : String(row.measured);
-    const output = String(Math.round(row.output * 1000) / 1000);
-    if (csv) write(`${row.at},${row.setpoint},${measured},${output},${row.action},${row.resolutionS ?? ''}`);
-    else write(`${row.at}  ${measured || '—'} → ${row.setpoint}  output ${output}  ${row.action}`);
+    write(
+      `${row.at}  ${measured || '—'} → ${row.setpoint}  output ${formatOutput(row.output)}  ${row.action}`,
+    );
   }
 }
 
