@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   line(['', 'before', 'liveness', 'change only']);
   for (const [label, value] of ROWS) line([label, value(before), value(after), value(changeOnly)]);
   console.log('before: the mqtt sensor without liveness, staleAfterS default (180 s)');
-  console.log('liveness: zigbee2mqtt availability and last_seen, maxQuietS default (3600 s)');
+  console.log('liveness: zigbee2mqtt availability and last_seen, maxQuietS default (5400 s)');
   console.log(`change only: liveness, the probe without its hourly report (${tookS.toFixed(1)} s)`);
 }
 

@@ -50,10 +50,10 @@ describe('mqtt sensor liveness refusals', () => {
       ],
     ],
     [
-      'the default maxQuietS (3600 s) below a long staleAfterS',
+      'the default maxQuietS (5400 s) below a long staleAfterS',
       configText(`{ ${PROBE}, staleAfterS: 7200, liveness: { lastSeenField: last_seen } }`),
       [
-        'sensors.probe.liveness.maxQuietS: must be greater than staleAfterS (7200 s): a quiet value is kept in force past staleAfterS up to maxQuietS (3600 s)',
+        'sensors.probe.liveness.maxQuietS: must be greater than staleAfterS (7200 s): a quiet value is kept in force past staleAfterS up to maxQuietS (5400 s)',
       ],
     ],
     [

@@ -12,7 +12,7 @@
  *   its last report, or else about hourly (issue 22: Aqara, Sonoff SNZB-02 "report on a
  *   0.3–0.5 °C change or about hourly"; an Aqara device checks in about hourly and Zigbee2MQTT
  *   republishes its whole state each time, see src/kinds/sensors/mqtt-binary.ts); here every
- *   50 min, inside maxQuietS' default 60 min (a run may leave the check-in out);
+ *   50 min, inside maxQuietS' default 90 min (a run may leave the check-in out);
  * - its availability on `zigbee2mqtt/fermenter_probe/availability`, retained, `{"state":"online"}`
  *   or `{"state":"offline"}` (zigbee2mqtt.io, guide/configuration/device-availability). For a
  *   battery ("passive") device Zigbee2MQTT says offline only after its timeout (25 h by
@@ -38,7 +38,7 @@ export const PROBE_TICK_MS = 10_000;
 /** The daemon's resync: a loop cycles at least this often (daemon.ts, resyncMs default). */
 export const ONE_CYCLE_MS = 30_000;
 /** The liveness block's maxQuietS when not given (src/kinds/sensors/mqtt-liveness.ts). */
-export const MAX_QUIET_MS = 3_600_000;
+export const MAX_QUIET_MS = 5_400_000;
 export const HOUR_MS = 3_600_000;
 const START_MS = Date.UTC(2026, 0, 1);
 

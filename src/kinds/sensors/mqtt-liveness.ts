@@ -8,8 +8,12 @@ import { AVAILABILITY_PRESET_NAMES, availabilityTopic } from '../../drivers/mqtt
 import type { LivenessOptions } from '../../drivers/mqtt/liveness.js';
 import { fieldPath, plainTopic } from '../fields.js';
 
-/** maxQuietS when the block does not give it, s: a steady fermenter's probe reports about hourly. */
-export const DEFAULT_MAX_QUIET_S = 3600;
+/**
+ * maxQuietS when the block does not give it, s: 90 min. A steady fermenter's probe (Aqara,
+ * SNZB-02) checks in about hourly; a bound at one hour raced that check-in (one a little late
+ * sent the loop safe), so the default leaves half a check-in of margin.
+ */
+export const DEFAULT_MAX_QUIET_S = 5400;
 
 export const livenessSchema = z
   .strictObject({
