@@ -348,4 +348,23 @@ describe('from config to the wire: a Shelly heater', () => {
     transport.deliver('brewshed/switch/heat_mat/state', 'ON');
     assert.equal(await heater.observe(), 1);
   });
+
+  test('given mqtt_level preset esphome, the level goes out as the number and its state reads back', async () => {
+    const { heater, transport } = await heaterOn(
+      '{ kind: mqtt_level, preset: esphome, device: kettle, entity: kettle_power, levelScale: 100 }',
+    );
+    assert.deepEqual(
+      transport.subscriptions.map((s) => s.filter),
+      ['kettle/number/kettle_power/state', 'kettle/status'],
+    );
+    await heater.write(0.42);
+    assert.deepEqual(
+      transport.published.map(({ topic, payload, opts }) => [topic, payload, opts]),
+      [['kettle/number/kettle_power/command', '42', { qos: 1, retain: false }]],
+    );
+    transport.deliver('kettle/number/kettle_power/state', '42.0'); // the number's accuracy
+    assert.equal(await heater.observe(), 0.42);
+    transport.deliver('kettle/status', 'offline');
+    assert.equal(await heater.observe(), undefined, 'an offline node says nothing of its output');
+  });
 });
