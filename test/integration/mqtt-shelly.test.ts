@@ -45,6 +45,26 @@ interface SwitchSetFrame {
   params: { id: number; on: boolean; toggle_after?: number };
 }
 
+/** A Plus 1PM's `status/switch:0` (Switch.GetStatus' fields), drawing 1180 W while on. */
+function plus1pmStatus(output: boolean, timer?: { startedAtS: number; durationS: number }): string {
+  return JSON.stringify({
+    id: 0,
+    source: 'MQTT',
+    output,
+    apower: output ? 1180.2 : 0,
+    voltage: 231.4,
+    current: output ? 5.12 : 0,
+    aenergy: { total: 5123.456, by_minute: [0, 0, 0], minute_ts: Math.floor(Date.now() / 1000) },
+    temperature: { tC: 41.2, tF: 106.2 },
+    ...(timer ? { timer_started_at: timer.startedAtS, timer_duration: timer.durationS } : {}),
+  });
+}
+
+/** A Switch.Set frame as homeostat sends it. */
+function switchSet(params: SwitchSetFrame['params']): SwitchSetFrame {
+  return { id: 1, src: 'homeostat-rpc', method: 'Switch.Set', params };
+}
+
 /** The Shelly Plus 1PM: answers Switch.Set, publishes its status on change, says online/offline. */
 async function shellyPlus1pm(t: TestContext, broker: Broker) {
   const client = await mqtt.connectAsync(broker.url, {
@@ -61,22 +81,7 @@ async function shellyPlus1pm(t: TestContext, broker: Broker) {
   /** Switch.Set frames that reached the broker while the device was away. */
   let dropped = 0;
 
-  const publishStatus = () =>
-    client.publishAsync(
-      STATUS,
-      JSON.stringify({
-        id: 0,
-        source: 'MQTT',
-        output,
-        apower: output ? 1180.2 : 0,
-        voltage: 231.4,
-        current: output ? 5.12 : 0,
-        aenergy: { total: 5123.456, by_minute: [0, 0, 0], minute_ts: Math.floor(Date.now() / 1000) },
-        temperature: { tC: 41.2, tF: 106.2 },
-        ...(timer ? { timer_started_at: timer.startedAtS, timer_duration: timer.durationS } : {}),
-      }),
-      { qos: 1 },
-    );
+  const publishStatus = () => client.publishAsync(STATUS, plus1pmStatus(output, timer), { qos: 1 });
 
   const onRpc = (payload: Buffer) => {
     if (!online) {
@@ -160,7 +165,13 @@ loops:
       const heater = room()?.actuators.heater;
       return heater?.wanted === level && heater.observed === level && confirmed()?.status === 'True';
     }, what);
-  return { room, confirmed, heaterAt, waitFor };
+  /** Waits until ActuatorConfirmed is False for `reason` with a message matching `message`. */
+  const notConfirmed = (reason: string, message: RegExp, what: string) =>
+    waitFor(() => {
+      const condition = confirmed();
+      return condition?.status === 'False' && condition.reason === reason && message.test(condition.message);
+    }, what);
+  return { room, heaterAt, waitFor, notConfirmed };
 }
 
 /** A watcher of homeostat's side of the broker: the loop state JSON and the discovery message. */
@@ -191,63 +202,32 @@ describe('a heater on a Shelly Plus 1PM, on a real broker', () => {
     // Cold room: the loop switches the Shelly on, with its dead man's switch (deadManS 600 by default).
     await node.heaterAt(1, 'heater on and confirmed');
     assert.equal(shelly.isOn(), true);
-    assert.deepEqual(shelly.received[0], {
-      id: 1,
-      src: 'homeostat-rpc',
-      method: 'Switch.Set',
-      params: { id: 0, on: true, toggle_after: 600 },
-    });
+    assert.deepEqual(shelly.received[0], switchSet({ id: 0, on: true, toggle_after: 600 }));
 
     // Setpoint below the room: off, and an OFF never carries a flip-back timer.
     await ha.setpoint(5);
     await node.heaterAt(0, 'heater off and confirmed');
     assert.equal(shelly.isOn(), false);
-    assert.deepEqual(shelly.received.at(-1), {
-      id: 1,
-      src: 'homeostat-rpc',
-      method: 'Switch.Set',
-      params: { id: 0, on: false },
-    });
+    assert.deepEqual(shelly.received.at(-1), switchSet({ id: 0, on: false }));
 
-    // On again, then the Shelly drops off the network while heating.
+    // On again, then the Shelly drops off the network while heating: its state no longer counts.
     await ha.setpoint(20);
     await node.heaterAt(1, 'heater on again');
     await shelly.setOnline(false);
     const offlineOn = /^heater: device offline since \d\d:\d\d UTC \(shellyplus1pm-a8032ab12345\/online\)$/;
-    await node.waitFor(() => {
-      const condition = node.confirmed();
-      return (
-        condition?.status === 'False' &&
-        condition.reason === 'DeviceOffline' &&
-        offlineOn.test(condition.message) &&
-        node.room()?.actuators.heater?.observed === null
-      );
-    }, 'DeviceOffline while heating');
+    await node.notConfirmed('DeviceOffline', offlineOn, 'DeviceOffline while heating');
+    assert.equal(node.room()?.actuators.heater?.observed, null);
 
     // Wanted off while it is away: the heater cannot be confirmed off, and the status says so,
     // as does the loop state Home Assistant reads.
     await ha.setpoint(5);
     const notOff = /^heater is not confirmed off: device offline since \d\d:\d\d UTC$/;
-    await node.waitFor(() => {
-      const condition = node.confirmed();
-      return (
-        condition?.reason === 'DeviceOffline' &&
-        notOff.test(condition.message) &&
-        node.room()?.actuators.heater?.wanted === 0
-      );
-    }, 'not confirmed off while offline');
+    await node.notConfirmed('DeviceOffline', notOff, 'not confirmed off while offline');
     await node.waitFor(() => {
       const published = ha.state()?.conditions.find((c) => c.type === 'ActuatorConfirmed');
-      return (
-        published?.status === 'False' &&
-        published.reason === 'DeviceOffline' &&
-        notOff.test(published.message)
-      );
+      return published?.reason === 'DeviceOffline' && notOff.test(published.message);
     }, 'the state topic Home Assistant reads carrying DeviceOffline');
-    assert.ok(
-      ha.discovery()?.cmps.homeostat_it_room_actuator,
-      'Home Assistant is told of the actuator problem entity',
-    );
+    assert.ok(ha.discovery()?.cmps.homeostat_it_room_actuator, 'HA is told of the actuator problem entity');
     assert.equal(shelly.isOn(), true, 'the OFF sent while it was away never reached it');
     assert.ok(shelly.dropped() >= 1, 'an OFF was sent while it was away');
 
