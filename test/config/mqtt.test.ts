@@ -101,6 +101,22 @@ describe('mqtt_switch presets', () => {
     );
   });
 
+  test('a Shelly RPC payload written by hand with toggle_after is absolute, not a toggle', () => {
+    const config = valid(
+      configText({
+        heater: `{ kind: mqtt_switch, commandTopic: plug/rpc, stateTopic: plug/status/switch:0, stateField: output, stateOn: 'true', stateOff: 'false', payloadOn: '{"method":"Switch.Set","params":{"id":0,"on":true,"toggle_after":120}}', payloadOff: '{"method":"Switch.Set","params":{"id":0,"on":false}}' }`,
+      }),
+    );
+    assert.equal(config.actuators.heater?.kind, 'mqtt_switch');
+  });
+
+  test('an ESPHome object id with a hyphen (kept by ESPHome) is taken', () => {
+    const config = valid(
+      configText({ heater: '{ kind: mqtt_switch, preset: esphome, device: kettle, entity: heater-relay }' }),
+    );
+    assert.equal(config.actuators.heater?.kind, 'mqtt_switch');
+  });
+
   test('explicit topics and payloads without a preset (a Shelly Plus relay)', () => {
     const config = valid(
       configText({

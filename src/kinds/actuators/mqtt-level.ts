@@ -25,7 +25,8 @@ const schema = z
       ),
     entity: z
       .string()
-      .regex(/^[a-z0-9_]+$/, 'must be an ESPHome object id: lower-case letters, digits and _')
+      // ESPHome's object id keeps a-z, 0-9, _ and - (aioesphomeapi object_id.py)
+      .regex(/^[a-z0-9_-]+$/, 'must be an ESPHome object id: lower-case letters, digits, _ and -')
       .optional()
       .describe(
         "With preset esphome: the number's object id (kettle_power). Default: none; required with preset.",

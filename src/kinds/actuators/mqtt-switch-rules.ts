@@ -99,7 +99,8 @@ export function checkMqttSwitch(raw: RawSwitch, ctx: z.RefinementCtx): void {
   }
   for (const key of ['payloadOn', 'payloadOff'] as const) {
     // A toggle undoes itself when repeated, and the core repeats commands (retry, keep-alive).
-    if (payloads[key] !== undefined && /toggle/i.test(payloads[key])) {
+    // Shelly's toggle_after (a timer back to off) is not one.
+    if (payloads[key] !== undefined && /toggle(?!_after)/i.test(payloads[key])) {
       issue([key], 'must be an absolute command (ON/OFF), never a toggle');
     }
   }

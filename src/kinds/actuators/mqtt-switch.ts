@@ -55,7 +55,8 @@ const schema = z
       ),
     entity: z
       .string()
-      .regex(/^[a-z0-9_]+$/, 'must be an ESPHome object id: lower-case letters, digits and _')
+      // ESPHome's object id keeps a-z, 0-9, _ and - (aioesphomeapi object_id.py)
+      .regex(/^[a-z0-9_-]+$/, 'must be an ESPHome object id: lower-case letters, digits, _ and -')
       .optional()
       .describe(
         "With preset esphome: the switch's object id, its name in lower case with _ for spaces " +
