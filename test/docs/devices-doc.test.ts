@@ -50,7 +50,10 @@ describe('docs/devices.md', () => {
   });
 
   test('the Shelly ON frame it prints is the one homeostat sends with deadManS 600', () => {
-    assert.ok(PAGE.includes(`\`${shellySwitchSet(0, true, 600)}\``), 'Switch.Set frame as printed');
+    assert.ok(
+      PAGE.includes(`\`${shellySwitchSet(0, true, 'homeostat-rpc/shellyplus1pm-a8032ab12345', 600)}\``),
+      'Switch.Set frame as printed',
+    );
   });
 
   test('the Tasmota PulseTime it prints for 600 s is the value homeostat sends', () => {

@@ -33,7 +33,11 @@ loops:
 }
 
 function reading(ageMs: number, liveness: Partial<NonNullable<Reading['liveness']>>): Reading {
-  return { value: 18, atMs: NOW_MS - ageMs, liveness: { via: VIA, maxQuietMs: DEFAULT_MAX_QUIET_S * 1000, ...liveness } };
+  return {
+    value: 18,
+    atMs: NOW_MS - ageMs,
+    liveness: { via: VIA, maxQuietMs: DEFAULT_MAX_QUIET_S * 1000, ...liveness },
+  };
 }
 
 describe('docs/quiet-sensors.md', () => {
@@ -48,7 +52,11 @@ describe('docs/quiet-sensors.md', () => {
     const staleAfterMs = 180_000;
     const quiet = freshnessOf(reading(min(22), { seenAtMs: NOW_MS - 40_000 }), NOW_MS, staleAfterMs);
     const offline = freshnessOf(reading(min(5), { offlineSinceMs: NOW_MS - min(3) }), NOW_MS, staleAfterMs);
-    const pastBound = freshnessOf(reading(DEFAULT_MAX_QUIET_S * 1000 + 1, { seenAtMs: NOW_MS }), NOW_MS, staleAfterMs);
+    const pastBound = freshnessOf(
+      reading(DEFAULT_MAX_QUIET_S * 1000 + 1, { seenAtMs: NOW_MS }),
+      NOW_MS,
+      staleAfterMs,
+    );
     assert.ok(quiet.fresh && quiet.quiet !== undefined);
     assert.ok(!offline.fresh && !pastBound.fresh);
     for (const message of [quiet.quiet, offline.message, pastBound.message]) {

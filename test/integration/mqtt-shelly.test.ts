@@ -39,7 +39,7 @@ const ONLINE = `${SHELLY}/online`;
 const BASE = 'homeostat/it';
 
 interface SwitchSetFrame {
-  id: number;
+  id: string;
   src: string;
   method: string;
   params: { id: number; on: boolean; toggle_after?: number };
@@ -62,7 +62,12 @@ function plus1pmStatus(output: boolean, timer?: { startedAtS: number; durationS:
 
 /** A Switch.Set frame as homeostat sends it. */
 function switchSet(params: SwitchSetFrame['params']): SwitchSetFrame {
-  return { id: 1, src: 'homeostat-rpc', method: 'Switch.Set', params };
+  return {
+    id: `switch:0:${params.on ? 'on' : 'off'}`,
+    src: `homeostat-rpc/${SHELLY}`,
+    method: 'Switch.Set',
+    params,
+  };
 }
 
 /** The Shelly Plus 1PM: answers Switch.Set, publishes its status on change, says online/offline. */

@@ -4,7 +4,7 @@ import type { ActuatorLevel } from '../../core/types.js';
 import type { ActuatorDriver } from '../types.js';
 import { AvailabilityWatcher } from './availability.js';
 import { levelCommandPayload, type Parsed, parseNumberPayload, parseSwitchState } from './payload.js';
-import type { DeadMan } from './switch-presets.js';
+import { type DeadMan, shellyReplyLevel } from './switch-presets.js';
 import { type MqttTransport, type PublishOptions, TopicSubscription } from './transport.js';
 
 /**
@@ -177,6 +177,13 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     this.availabilityListener?.();
   }
 
+  /** A state the device reported some other way than its state topic (an answer to a command). */
+  protected noteState(value: T): void {
+    if (this.stopped) return;
+    this.state = { value, atMs: this.opts.nowMs() };
+    this.problemLogged = false;
+  }
+
   private onState(payload: Buffer): void {
     if (this.stopped) return;
     const parsed = this.parseState(payload);
@@ -209,6 +216,8 @@ export interface MqttSwitchOptions extends MqttActuatorOptions {
   stateField?: string | undefined;
   /** The device's own off timer, armed and re-armed while on (see `DeadMan`); absent: none. */
   deadMan?: DeadMan | undefined;
+  /** Where a Shelly answers the commands: an answer to ON or OFF is a state report (shellyReplyLevel). */
+  replyTopic?: string | undefined;
 }
 
 /**
@@ -228,10 +237,29 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
   private pulseTime: 'unarmed' | 'arming' | 'armed' = 'unarmed';
   /** A failed arming has been logged; cleared by a successful one (one warning per streak). */
   private armWarned = false;
+  /** The device's answers to the commands, where it sends them (Shelly). */
+  private readonly replies: TopicSubscription | undefined;
 
   constructor(opts: MqttSwitchOptions) {
     super(opts);
     this.payloads = opts;
+    this.replies =
+      opts.replyTopic === undefined
+        ? undefined
+        : new TopicSubscription(opts.transport, opts.replyTopic, (_topic, payload) => {
+            const level = shellyReplyLevel(payload.toString(), opts);
+            if (level !== undefined) this.noteState(level);
+          });
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.replies?.start();
+  }
+
+  override async stop(): Promise<void> {
+    this.replies?.stop();
+    await super.stop();
   }
 
   /** Sends ON or OFF; with a Tasmota dead man's switch, PulseTime first, acknowledged before the ON goes. */

@@ -14,6 +14,11 @@ export interface SwitchPayloads {
   stateOn: string;
   stateOff: string;
   stateField?: string;
+  /**
+   * Where the device answers commands (Shelly: `<src>/rpc`); an answer to the ON or OFF frame
+   * is a state report too (see shellyReplyLevel). Absent: the state topic alone.
+   */
+  replyTopic?: string;
 }
 
 /** Device families with a known switch protocol. */
@@ -29,24 +34,64 @@ export interface SwitchTarget {
 }
 
 /**
- * The `src` of homeostat's Shelly RPC requests. A Shelly answers on `<src>/rpc`
- * (shelly-api-docs.shelly.cloud, gen2/General/RPCChannels, MQTT); homeostat reads the state from
- * the status topic, not the answers, so one name out of homeostat's own topic tree
- * (`homeostat/<node>/…`) keeps them out of its way. The broker's ACL must let the device publish
- * to `homeostat-rpc/rpc`.
+ * The start of the `src` of homeostat's Shelly RPC requests: `homeostat-rpc/<device>`. A Shelly
+ * answers on `<src>/rpc` (shelly-api-docs.shelly.cloud, gen2/General/RPCChannels, MQTT), so each
+ * device's answers come on a topic of their own, out of homeostat's tree (`homeostat/<node>/…`).
+ * The broker's ACL must let the device publish to `homeostat-rpc/<device>/rpc`.
  */
 export const SHELLY_RPC_SRC = 'homeostat-rpc';
+
+/** The `src` of the requests to one device; its answers come on `<src>/rpc`. */
+export function shellyRpcSrc(device: string): string {
+  return `${SHELLY_RPC_SRC}/${device}`;
+}
+
+/**
+ * The frame id of a Switch.Set to switch `switchId` on or off: `switch:0:on`. RPC ids may be
+ * strings (gen2/General/RPCProtocol) and the answer carries the request's id, so an answer says
+ * which switch took which command.
+ */
+function shellyFrameId(switchId: number, on: boolean): string {
+  return `switch:${switchId}:${on ? 'on' : 'off'}`;
+}
 
 /**
  * A Shelly Gen2/Gen3 `Switch.Set` request frame (shelly-api-docs.shelly.cloud,
  * gen2/ComponentsAndServices/Switch: `id` of the Switch, `on` true/false, optional
  * `toggle_after` s; gen2/General/RPCProtocol: a request has `id`, `src`, `method`, `params`).
- * The frame id is constant: homeostat never matches answers (it reads the status topic).
  */
-export function shellySwitchSet(switchId: number, on: boolean, toggleAfterS?: number): string {
+export function shellySwitchSet(switchId: number, on: boolean, src: string, toggleAfterS?: number): string {
   const params =
     toggleAfterS === undefined ? { id: switchId, on } : { id: switchId, on, toggle_after: toggleAfterS };
-  return JSON.stringify({ id: 1, src: SHELLY_RPC_SRC, method: 'Switch.Set', params });
+  return JSON.stringify({ id: shellyFrameId(switchId, on), src, method: 'Switch.Set', params });
+}
+
+/**
+ * The relay's state from a Shelly's answer on the reply topic: a `result` (no `error`) to our
+ * ON frame is 1, to our OFF frame 0 — the Switch did what it was told, now. A Shelly publishes
+ * `status/switch:<n>` only on a change, so without this a heater kept off goes unknown when
+ * its state turns stale, and a re-sent OFF (keep-alive) would get no word back. Undefined for
+ * anything else (an error, another frame, garbage).
+ */
+export function shellyReplyLevel(
+  payload: string,
+  payloads: Pick<SwitchPayloads, 'payloadOn' | 'payloadOff'>,
+): 0 | 1 | undefined {
+  const reply = parseJsonRecord(payload);
+  if (reply === undefined || !isRecord(reply.result) || reply.error !== undefined) return undefined;
+  if (reply.id === undefined) return undefined;
+  if (reply.id === parseJsonRecord(payloads.payloadOn)?.id) return 1;
+  if (reply.id === parseJsonRecord(payloads.payloadOff)?.id) return 0;
+  return undefined;
+}
+
+function parseJsonRecord(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -58,7 +103,8 @@ export function shellySwitchSet(switchId: number, on: boolean, toggleAfterS?: nu
  * - `shelly` (Gen2/Gen3), device = the topic prefix (`shellyplus1-a8032ab12345`, its id by
  *   default): a `Switch.Set` RPC on `<device>/rpc`, state in the field `output` (true/false) of
  *   `<device>/status/switch:<switchId>`, which the device publishes only with "Generic status
- *   update over MQTT" (`status_ntf`) on (gen2/ComponentsAndServices/Mqtt);
+ *   update over MQTT" (`status_ntf`) on (gen2/ComponentsAndServices/Mqtt), and in its answers
+ *   on `homeostat-rpc/<device>/rpc` (shellyReplyLevel);
  * - `esphome`, device = the node's topic prefix (its name by default), entity = the switch's
  *   object id: `<device>/switch/<entity>/command` `ON`/`OFF`, state `ON`/`OFF` on
  *   `<device>/switch/<entity>/state` (esphome.io, components/mqtt, "MQTT Component Base Configuration").
@@ -87,11 +133,13 @@ export function switchPreset(
       };
     case 'shelly': {
       const switchId = target.switchId ?? 0;
+      const src = shellyRpcSrc(device);
       return {
         commandTopic: `${device}/rpc`,
         stateTopic: `${device}/status/switch:${switchId}`,
-        payloadOn: shellySwitchSet(switchId, true),
-        payloadOff: shellySwitchSet(switchId, false),
+        replyTopic: `${src}/rpc`,
+        payloadOn: shellySwitchSet(switchId, true, src),
+        payloadOff: shellySwitchSet(switchId, false, src),
         stateOn: 'true',
         stateOff: 'false',
         stateField: 'output',

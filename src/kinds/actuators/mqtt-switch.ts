@@ -183,5 +183,6 @@ export const mqttSwitch = actuatorKind<typeof schema, MqttSwitchConfig>({
       logger: ctx.logger,
       deadMan: switchDeadMan(relay),
       availabilityTopic: relay.availabilityTopic,
+      replyTopic: relay.replyTopic,
     }),
 });

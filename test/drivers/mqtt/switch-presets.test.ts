@@ -29,6 +29,7 @@ import {
   levelPreset,
   SHELLY_RPC_SRC,
   type SwitchPayloads,
+  shellyReplyLevel,
   shellySwitchSet,
   switchPreset,
 } from '../../../src/drivers/mqtt/switch-presets.js';
@@ -36,9 +37,10 @@ import { buildDrivers } from '../../../src/kinds/build.js';
 import { FakeTransport } from './fake-transport.js';
 
 /** The Switch.Set frame Shelly's docs describe, as an object (compared after parsing). */
-function switchSet(id: number, on: boolean, toggleAfterS?: number) {
+function switchSet(id: number, on: boolean, toggleAfterS?: number, device = 'shellyplus1pm-a8032ab12345') {
   const params = toggleAfterS === undefined ? { id, on } : { id, on, toggle_after: toggleAfterS };
-  return { id: 1, src: SHELLY_RPC_SRC, method: 'Switch.Set', params };
+  const frameId = `switch:${id}:${on ? 'on' : 'off'}`;
+  return { id: frameId, src: `${SHELLY_RPC_SRC}/${device}`, method: 'Switch.Set', params };
 }
 
 /** A Shelly Plus 1PM's `status/switch:0`, as Switch.GetStatus documents it. */
@@ -86,6 +88,7 @@ describe('shelly preset: the topics and the Switch.Set frames', () => {
         {
           commandTopic: command,
           stateTopic: state,
+          replyTopic: 'homeostat-rpc/shellyplus1pm-a8032ab12345/rpc',
           payloadOn: switchSet(id, true),
           payloadOff: switchSet(id, false),
           stateOn: 'true',
@@ -97,17 +100,18 @@ describe('shelly preset: the topics and the Switch.Set frames', () => {
   }
 
   test('the frames are exactly the documented JSON, key order included (what a broker log shows)', () => {
+    const src = 'homeostat-rpc/plug';
     assert.equal(
-      shellySwitchSet(0, true),
-      '{"id":1,"src":"homeostat-rpc","method":"Switch.Set","params":{"id":0,"on":true}}',
+      shellySwitchSet(0, true, src),
+      '{"id":"switch:0:on","src":"homeostat-rpc/plug","method":"Switch.Set","params":{"id":0,"on":true}}',
     );
     assert.equal(
-      shellySwitchSet(0, false),
-      '{"id":1,"src":"homeostat-rpc","method":"Switch.Set","params":{"id":0,"on":false}}',
+      shellySwitchSet(0, false, src),
+      '{"id":"switch:0:off","src":"homeostat-rpc/plug","method":"Switch.Set","params":{"id":0,"on":false}}',
     );
     assert.equal(
-      shellySwitchSet(2, true, 600),
-      '{"id":1,"src":"homeostat-rpc","method":"Switch.Set","params":{"id":2,"on":true,"toggle_after":600}}',
+      shellySwitchSet(2, true, src, 600),
+      '{"id":"switch:2:on","src":"homeostat-rpc/plug","method":"Switch.Set","params":{"id":2,"on":true,"toggle_after":600}}',
     );
   });
 
@@ -116,6 +120,34 @@ describe('shelly preset: the topics and the Switch.Set frames', () => {
     assert.equal(JSON.parse(payloadOn).method, 'Switch.Set');
     assert.equal(JSON.parse(payloadOff).method, 'Switch.Set');
   });
+});
+
+describe('shelly preset: answers on homeostat-rpc/<device>/rpc', () => {
+  const payloads = switchPreset('shelly', 'plug', { switchId: 1 });
+  // Given an answer frame (gen2/General/RPCProtocol: id, src, dst, result or error), then:
+  const cases: [string, unknown, 0 | 1 | undefined][] = [
+    [
+      'result to the ON frame',
+      { id: 'switch:1:on', src: 'shellyplus2pm-1', dst: 'homeostat-rpc/plug', result: { was_on: false } },
+      1,
+    ],
+    ['result to the OFF frame', { id: 'switch:1:off', src: 'shellyplus2pm-1', result: { was_on: true } }, 0],
+    [
+      'an error to the OFF frame',
+      { id: 'switch:1:off', src: 'x', error: { code: -103, message: 'Invalid argument' } },
+      undefined,
+    ],
+    ['a result to another switch', { id: 'switch:0:off', src: 'x', result: { was_on: true } }, undefined],
+    ['a result with another id (someone else)', { id: 1, src: 'x', result: { was_on: true } }, undefined],
+    ['no result', { id: 'switch:1:on', src: 'x' }, undefined],
+    ['not JSON', 'banana', undefined],
+  ];
+  for (const [what, frame, level] of cases) {
+    test(`${what}: ${level ?? 'not a state'}`, () => {
+      const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
+      assert.equal(shellyReplyLevel(text, payloads), level);
+    });
+  }
 });
 
 describe('shelly preset: reading status/switch:<n>', () => {
@@ -158,7 +190,7 @@ describe("shelly preset: the dead man's switch is toggle_after in the ON only", 
     assert.equal(built.deadMan.seconds, 600);
     assert.deepEqual(
       JSON.parse('payloadOn' in built.deadMan ? built.deadMan.payloadOn : ''),
-      switchSet(1, true, 600),
+      switchSet(1, true, 600, 'plug'),
     );
   });
 
@@ -283,11 +315,11 @@ describe('from config to the wire: a Shelly heater', () => {
     return { heater, transport };
   }
 
-  test('given preset shelly, when started, then it follows status/switch:0 and online', async () => {
+  test('given preset shelly, when started, then it follows status/switch:0, online and its answers', async () => {
     const { transport } = await heaterOn('{ kind: mqtt_switch, preset: shelly, device: shellyplus1pm-a8 }');
     assert.deepEqual(
       transport.subscriptions.map((s) => s.filter),
-      ['shellyplus1pm-a8/status/switch:0', 'shellyplus1pm-a8/online'],
+      ['shellyplus1pm-a8/status/switch:0', 'shellyplus1pm-a8/online', 'homeostat-rpc/shellyplus1pm-a8/rpc'],
     );
   });
 
@@ -301,9 +333,13 @@ describe('from config to the wire: a Shelly heater', () => {
     assert.deepEqual(
       transport.published.map(({ topic, payload, opts }) => [topic, JSON.parse(payload), opts]),
       [
-        ['shellyplus1pm-a8/rpc', switchSet(0, true, 600), { qos: 1, retain: false }],
-        ['shellyplus1pm-a8/rpc', switchSet(0, true, 600), { qos: 1, retain: false }],
-        ['shellyplus1pm-a8/rpc', switchSet(0, false), { qos: 1, retain: false }],
+        ['shellyplus1pm-a8/rpc', switchSet(0, true, 600, 'shellyplus1pm-a8'), { qos: 1, retain: false }],
+        ['shellyplus1pm-a8/rpc', switchSet(0, true, 600, 'shellyplus1pm-a8'), { qos: 1, retain: false }],
+        [
+          'shellyplus1pm-a8/rpc',
+          switchSet(0, false, undefined, 'shellyplus1pm-a8'),
+          { qos: 1, retain: false },
+        ],
       ],
     );
   });
@@ -316,7 +352,7 @@ describe('from config to the wire: a Shelly heater', () => {
     await heater.write(0);
     assert.deepEqual(
       transport.published.map(({ payload }) => JSON.parse(payload)),
-      [switchSet(1, true), switchSet(1, false)],
+      [switchSet(1, true, undefined, 'plus2pm'), switchSet(1, false, undefined, 'plus2pm')],
     );
   });
 
@@ -326,6 +362,35 @@ describe('from config to the wire: a Shelly heater', () => {
     assert.equal(await heater.observe(), 1);
     transport.deliver('plug/status/switch:0', shellyStatus(false));
     assert.equal(await heater.observe(), 0);
+  });
+
+  test("given a heater kept off past stateStaleAfterS (a Shelly says nothing while unchanged), the answer to the keep-alive's OFF confirms it off", async () => {
+    const transport = new FakeTransport();
+    let nowMs = 0;
+    const config = shellyConfig('{ kind: mqtt_switch, preset: shelly, device: plug, stateStaleAfterS: 600 }');
+    const heater = buildDrivers(config, () => nowMs, { mqtt: transport }).actuators.get('heater')!;
+    await heater.start?.();
+    transport.deliver('plug/status/switch:0', shellyStatus(false));
+    nowMs = 601_000;
+    assert.equal(await heater.observe(), undefined, 'stale: unknown');
+    await heater.write(0); // the keep-alive
+    const sent = JSON.parse(transport.published.at(-1)!.payload) as { id: string; src: string };
+    transport.deliver(
+      `${sent.src}/rpc`,
+      JSON.stringify({ id: sent.id, src: 'shellyplus1pm-x', result: { was_on: false } }),
+    );
+    assert.equal(await heater.observe(), 0, 'the answer is a fresh state report');
+  });
+
+  test('given an answer to the ON frame, the heater is observed on', async () => {
+    const { heater, transport } = await heaterOn('{ kind: mqtt_switch, preset: shelly, device: plug }');
+    await heater.write(1);
+    const sent = JSON.parse(transport.published.at(-1)!.payload) as { id: string };
+    transport.deliver(
+      'homeostat-rpc/plug/rpc',
+      JSON.stringify({ id: sent.id, src: 'x', result: { was_on: false } }),
+    );
+    assert.equal(await heater.observe(), 1);
   });
 
   test('given preset esphome, ON/OFF on the switch command topic; state and status followed', async () => {
