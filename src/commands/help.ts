@@ -190,12 +190,12 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   init: {
     summary:
-      'writes a commented starter config from the hardware found (DS18B20 sensors, GPIO chips); never overwrites a file',
+      'writes a commented starter config from the hardware found (DS18B20 and kernel IIO/hwmon sensors, GPIO chips); never overwrites a file',
     usage:
-      'homeostat init [FILE] [--out FILE] [--sensor ADDRESS|sim] [--relay-pin N] [--setpoint X] [--loop NAME] [--yes] [--sysfs-root DIR]',
+      'homeostat init [FILE] [--out FILE] [--sensor ADDRESS|PATH|sim] [--relay-pin N] [--setpoint X] [--loop NAME] [--yes] [--sysfs-root DIR]',
     options: options(
       '--out FILE      where to write it (default $CONFIGURATION_DIRECTORY/config.yaml, else /etc/homeostat/config.yaml)',
-      '--sensor ID     the DS18B20 that measures the loop (28-…), or sim for a simulated plant',
+      "--sensor ID     the DS18B20 that measures the loop (28-…), a kernel sensor's path as init lists it, or sim",
       '--relay-pin N   the GPIO line (BCM number) of the relay that heats',
       '--setpoint X    the temperature to hold, °C (default 20)',
       "--loop NAME     the loop's name (default: room)",

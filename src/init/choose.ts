@@ -4,6 +4,7 @@
  * pin that switches a heater might switch something else on another board, so without
  * `--relay-pin` a script gets a refusal, and a person is asked with no default.
  */
+import { askSensor, describeKernelSensor, flagSensor } from './choose-sensor.js';
 import { describePin, parseRelayPin, relayPinNotes } from './pins.js';
 import {
   DEFAULT_LOOP,
@@ -15,7 +16,7 @@ import {
   type StarterPlan,
 } from './plan.js';
 import { type Ask, askUntil } from './prompt.js';
-import { type FoundSensor, foundHardware, type HardwareScan } from './scan.js';
+import { foundHardware, type HardwareScan } from './scan.js';
 
 /** The flags of `homeostat init`, as typed. */
 export interface InitFlags {
@@ -61,7 +62,7 @@ export async function chooseStarter(
     const why =
       sensorFlag?.value === 'sim'
         ? '--sensor sim: writing a simulated room'
-        : 'no DS18B20 and no GPIO chips found: writing a simulated room instead';
+        : 'no DS18B20 and no GPIO chips found (nor a kernel temperature sensor): writing a simulated room instead';
     return { plan: { kind: 'sim', ...common, setpointC }, notes: [why] };
   }
 
@@ -77,45 +78,16 @@ export async function chooseStarter(
 
   const notes: string[] = [];
   const sensor = opts.ask
-    ? await askSensor(scan.sensors, sensorFlag?.value, loop.value, opts.ask, opts.write)
-    : flagSensor(scan.sensors, sensorFlag?.value, notes);
-  const chosen = scan.sensors.find((s) => s.address === sensor.address);
-  if (sensor.address !== undefined && !chosen) {
-    notes.push(`${sensor.address} is not on the 1-Wire bus now; doctor will look for it again`);
-  }
-  if (chosen?.error !== undefined) {
-    notes.push(`${chosen.address} gave no reading when init ran: check its wiring; doctor reads it again`);
-  }
-  const relayBcm = opts.ask
-    ? await askUntil(
-        opts.ask,
-        opts.write,
-        'Relay pin: the GPIO (BCM number, e.g. 17) of the relay that switches the heater',
-        relayFlag?.bcm.toString(),
-        (answer) => {
-          const pin = parseRelayPin(answer, true);
-          return 'error' in pin ? pin : { value: pin.bcm };
-        },
-      )
-    : relayFlag!.bcm;
-  notes.push(...(await relayPinNotes(relayBcm, scan.sysfsRoot, scan.mainChip)));
-  if (scan.chips.length === 0) {
-    notes.push(`no GPIO chips here: the relay on ${describePin(relayBcm)} works only on a Raspberry Pi`);
-  } else if (!scan.mainChip) {
-    notes.push(
-      "none of the GPIO chips is a Raspberry Pi's main controller: set gpio.chipLabel or gpio.base " +
-        '(homeostat doctor lists the chips)',
-    );
-  }
+    ? await askSensor(scan, sensorFlag?.value, loop.value, opts.ask, opts.write)
+    : flagSensor(scan, sensorFlag?.value, notes);
+  if ('error' in sensor) return usageError(sensor.error);
+  notes.push(...sensorNotes(scan, sensor));
+  const relayBcm = opts.ask ? await askRelayPin(opts.ask, opts.write, relayFlag?.bcm) : relayFlag!.bcm;
+  notes.push(...(await relayNotes(scan, relayBcm)));
+  const defaultSetpointC = setpointFlag?.value ?? DEFAULT_SETPOINT_C;
   const setpointC = opts.ask
-    ? await askUntil(
-        opts.ask,
-        opts.write,
-        'Setpoint, °C',
-        (setpointFlag?.value ?? DEFAULT_SETPOINT_C).toString(),
-        parseSetpoint,
-      )
-    : (setpointFlag?.value ?? DEFAULT_SETPOINT_C);
+    ? await askUntil(opts.ask, opts.write, 'Setpoint, °C', defaultSetpointC.toString(), parseSetpoint)
+    : defaultSetpointC;
   const plan: StarterPlan = {
     kind: 'hardware',
     ...common,
@@ -127,44 +99,50 @@ export async function chooseStarter(
   return { plan, notes };
 }
 
-/** The probe named by --sensor, else the first found (said so when there are several). */
-function flagSensor(found: FoundSensor[], flag: string | undefined, notes: string[]): PlannedSensor {
-  if (flag !== undefined) return { address: flag, pinned: true };
-  const first = found[0];
-  if (first === undefined) return { pinned: false };
-  if (found.length > 1) {
-    notes.push(
-      `using ${first.address}, the first of ${found.length} probes (--sensor ADDRESS picks another)`,
-    );
-  }
-  return { address: first.address, pinned: found.length > 1 };
-}
-
-/** Asks which probe, by its number in the list or its address; the --sensor flag is the default. */
-async function askSensor(
-  found: FoundSensor[],
-  flag: string | undefined,
-  loop: string,
-  ask: Ask,
-  write: (line: string) => void,
-): Promise<PlannedSensor> {
-  if (found.length === 0) return flag === undefined ? { pinned: false } : { address: flag, pinned: true };
-  const flagIndex = flag === undefined ? -1 : found.findIndex((s) => s.address === flag);
-  const fallback = flag === undefined ? '1' : flagIndex >= 0 ? String(flagIndex + 1) : flag;
-  const address = await askUntil(
+/** Asks for the relay pin; the --relay-pin flag is the default, else there is none (never guessed). */
+function askRelayPin(ask: Ask, write: (line: string) => void, flagBcm: number | undefined): Promise<number> {
+  return askUntil(
     ask,
     write,
-    `Which probe does loop ${loop} read? 1..${found.length} or an address`,
-    fallback,
-    (answer): { value: string } | { error: string } => {
-      const index = Number(answer);
-      if (Number.isInteger(index) && index >= 1 && index <= found.length) {
-        return { value: found[index - 1]!.address };
-      }
-      const parsed = parseSensorFlag(answer);
-      if ('value' in parsed && parsed.value !== 'sim') return parsed;
-      return { error: `"${answer}": answer a number from 1 to ${found.length}, or an address 28-…` };
+    'Relay pin: the GPIO (BCM number, e.g. 17) of the relay that switches the heater',
+    flagBcm?.toString(),
+    (answer) => {
+      const pin = parseRelayPin(answer, true);
+      return 'error' in pin ? pin : { value: pin.bcm };
     },
   );
-  return { address, pinned: found.length > 1 || flag !== undefined };
+}
+
+/** What is worth telling about the relay pin: another use, no GPIO chips, no Pi controller. */
+async function relayNotes(scan: HardwareScan, relayBcm: number): Promise<string[]> {
+  const notes = await relayPinNotes(relayBcm, scan.sysfsRoot, scan.mainChip);
+  if (scan.chips.length === 0) {
+    notes.push(`no GPIO chips here: the relay on ${describePin(relayBcm)} works only on a Raspberry Pi`);
+  } else if (!scan.mainChip) {
+    notes.push(
+      "none of the GPIO chips is a Raspberry Pi's main controller: set gpio.chipLabel or gpio.base " +
+        '(homeostat doctor lists the chips)',
+    );
+  }
+  return notes;
+}
+
+/** What is worth telling about the sensor chosen: not there now, or no reading when init ran. */
+function sensorNotes(scan: HardwareScan, sensor: PlannedSensor): string[] {
+  if (sensor.kind === 'file_value') {
+    const { channel } = sensor;
+    return 'error' in channel.reading
+      ? [
+          `${describeKernelSensor(channel)} gave no reading when init ran: ${channel.reading.error}; doctor reads it again`,
+        ]
+      : [];
+  }
+  const chosen = scan.sensors.find((s) => s.address === sensor.address);
+  if (sensor.address !== undefined && !chosen) {
+    return [`${sensor.address} is not on the 1-Wire bus now; doctor will look for it again`];
+  }
+  if (chosen?.error !== undefined) {
+    return [`${chosen.address} gave no reading when init ran: check its wiring; doctor reads it again`];
+  }
+  return [];
 }

@@ -4,6 +4,7 @@
  * message a person can act on; the values a room heater needs (limits, cut-off) live here too.
  */
 import { LOOP_ID_PATTERN, NODE_ID_PATTERN } from '../config/schema/common.js';
+import type { KernelChannel } from '../drivers/kernel-sensors.js';
 
 /** Setpoints a room may be given (loop limits), °C: frost protection up to warm. */
 export const ROOM_LIMITS_C = { min: 5, max: 25 } as const;
@@ -15,7 +16,8 @@ export const DEFAULT_SETPOINT_C = 20;
 export const DEFAULT_LOOP = 'room';
 
 /** The DS18B20 of a hardware starter. */
-export interface PlannedSensor {
+export interface PlannedProbe {
+  kind?: 'ds18b20';
   /** The probe init chose; absent when none was found (the driver then takes the only one). */
   address?: string;
   /**
@@ -24,6 +26,19 @@ export interface PlannedSensor {
    */
   pinned: boolean;
 }
+
+/**
+ * A temperature channel of the kernel's own drivers (IIO or hwmon: a BME280, an SHT3x, a
+ * thermocouple amplifier), written as a `file_value` sensor on its stable path pattern.
+ */
+export interface PlannedKernelSensor {
+  kind: 'file_value';
+  /** The channel found (drivers/kernel-sensors.ts): its path pattern, scale and reading. */
+  channel: KernelChannel;
+}
+
+/** The sensor of a hardware starter's loop. */
+export type PlannedSensor = PlannedProbe | PlannedKernelSensor;
 
 interface PlanCommon {
   /** node.id: from the host name. */
@@ -90,13 +105,20 @@ export function parseSetpoint(text: string): Parsed<number> {
   return { value };
 }
 
-/** `--sensor`: `sim`, or a DS18B20 address (`28-` and 12 hex digits). */
+/**
+ * `--sensor`: `sim`, a DS18B20 address (`28-` and 12 hex digits), or a kernel sensor's path as
+ * init lists it (a path under /sys with its iio:device* or hwmon* part, kept as typed).
+ */
 export function parseSensorFlag(text: string): Parsed<'sim' | string> {
-  const lower = text.trim().toLowerCase();
+  const trimmed = text.trim();
+  const lower = trimmed.toLowerCase();
   if (lower === 'sim') return { value: 'sim' };
   if (/^28-[0-9a-f]{12}$/.test(lower)) return { value: lower };
+  if (trimmed.startsWith('/sys/')) return { value: trimmed };
   return {
-    error: `--sensor "${text}": give a DS18B20 address as listed in /sys/bus/w1/devices (e.g. 28-0316a2795bff) or sim`,
+    error:
+      `--sensor "${text}": give a DS18B20 address as listed in /sys/bus/w1/devices (e.g. 28-0316a2795bff) or sim, ` +
+      "or a kernel sensor's path as init lists it",
   };
 }
 

@@ -1,8 +1,9 @@
 /** What `homeostat init` tells the person: the hardware found (and not found), then what to do next. */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { describeKernelSensor, kernelSensorLine } from './choose-sensor.js';
 import { describePin } from './pins.js';
-import type { StarterPlan } from './plan.js';
+import type { PlannedSensor, StarterPlan } from './plan.js';
 import type { HardwareScan } from './scan.js';
 
 /** `21.625 °C`, or why there is no reading. */
@@ -28,6 +29,7 @@ export function formatScan(scan: HardwareScan): string[] {
       lines.push(`  ${i + 1}) ${sensor.address}  ${readingOf(sensor)}`);
     });
   }
+  lines.push(...kernelSensorLines(scan));
   const gpioDir = join(scan.sysfsRoot, 'class/gpio');
   if (scan.chips.length === 0) {
     lines.push(`GPIO: no chips under ${gpioDir} (not a Raspberry Pi, or a kernel without sysfs GPIO)`);
@@ -40,6 +42,21 @@ export function formatScan(scan: HardwareScan): string[] {
   }
   if (scan.mainChipProblem) lines.push(`  ${scan.mainChipProblem}`);
   return lines;
+}
+
+/**
+ * The kernel's temperature sensors (IIO, hwmon), numbered after the probes as the sensor
+ * question counts them; nothing when there are none (most machines: doctor says how to add one).
+ */
+function kernelSensorLines(scan: HardwareScan): string[] {
+  if (scan.kernelSensors.length === 0) return [];
+  const where = `${join(scan.sysfsRoot, 'bus/iio/devices')} and ${join(scan.sysfsRoot, 'class/hwmon')}`;
+  return [
+    `Kernel sensors: ${scan.kernelSensors.length} temperature channel(s) under ${where}`,
+    ...scan.kernelSensors.map(
+      (channel, i) => `  ${scan.sensors.length + i + 1}) ${kernelSensorLine(channel)}`,
+    ),
+  ];
 }
 
 /** A path as a shell word: quoted when it holds anything but the usual path characters. */
@@ -108,6 +125,13 @@ export function invocationOf(sources: InvocationSources = processInvocationSourc
   return { command: `node ${shellWord(script)}`, asRoot };
 }
 
+/** The sensor of a hardware starter, in the line that says what was written. */
+function sensorSummary(sensor: PlannedSensor): string {
+  return sensor.kind === 'file_value'
+    ? describeKernelSensor(sensor.channel)
+    : `DS18B20 ${sensor.address ?? '(the only one on the bus)'}`;
+}
+
 /** What was written and the commands to run next, typed as `invocation` says. */
 export function formatWritten(
   outPath: string,
@@ -117,7 +141,7 @@ export function formatWritten(
   const file = shellWord(outPath);
   const summary =
     plan.kind === 'hardware'
-      ? `DS18B20 ${plan.sensor.address ?? '(the only one on the bus)'} → relay on ${describePin(plan.relayBcm)}`
+      ? `${sensorSummary(plan.sensor)} → relay on ${describePin(plan.relayBcm)}`
       : 'simulated probe and heater';
   const { command } = invocation;
   // Commands that read the file: as the user who could write it.

@@ -1,6 +1,7 @@
 /**
- * What `homeostat init` finds on the machine: the DS18B20 probes on the 1-Wire bus (each with
- * one fresh reading) and the GPIO chips. Read-only and pure over a sysfs root (`/sys` on the
+ * What `homeostat init` finds on the machine: the DS18B20 probes on the 1-Wire bus and the
+ * temperature channels of the kernel's own sensor drivers (IIO, hwmon), each with one fresh
+ * reading, and the GPIO chips. Read-only and pure over a sysfs root (`/sys` on the
  * Pi, a fixture tree in tests), through the same readers the drivers and `doctor` use, so
  * init lists exactly what the daemon will see.
  */
@@ -8,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ds18b20Sensor, listDs18b20 } from '../drivers/ds18b20.js';
 import { type GpioChip, listGpioChips, pickMainChip } from '../drivers/gpio/chip.js';
+import { type KernelChannel, listKernelSensors } from '../drivers/kernel-sensors.js';
 import { messageOf } from '../kinds/types.js';
 
 /** One DS18B20 found, with its reading or why there is none. */
@@ -26,6 +28,12 @@ export interface HardwareScan {
   oneWireBus: boolean;
   /** Sorted by address. */
   sensors: FoundSensor[];
+  /**
+   * The kernel's temperature channels a room loop can read: IIO and hwmon devices on a bus
+   * (a BME280, an SHT3x, a thermocouple amplifier), in device order, each read once. Virtual
+   * devices (the CPU's thermal zone) are left out: they measure the board, not the room.
+   */
+  kernelSensors: KernelChannel[];
   /** Sorted by base. */
   chips: GpioChip[];
   /** The chip whose line N is BCM GPIO N (the driver's rule), when there is one. */
@@ -36,7 +44,7 @@ export interface HardwareScan {
 
 /** Whether there is anything to build a hardware config on; otherwise init writes a simulation. */
 export function foundHardware(scan: HardwareScan): boolean {
-  return scan.sensors.length > 0 || scan.chips.length > 0;
+  return scan.sensors.length > 0 || scan.kernelSensors.length > 0 || scan.chips.length > 0;
 }
 
 /**
@@ -57,8 +65,11 @@ export async function scanHardware(
   const addresses = await listDs18b20(sysfsRoot).catch(() => []);
   const sensors: FoundSensor[] = [];
   for (const address of addresses) sensors.push(await readOnce(sysfsRoot, address, nowMs));
+  const kernelSensors = (await listKernelSensors(sysfsRoot)).filter(
+    (channel) => channel.quantity === 'temperature' && !channel.virtual,
+  );
   const chips = await listGpioChips(sysfsRoot).catch(() => []);
-  const scan: HardwareScan = { sysfsRoot, oneWireBus, sensors, chips };
+  const scan: HardwareScan = { sysfsRoot, oneWireBus, sensors, kernelSensors, chips };
   if (chips.length > 0) {
     try {
       scan.mainChip = pickMainChip(chips);

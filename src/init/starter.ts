@@ -9,6 +9,7 @@
 import { describePin } from './pins.js';
 import {
   type HardwarePlan,
+  type PlannedProbe,
   ROOM_CUTOFF_MAX_C,
   ROOM_LIMITS_C,
   SERVICE_DB_PATH,
@@ -81,8 +82,7 @@ function hardwareLines(plan: HardwarePlan): string[] {
     `# A room heated through a relay on a Raspberry Pi: a homeostat starter written by \`homeostat init\`.`,
     '#',
     '# Hardware it needs:',
-    '# - one DS18B20 temperature probe on the 1-Wire bus: data on GPIO4 (header pin 7) with a 4.7 kΩ',
-    '#   pull-up to 3.3 V, and `dtoverlay=w1-gpio` in /boot/firmware/config.txt (then reboot);',
+    ...sensorNeedsLines(plan),
     `# - one relay board channel on ${pin}, switching the heater.`,
     '# Pins are BCM numbers (the GPIO17 of pinout diagrams), not header pin numbers.',
     '#',
@@ -98,13 +98,7 @@ function hardwareLines(plan: HardwarePlan): string[] {
     ...gpioLines(plan),
     'sensors:',
     `  ${loop}_temp:`,
-    '    kind: ds18b20',
-    ...addressLines(plan),
-    '    periodS: 10 # one conversion takes ~0.75 s',
-    '    # A room never reads outside this: such a reading is a broken or misplaced probe, and the',
-    '    # loop goes safe (heater off). CRC errors, the 85 °C power-on value and jumps are rejected',
-    '    # too; once readings are stale (30 s) the heater is off.',
-    '    plausible: { min: -20, max: 60 }',
+    ...sensorLines(plan),
     '',
     'actuators:',
     `  ${loop}_heater:`,
@@ -131,9 +125,52 @@ function hardwareLines(plan: HardwarePlan): string[] {
   ];
 }
 
+/** What the sensor needs, for the header. */
+function sensorNeedsLines(plan: HardwarePlan): string[] {
+  if (plan.sensor.kind !== 'file_value') {
+    return [
+      '# - one DS18B20 temperature probe on the 1-Wire bus: data on GPIO4 (header pin 7) with a 4.7 kΩ',
+      '#   pull-up to 3.3 V, and `dtoverlay=w1-gpio` in /boot/firmware/config.txt (then reboot);',
+    ];
+  }
+  const { driver, place } = plan.sensor.channel;
+  return [
+    `# - the ${driver} temperature sensor at ${place}, read through the kernel's own driver (its`,
+    '#   dtoverlay line in /boot/firmware/config.txt: docs/kernel-sensors.md has one per sensor);',
+  ];
+}
+
+/** The sensor's keys under its id: a DS18B20, or a kernel channel as a file_value sensor. */
+function sensorLines(plan: HardwarePlan): string[] {
+  if (plan.sensor.kind !== 'file_value') {
+    return [
+      '    kind: ds18b20',
+      ...addressLines(plan.sensor),
+      '    periodS: 10 # one conversion takes ~0.75 s',
+      '    # A room never reads outside this: such a reading is a broken or misplaced probe, and the',
+      '    # loop goes safe (heater off). CRC errors, the 85 °C power-on value and jumps are rejected',
+      '    # too; once readings are stale (30 s) the heater is off.',
+      '    plausible: { min: -20, max: 60 }',
+    ];
+  }
+  const { channel } = plan.sensor;
+  const reading = 'value' in channel.reading ? `${channel.reading.value} ${channel.unit}` : 'no reading';
+  return [
+    '    kind: file_value',
+    `    # ${channel.driver} (${channel.place}) ${channel.channel}: ${reading} when init ran. The * stands`,
+    '    # for the iio:deviceN / hwmonN number, which can change between boots; the bus address does not.',
+    `    path: ${JSON.stringify(channel.configPath)}`,
+    `    scale: ${channel.scale} # milli °C → °C`,
+    '    periodS: 10 # a failed read keeps the last reading until it is stale (30 s): heater off then',
+    '    # A room never reads outside this: such a reading is a broken or misplaced sensor, and the',
+    '    # loop goes safe (heater off).',
+    '    plausible: { min: -20, max: 60 }',
+  ];
+}
+
 /** The probe's address: written, commented (the only probe), or a note that none was found. */
-function addressLines(plan: HardwarePlan): string[] {
-  const { address, pinned } = plan.sensor;
+function addressLines(sensor: PlannedProbe): string[] {
+  const { address, pinned } = sensor;
   if (address === undefined) {
     return [
       '    # No probe was found when init ran: the only 28-... device on the bus is used. With several',
