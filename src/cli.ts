@@ -34,7 +34,8 @@ Usage:
   homeostat preset   LOOP NAME|none                       selects a preset of the loop, or none
   homeostat profile  LOOP start NAME|pause|resume|stop    starts, pauses, resumes or stops a profile
   homeostat doctor   [--config FILE] [--db FILE]          checks GPIO, 1-Wire, broker, database, systemd; says how to fix
-  homeostat safe     [--config FILE] [--sysfs-root DIR]   drives every GPIO relay to its safe level and exits
+  homeostat safe     [--config FILE] [--db FILE] [--sysfs-root DIR]
+                     drives every GPIO relay to its safe level and exits
                      (systemd's ExecStopPost=; no database needed: the config file, else the last applied
                      config kept beside the database); MQTT actuators get their safe command only if the
                      broker answers within 2 s (their dead man's switch, deadManS, covers the rest); 10 s

@@ -107,3 +107,22 @@ describe('a positional config path', () => {
     );
   });
 });
+
+describe('homeostat safe --db', () => {
+  test('given --db and no usable config, then the last applied config is looked for beside that database', () => {
+    const { code, stderr } = cli(
+      'safe',
+      '--config',
+      '/nonexistent/homeostat.yaml',
+      '--db',
+      '/nonexistent/by-hand/state.db',
+      '--sysfs-root',
+      '/nonexistent/sys',
+    );
+    assert.equal(code, 1);
+    assert.match(
+      stderr,
+      /the last applied config \/nonexistent\/by-hand\/state\.db\.safe\.json: not found .*: no pin driven\n$/,
+    );
+  });
+});

@@ -183,8 +183,12 @@ export const COMMANDS: Record<string, CommandHelp> = {
   safe: {
     summary:
       'drives every GPIO relay to its safe level and exits (systemd ExecStopPost; no database needed: the config file, else the last applied config kept beside the database; 10 s at most; a daemon started by hand that holds the database keeps its relays)',
-    usage: 'homeostat safe [CONFIG] [--config FILE] [--sysfs-root DIR]',
-    options: options(CONFIG, '--sysfs-root DIR  where sysfs is (default /sys)'),
+    usage: 'homeostat safe [CONFIG] [--config FILE] [--db FILE] [--sysfs-root DIR]',
+    options: options(
+      CONFIG,
+      '--db FILE       the database whose last applied config (FILE.safe.json) to use (default: as --db above; a daemon run with its own --db needs the same here)',
+      '--sysfs-root DIR  where sysfs is (default /sys)',
+    ),
     example: 'homeostat safe --config /etc/homeostat/config.yaml',
     positional: 'config',
   },
