@@ -40,8 +40,8 @@ Usage:
                      config kept beside the database); MQTT actuators get their safe command only if the
                      broker answers within 2 s (their dead man's switch, deadManS, covers the rest); 10 s
                      at most; exit 0 every GPIO relay safe, 1 a pin not confirmed safe or no usable config
-  homeostat init     [FILE] [--sensor ID|sim] [--relay-pin N] [--setpoint X] [--yes]
-                     writes a starter config from the DS18B20 sensors and GPIO chips found
+  homeostat init     [FILE] [--sensor ID|PATH|sim] [--relay-pin N] [--setpoint X] [--yes]
+                     writes a starter config from the DS18B20 and kernel sensors and GPIO chips found
   homeostat install-service   [--config FILE] [--root DIR] [--no-systemctl]
   homeostat uninstall-service [--purge] [--root DIR] [--no-systemctl]
                      installs (removes) the systemd service: user, directories, unit, PATH link

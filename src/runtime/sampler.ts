@@ -326,6 +326,12 @@ export class Sampler {
 
   #recordError(slot: SensorSlot, message: string, err: unknown): void {
     this.errors.set(slot.id, message);
+    // A device said offline, then came back without a new value: the driver refuses the old
+    // one, so the kept reading must no longer say offline. Without its liveness it ages alone.
+    const latest = this.#latest.get(slot.id);
+    if (latest?.liveness?.offlineSinceMs !== undefined) {
+      this.#latest.set(slot.id, { value: latest.value, atMs: latest.atMs });
+    }
     if (slot.failing) return;
     slot.failing = true;
     this.#opts.logger.warn(

@@ -82,3 +82,33 @@ describe('Sampler and push drivers', () => {
     await sampler.stop();
   });
 });
+
+describe('Sampler and a device back online without a new value', () => {
+  test('given a reading that said offline, when the next read fails, then the kept reading no longer says offline (it ages alone)', async () => {
+    const offline: Reading = {
+      value: 18,
+      atMs: 9_000,
+      liveness: { via: 'availability probe/availability', maxQuietMs: 5_400_000, offlineSinceMs: 9_500 },
+    };
+    let failing = false;
+    const driver: SensorDriver = {
+      id: 'probe',
+      simulated: false,
+      read: async () => 18,
+      readStamped: async () => {
+        if (failing) throw new Error('last value on probe is 300 s old (stale after 180 s)');
+        return offline;
+      },
+    };
+    const { sampler, clock } = samplerOf(driver);
+    sampler.start();
+    await clock.advance(0);
+    assert.deepEqual(sampler.latest('probe'), offline);
+    failing = true;
+    sampler.readNow('probe');
+    await clock.advance(0);
+    assert.deepEqual(sampler.latest('probe'), { value: 18, atMs: 9_000 });
+    assert.equal(sampler.errors.get('probe'), 'last value on probe is 300 s old (stale after 180 s)');
+    await sampler.stop();
+  });
+});
