@@ -15,6 +15,7 @@ import { replaceChangedDrivers } from './driver-replacement.js';
 import { requestFaultReset } from './fault-reset.js';
 import { buildRunningLoop, type RunningLoop } from './loop-factory.js';
 import { LoopRemoval } from './loop-removal.js';
+import { loopsDrivingActuator, loopsReadingSensor } from './loop-triggers.js';
 import type { DaemonEvents, DaemonOptions } from './options.js';
 import { RecordedValues } from './recorded-values.js';
 import { loopChanges, type ReloadOutcome, ReloadQueue, type StoredConfig } from './reload.js';
@@ -96,7 +97,7 @@ export class Daemon implements LoopControl {
       sensors: this.sampledSensors(),
       onReading: (sensorId, reading) => {
         this.recordedValues.reading(sensorId, reading);
-        this.triggerLoopsOf(sensorId, 'reading');
+        this.trigger(loopsReadingSensor(this.config, sensorId), 'reading');
       },
     });
     this.listenToPushSensors();
@@ -348,14 +349,9 @@ export class Daemon implements LoopControl {
   private listenToPushSensors(): void {
     for (const [id, driver] of this.drivers.sensors) driver.onValue?.(() => this.sampler.readNow(id));
     for (const [id, driver] of this.drivers.actuators) {
-      driver.onAvailability?.(() => this.triggerLoopsOfActuator(id, 'actuator availability'));
-    }
-  }
-
-  private triggerLoopsOfActuator(actuatorId: string, reason: string): void {
-    for (const loop of this.loops.values()) {
-      const config = this.config.loops[loop.id];
-      if (config?.raise === actuatorId || config?.lower === actuatorId) loop.runner.trigger(reason);
+      driver.onAvailability?.(() =>
+        this.trigger(loopsDrivingActuator(this.config, id), 'actuator availability'),
+      );
     }
   }
 
@@ -393,14 +389,7 @@ export class Daemon implements LoopControl {
     this.loops.set(id, loop);
   }
 
-  private triggerLoopsOf(sensorId: string, reason: string): void {
-    for (const loop of this.loops.values()) {
-      const config = this.config.loops[loop.id];
-      // Its own sensor (one of its set), or an interlock: a window opening pauses the loop at once.
-      const own = config?.sensor === sensorId || config?.sensors?.includes(sensorId) === true;
-      if (own || config?.interlocks.some((i) => i.sensor === sensorId)) {
-        loop.runner.trigger(reason);
-      }
-    }
+  private trigger(loopIds: readonly string[], reason: string): void {
+    for (const id of loopIds) this.loops.get(id)?.runner.trigger(reason);
   }
 }
