@@ -326,10 +326,11 @@ export class Sampler {
 
   #recordError(slot: SensorSlot, message: string, err: unknown): void {
     this.errors.set(slot.id, message);
-    // A device said offline, then came back without a new value: the driver refuses the old
-    // one, so the kept reading must no longer say offline. Without its liveness it ages alone.
+    // The driver refuses its last value now (a device back online without a new one, its signs
+    // of life gone): the kept reading's liveness is from before, so it no longer counts and
+    // the reading ages alone.
     const latest = this.#latest.get(slot.id);
-    if (latest?.liveness?.offlineSinceMs !== undefined) {
+    if (latest?.liveness !== undefined) {
       this.#latest.set(slot.id, { value: latest.value, atMs: latest.atMs });
     }
     if (slot.failing) return;

@@ -83,32 +83,38 @@ describe('Sampler and push drivers', () => {
   });
 });
 
-describe('Sampler and a device back online without a new value', () => {
-  test('given a reading that said offline, when the next read fails, then the kept reading no longer says offline (it ages alone)', async () => {
-    const offline: Reading = {
-      value: 18,
-      atMs: 9_000,
-      liveness: { via: 'availability probe/availability', maxQuietMs: 5_400_000, offlineSinceMs: 9_500 },
-    };
-    let failing = false;
-    const driver: SensorDriver = {
-      id: 'probe',
-      simulated: false,
-      read: async () => 18,
-      readStamped: async () => {
-        if (failing) throw new Error('last value on probe is 300 s old (stale after 180 s)');
-        return offline;
-      },
-    };
-    const { sampler, clock } = samplerOf(driver);
-    sampler.start();
-    await clock.advance(0);
-    assert.deepEqual(sampler.latest('probe'), offline);
-    failing = true;
-    sampler.readNow('probe');
-    await clock.advance(0);
-    assert.deepEqual(sampler.latest('probe'), { value: 18, atMs: 9_000 });
-    assert.equal(sampler.errors.get('probe'), 'last value on probe is 300 s old (stale after 180 s)');
-    await sampler.stop();
-  });
+describe('Sampler and a failed read after a reading with liveness', () => {
+  // A device back online without a new value, or one whose signs of life stopped: the driver
+  // refuses the value, and the liveness kept from before must not vouch for it.
+  const livenesses: [string, NonNullable<Reading['liveness']>][] = [
+    [
+      'said offline',
+      { via: 'availability probe/availability', maxQuietMs: 5_400_000, offlineSinceMs: 9_500 },
+    ],
+    ['was seen alive', { via: 'availability probe/availability', maxQuietMs: 5_400_000, seenAtMs: 9_900 }],
+  ];
+  for (const [what, liveness] of livenesses)
+    test(`given a reading whose device ${what}, when the next read fails, then the kept reading loses its liveness (it ages alone)`, async () => {
+      const offline: Reading = { value: 18, atMs: 9_000, liveness };
+      let failing = false;
+      const driver: SensorDriver = {
+        id: 'probe',
+        simulated: false,
+        read: async () => 18,
+        readStamped: async () => {
+          if (failing) throw new Error('last value on probe is 300 s old (stale after 180 s)');
+          return offline;
+        },
+      };
+      const { sampler, clock } = samplerOf(driver);
+      sampler.start();
+      await clock.advance(0);
+      assert.deepEqual(sampler.latest('probe'), offline);
+      failing = true;
+      sampler.readNow('probe');
+      await clock.advance(0);
+      assert.deepEqual(sampler.latest('probe'), { value: 18, atMs: 9_000 });
+      assert.equal(sampler.errors.get('probe'), 'last value on probe is 300 s old (stale after 180 s)');
+      await sampler.stop();
+    });
 });

@@ -3,7 +3,13 @@ import type { DeviceAvailability } from '../../core/actuator-availability.js';
 import type { ActuatorLevel } from '../../core/types.js';
 import type { ActuatorDriver } from '../types.js';
 import { AvailabilityWatcher } from './availability.js';
-import { levelCommandPayload, type Parsed, parseNumberPayload, parseSwitchState } from './payload.js';
+import {
+  levelCommandPayload,
+  MAX_PAYLOAD_BYTES,
+  type Parsed,
+  parseNumberPayload,
+  parseSwitchState,
+} from './payload.js';
 import { type DeadMan, shellyReplyLevel } from './switch-presets.js';
 import { type MqttTransport, type PublishOptions, TopicSubscription } from './transport.js';
 
@@ -165,6 +171,8 @@ abstract class MqttActuator<T> implements ActuatorDriver {
    */
   shiftTimes(deltaMs: number): void {
     if (this.state) this.state = { ...this.state, atMs: this.state.atMs + deltaMs };
+    // "offline since" moves too: else a step back makes the return look newer than the command
+    this.availabilityWatcher?.shiftTimes(deltaMs);
   }
 
   /**
@@ -247,6 +255,7 @@ export class MqttSwitch extends MqttActuator<0 | 1> {
       opts.replyTopic === undefined
         ? undefined
         : new TopicSubscription(opts.transport, opts.replyTopic, (_topic, payload) => {
+            if (payload.length > MAX_PAYLOAD_BYTES) return; // not an answer of ours: never parsed
             const level = shellyReplyLevel(payload.toString(), opts);
             if (level !== undefined) this.noteState(level);
           });

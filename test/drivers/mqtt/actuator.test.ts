@@ -417,3 +417,21 @@ describe('deadManS against the keep-alive: a healthy homeostat always re-arms in
     assert.equal(model.relay, 0, 'off by itself 600 s after the last ON');
   });
 });
+
+describe('MqttSwitch and a wall-clock step', () => {
+  test('given the device offline since a time, when the clock steps back 1 h, then "offline since" moves with it', async () => {
+    const transport = new FakeTransport();
+    const time = manualTime();
+    const plug = tasmotaSwitch(transport, { ...time, availabilityTopic: 'tele/plug/LWT' });
+    await plug.start();
+    transport.deliver('tele/plug/LWT', 'Offline');
+    const sinceMs = plug.availability()?.sinceMs;
+    assert.equal(sinceMs, time.nowMs());
+    plug.shiftTimes(-3_600_000);
+    assert.deepEqual(plug.availability(), {
+      state: 'offline',
+      topic: 'tele/plug/LWT',
+      sinceMs: sinceMs! - 3_600_000,
+    });
+  });
+});
