@@ -101,6 +101,12 @@ export function stableDir(root: string, real: string): { dir: string; place: str
     return { dir: `/sys/bus/spi/devices/${device}/${tail}`, place: `spi ${device}` };
   }
   const fromRoot = relative(root, parent);
+  // A class-level virtual device (/sys/devices/virtual/hwmon/hwmonN) has no parent to name it
+  // by: a pattern would match every such device, so its number stays (it may change at boot).
+  if (fromRoot === 'devices/virtual') {
+    const numberedDir = `/sys/${relative(root, real)}`;
+    return { dir: numberedDir, place: `${numberedDir} (numbered: may change between boots)` };
+  }
   return { dir: `/sys/${fromRoot}/${tail}`, place: `/sys/${fromRoot}` };
 }
 

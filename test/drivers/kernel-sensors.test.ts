@@ -11,6 +11,7 @@ import { validConfig } from '../support/config.js';
 import {
   addBme280,
   addCpuThermal,
+  addHwmonDevice,
   addIioDevice,
   addMax31855,
   addSht3x,
@@ -118,6 +119,36 @@ describe('listKernelSensors: the IIO and hwmon channels under a sysfs root, by s
         [
           '/sys/devices/platform/dht11@0/iio:device*/in_temp_input',
           `no reading: ${root}/devices/platform/dht11@0/iio:device0/in_temp_input: not a number: "garbage"`,
+        ],
+      ],
+    );
+  });
+
+  test('a class-level virtual hwmon device (no parent to name it by) keeps its number: a pattern would match them all', async (t) => {
+    const root = tempDir(t);
+    addHwmonDevice(root, {
+      bus: { virtual: '' },
+      index: 5,
+      name: 'acme_temp',
+      channels: { temp1_input: '30250' },
+    });
+    addHwmonDevice(root, {
+      bus: { virtual: '' },
+      index: 6,
+      name: 'other_temp',
+      channels: { temp1_input: '31000' },
+    });
+    const found = await listKernelSensors(root);
+    assert.deepEqual(
+      found.map((c) => [c.configPath, c.place]),
+      [
+        [
+          '/sys/devices/virtual/hwmon/hwmon5/temp1_input',
+          '/sys/devices/virtual/hwmon/hwmon5 (numbered: may change between boots)',
+        ],
+        [
+          '/sys/devices/virtual/hwmon/hwmon6/temp1_input',
+          '/sys/devices/virtual/hwmon/hwmon6 (numbered: may change between boots)',
         ],
       ],
     );
