@@ -1,12 +1,13 @@
 /**
  * How an MQTT sensor's device shows it is alive apart from its value, for `Reading.liveness`
  * (the rule that uses it is core/liveness.ts): its availability topic (availability.ts), a
- * heartbeat topic (any message there is a sign of life: Tasmota's `tele/<x>/STATE`), or a
+ * heartbeat topic (any live message there is a sign of life: Tasmota's `tele/<x>/STATE`; a
+ * retained one is not, the broker resends it at every resubscribe), or a
  * `last_seen` field in the device's own messages (Zigbee2MQTT with `advanced.last_seen` set).
  */
 import type { DeviceLiveness } from '../../core/types.js';
 import { AvailabilityWatcher } from './availability.js';
-import { readField } from './payload.js';
+import { MAX_PAYLOAD_BYTES, readField } from './payload.js';
 import { type MqttTransport, TopicSubscription } from './transport.js';
 
 /** Where a device's signs of life come from; at least one is given. */
@@ -57,8 +58,9 @@ export class DeviceLivenessTracker {
       this.availability = new AvailabilityWatcher(transport, opts.availabilityTopic, nowMs, onChange);
     }
     if (opts.heartbeatTopic !== undefined) {
-      this.heartbeat = new TopicSubscription(transport, opts.heartbeatTopic, () => {
-        if (!this.heartbeat?.stopped) this.heartbeatAtMs = this.nowMs();
+      // A retained copy is the broker's memory, resent at every resubscribe: no sign of life.
+      this.heartbeat = new TopicSubscription(transport, opts.heartbeatTopic, (_topic, _payload, meta) => {
+        if (!this.heartbeat?.stopped && !meta.retain) this.heartbeatAtMs = this.nowMs();
       });
     }
   }
@@ -79,7 +81,8 @@ export class DeviceLivenessTracker {
    * returned (ms; never ahead of now), so the caller can age a retained value honestly.
    */
   noteValueMessage(payload: Buffer): number | undefined {
-    if (this.opts.lastSeenField === undefined) return undefined;
+    // An oversized payload is refused by the value's parse too: it is not worth a JSON parse here.
+    if (this.opts.lastSeenField === undefined || payload.length > MAX_PAYLOAD_BYTES) return undefined;
     const found = readField(payload, this.opts.lastSeenField);
     const seenMs = found.ok ? parseLastSeen(found.value) : undefined;
     if (seenMs === undefined) return undefined;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DeviceLivenessTracker, parseLastSeen } from '../../../src/drivers/mqtt/liveness.js';
+import { MAX_PAYLOAD_BYTES } from '../../../src/drivers/mqtt/payload.js';
 import { FakeTransport, manualTime } from './fake-transport.js';
 
 describe('parseLastSeen', () => {
@@ -91,6 +92,27 @@ describe('DeviceLivenessTracker', () => {
     transport.deliver(HEARTBEAT, '{"Uptime":"1T00:00:00"}');
     time.advanceS(100);
     assert.equal(live.current().seenAtMs, arrivedMs);
+  });
+
+  test('given a retained message on the heartbeat topic, it is no sign of life (the broker resends it at every resubscribe)', () => {
+    const { transport, time, live } = tracker({ heartbeat: true });
+    transport.deliver(HEARTBEAT, '{"Uptime":"1T00:00:00"}', { retain: true });
+    assert.equal(live.current().seenAtMs, undefined);
+    time.advanceS(100);
+    const liveAtMs = time.nowMs();
+    transport.deliver(HEARTBEAT, '{"Uptime":"1T00:01:40"}');
+    time.advanceS(100);
+    transport.deliver(HEARTBEAT, '{"Uptime":"1T00:01:40"}', { retain: true });
+    assert.equal(live.current().seenAtMs, liveAtMs, 'a retained copy after a live one does not move it');
+  });
+
+  test('given a value message over MAX_PAYLOAD_BYTES, its last_seen is not read (no JSON parse of it)', () => {
+    const { time, live } = tracker({ lastSeen: true });
+    const seen = new Date(time.nowMs() - 40_000).toISOString();
+    const padding = 'x'.repeat(MAX_PAYLOAD_BYTES);
+    const oversized = Buffer.from(JSON.stringify({ last_seen: seen, padding }));
+    assert.equal(live.noteValueMessage(oversized), undefined);
+    assert.equal(live.current().seenAtMs, undefined);
   });
 
   test('given a last_seen in the value message, it is noted, never ahead of now', () => {
