@@ -83,6 +83,15 @@ describe('docs/mqtt-contacts.md', () => {
       },
     ],
     [
+      'back online, no state since',
+      {
+        value: Number.NaN,
+        atMs: nowMs - 60_000,
+        liveness: { via, maxQuietMs: 90_000_000, seenAtMs: nowMs },
+        whyNotANumber: `device back online; no state since it went offline (${via})`,
+      },
+    ],
+    [
       'stale, device not seen',
       { value: 0, atMs: nowMs - 7_260_000, liveness: { via, maxQuietMs: 90_000_000 } },
     ],
