@@ -45,6 +45,7 @@ describe('mqtt_binary: what a section resolves to', () => {
     assert.deepEqual([window.onWords, window.offWords], [[false], [true]]);
     assert.deepEqual(window.livenessOptions, {
       availabilityTopic: 'zigbee2mqtt/living_window/availability',
+      bridgeStateTopic: 'zigbee2mqtt/bridge/state',
       heartbeatTopic: undefined,
       lastSeenField: undefined,
       maxQuietMs: 90_000_000,
@@ -101,6 +102,7 @@ describe('mqtt_binary: what a section resolves to', () => {
     );
     assert.deepEqual(window.livenessOptions, {
       availabilityTopic: undefined,
+      bridgeStateTopic: undefined,
       heartbeatTopic: undefined,
       lastSeenField: 'last_seen',
       maxQuietMs: 10_800_000,

@@ -4,7 +4,11 @@
  * (core/liveness.ts). Shared by every MQTT sensor kind so the block reads the same in each.
  */
 import { z } from 'zod';
-import { AVAILABILITY_PRESET_NAMES, availabilityTopic } from '../../drivers/mqtt/availability.js';
+import {
+  AVAILABILITY_PRESET_NAMES,
+  availabilityTopic,
+  bridgeStateTopic,
+} from '../../drivers/mqtt/availability.js';
 import type { LivenessOptions } from '../../drivers/mqtt/liveness.js';
 import { fieldPath, plainTopic } from '../fields.js';
 
@@ -81,12 +85,14 @@ export type LivenessSection = z.output<typeof livenessSchema>;
 
 /** What the driver is built from; `staleAfterS` is the sensor's (maxQuietS must exceed it). */
 export function livenessOptions(block: LivenessSection): LivenessOptions {
+  const { preset, device } = block;
+  const fromPreset = preset !== undefined && device !== undefined ? { preset, device } : undefined;
   return {
     availabilityTopic:
       block.availabilityTopic ??
-      (block.preset !== undefined && block.device !== undefined
-        ? availabilityTopic(block.preset, block.device)
-        : undefined),
+      (fromPreset ? availabilityTopic(fromPreset.preset, fromPreset.device) : undefined),
+    // Zigbee2MQTT's device availability outlives a crash of Zigbee2MQTT: its bridge state does not.
+    bridgeStateTopic: fromPreset ? bridgeStateTopic(fromPreset.preset, fromPreset.device) : undefined,
     heartbeatTopic: block.heartbeatTopic,
     lastSeenField: block.lastSeenField,
     maxQuietMs: (block.maxQuietS ?? DEFAULT_MAX_QUIET_S) * 1000,

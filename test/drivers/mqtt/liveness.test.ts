@@ -127,6 +127,93 @@ describe('DeviceLivenessTracker', () => {
     assert.equal(live.noteValueMessage(Buffer.from('{"temperature":19}')), undefined);
   });
 
+  /**
+   * Zigbee2MQTT's last will is `<base>/bridge/state` `{"state":"offline"}` (legacy `offline`);
+   * the devices' `<base>/<device>/availability` stays retained `online` when it crashes
+   * (zigbee2mqtt.io guide/usage/mqtt_topics_and_messages, "zigbee2mqtt/bridge/state").
+   */
+  describe('with the Zigbee2MQTT bridge state topic', () => {
+    const BRIDGE = 'zigbee2mqtt/bridge/state';
+
+    function bridged() {
+      const transport = new FakeTransport();
+      const time = manualTime();
+      let changes = 0;
+      const live = new DeviceLivenessTracker(
+        transport,
+        { availabilityTopic: AVAILABILITY, bridgeStateTopic: BRIDGE, maxQuietMs: 3_600_000 },
+        time.nowMs,
+        () => changes++,
+      );
+      live.start();
+      transport.deliver(AVAILABILITY, '{"state":"online"}', { retain: true });
+      transport.deliver(BRIDGE, '{"state":"online"}', { retain: true });
+      return { transport, time, live, changes: () => changes };
+    }
+
+    const table: [string, string | undefined, { offline: boolean; seen: boolean; via: string }][] = [
+      [
+        'the bridge online',
+        '{"state":"online"}',
+        { offline: false, seen: true, via: `availability ${AVAILABILITY}` },
+      ],
+      [
+        'the bridge offline (its last will)',
+        '{"state":"offline"}',
+        { offline: true, seen: false, via: `availability ${AVAILABILITY}, bridge ${BRIDGE} offline` },
+      ],
+      [
+        'the bridge offline, legacy payload',
+        'offline',
+        { offline: true, seen: false, via: `availability ${AVAILABILITY}, bridge ${BRIDGE} offline` },
+      ],
+      [
+        'garbage on the bridge topic',
+        'bananas',
+        {
+          offline: false,
+          seen: false,
+          via: `availability ${AVAILABILITY}, bridge ${BRIDGE}, garbage "bananas"`,
+        },
+      ],
+    ];
+    for (const [name, payload, expected] of table) {
+      test(`given the device online, when ${name}, then offline ${expected.offline}, seen ${expected.seen}`, () => {
+        const { transport, time, live } = bridged();
+        time.advanceS(30);
+        if (payload !== undefined) transport.deliver(BRIDGE, payload, { retain: true });
+        const now = live.current();
+        assert.equal(now.offlineSinceMs, expected.offline ? time.nowMs() : undefined);
+        assert.equal(now.seenAtMs, expected.seen ? time.nowMs() : undefined);
+        assert.equal(now.via, expected.via);
+      });
+    }
+
+    test('the bridge going offline is told at once, and it subscribes to the bridge topic and lets go of it', () => {
+      const { transport, live, changes } = bridged();
+      const before = changes();
+      transport.deliver(BRIDGE, '{"state":"offline"}', { retain: true });
+      assert.equal(changes(), before + 1);
+      assert.equal(transport.handlerCount(BRIDGE), 1);
+      live.stop();
+      assert.equal(transport.handlerCount(BRIDGE), 0);
+    });
+
+    test('given the bridge never heard from (another base topic), then the device availability alone counts', () => {
+      const transport = new FakeTransport();
+      const time = manualTime();
+      const live = new DeviceLivenessTracker(
+        transport,
+        { availabilityTopic: AVAILABILITY, bridgeStateTopic: BRIDGE, maxQuietMs: 3_600_000 },
+        time.nowMs,
+        () => {},
+      );
+      live.start();
+      transport.deliver(AVAILABILITY, 'online', { retain: true });
+      assert.equal(live.current().seenAtMs, time.nowMs());
+    });
+  });
+
   test('a clock step moves every stamp with it', () => {
     const { transport, live } = tracker({ heartbeat: true });
     transport.deliver(HEARTBEAT, 'x');
