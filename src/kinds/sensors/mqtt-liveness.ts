@@ -26,7 +26,8 @@ export const livenessSchema = z
       .optional()
       .describe(
         'The device family whose availability topic to read, with device: zigbee2mqtt (<device>/availability, ' +
-          '{"state":"online"} or legacy online; enable availability in Zigbee2MQTT), tasmota (tele/<device>/LWT ' +
+          '{"state":"online"} or legacy online; enable availability in Zigbee2MQTT; and <base>/bridge/state, ' +
+          'base the first level of device: Zigbee2MQTT offline counts as the device offline), tasmota (tele/<device>/LWT ' +
           'Online/Offline), esphome (<device>/status online/offline), shelly (<device>/online true/false). ' +
           'Default: none.',
       ),
@@ -42,7 +43,8 @@ export const livenessSchema = z
     heartbeatTopic: plainTopic
       .optional()
       .describe(
-        'A topic on which any message shows the device alive (Tasmota tele/<x>/STATE). Default: none.',
+        'A topic on which any message shows the device alive (Tasmota tele/<x>/STATE); a retained one does ' +
+          'not (the broker resends it at every reconnect). Default: none.',
       ),
     lastSeenField: fieldPath
       .optional()
