@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { parseConfigText } from '../../src/config/load.js';
 import { trippedInterlock } from '../../src/core/interlock.js';
 import type { Reading } from '../../src/core/types.js';
+import { DeviceLivenessTracker } from '../../src/drivers/mqtt/liveness.js';
+import { livenessOptions } from '../../src/kinds/sensors/mqtt-liveness.js';
+import { FakeTransport } from '../drivers/mqtt/fake-transport.js';
 
 const PAGE = fileURLToPath(new URL('../../docs/mqtt-contacts.md', import.meta.url));
 const markdown = readFileSync(PAGE, 'utf8');
@@ -61,6 +64,19 @@ describe('docs/mqtt-contacts.md', () => {
 
   const nowMs = 10_000_000_000;
   const via = 'availability zigbee2mqtt/living_window/availability';
+  /** The via the tracker writes with Zigbee2MQTT's last will in force (not typed out by hand). */
+  const bridgeDownVia = (() => {
+    const transport = new FakeTransport();
+    const live = new DeviceLivenessTracker(
+      transport,
+      livenessOptions({ preset: 'zigbee2mqtt', device: 'zigbee2mqtt/living_window' }),
+      () => nowMs,
+      () => {},
+    );
+    live.start();
+    transport.deliver('zigbee2mqtt/bridge/state', '{"state":"offline"}', { retain: true });
+    return live.current().via;
+  })();
   const spec = { interlocks: [{ sensorId: 'living_window', pauseWhen: 1, staleAfterMs: 7_200_000 }] };
   const cases: [string, Reading | undefined][] = [
     ['open', { value: 1, atMs: nowMs }],
@@ -80,6 +96,23 @@ describe('docs/mqtt-contacts.md', () => {
         value: Number.NaN,
         atMs: nowMs - 60_000,
         liveness: { via, maxQuietMs: 90_000_000, offlineSinceMs: nowMs - 12_000 },
+      },
+    ],
+    [
+      'Zigbee2MQTT itself offline',
+      {
+        value: Number.NaN,
+        atMs: nowMs - 60_000,
+        liveness: { via: bridgeDownVia, maxQuietMs: 90_000_000, offlineSinceMs: nowMs - 12_000 },
+      },
+    ],
+    [
+      'back online, no state since',
+      {
+        value: Number.NaN,
+        atMs: nowMs - 60_000,
+        liveness: { via, maxQuietMs: 90_000_000, seenAtMs: nowMs },
+        whyNotANumber: `device back online; no state since it went offline (${via})`,
       },
     ],
     [

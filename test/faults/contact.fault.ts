@@ -15,7 +15,8 @@ import { bridgeReady, openScenario } from './support/scenario.js';
  * publishes an Aqara MCCGQ11LM (`{"contact":true}` closed; availability retained,
  * `{"state":"online"}`). While the room heater is on, the contact sends garbage, then (closed
  * again, heating again) its device goes offline: each time the heater goes off at once and the
- * room's Interlocked condition says why. `homeostat run` (real time: the contact is not
+ * room's Interlocked condition says why. Each recovery is a new closed state (back online alone
+ * is not enough: the state from before the outage vouches for nothing). `homeostat run` (real time: the contact is not
  * simulated) on the demo, as a child process.
  * The sampler passes on the reading's whyNotANumber and liveness, so the exact reason is asserted.
  */
@@ -74,7 +75,11 @@ describe('contact garbage', () => {
         said: new RegExp(
           `^interlock room_window: device offline for \\d+ s \\(availability ${AVAILABILITY}\\)$`,
         ),
-        recover: () => client.publish(AVAILABILITY, '{"state":"online"}', { qos: 1, retain: true }),
+        // Back online, the state from before the outage no longer counts: a new one is needed.
+        recover: async () => {
+          await client.publish(AVAILABILITY, '{"state":"online"}', { qos: 1, retain: true });
+          await closed();
+        },
       },
     ];
     const outcomes: string[] = [];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { DEFAULT_MAX_QUIET_S } from '../../src/kinds/sensors/mqtt-liveness.js';
 import type { LogLine } from '../integration/helpers.js';
 import { faultConfigText, stateTopic } from './support/config.js';
 import { measureFrom, rssOf, startProbedDaemon } from './support/daemon.js';
@@ -104,7 +105,9 @@ describe('MQTT probe offline while heating', () => {
         assert.equal(sensorHealthy(state)?.status, 'True');
         assert.match(
           sensorHealthy(state)?.message ?? '',
-          /^quiet: unchanged for \d+ s, device seen 0 s ago \(limit 60 min\)$/,
+          new RegExp(
+            `^quiet: unchanged for \\d+ s, device seen 0 s ago \\(limit ${DEFAULT_MAX_QUIET_S / 60} min\\)$`,
+          ),
         );
         const off = daemon.run.filter((l) => /^room_heater → OFF/.test(l.msg) && l.time >= reportedAtMs);
         assert.deepEqual(off, [], 'the heater went off while the probe was quiet and online');

@@ -24,6 +24,7 @@ import { type Broker, brokerFor, FAST_RECONNECT } from './mosquitto.js';
 const DEVICE = 'zigbee2mqtt/living_window';
 const AVAILABILITY = `${DEVICE}/availability`;
 const VIA = `availability ${AVAILABILITY}`;
+const BRIDGE = 'zigbee2mqtt/bridge/state';
 
 /** The Aqara contact as Zigbee2MQTT publishes it (state not retained, availability retained). */
 async function aqaraContact(t: TestContext, broker: Broker) {
@@ -42,6 +43,9 @@ async function aqaraContact(t: TestContext, broker: Broker) {
     garbage: () => client.publishAsync(DEVICE, '{"contact":"banana","linkquality":72}', { qos: 1 }),
     availability: (word: 'online' | 'offline') =>
       client.publishAsync(AVAILABILITY, JSON.stringify({ state: word }), { qos: 1, retain: true }),
+    /** Zigbee2MQTT's own state, retained; `offline` is its last will (guide/usage/mqtt_topics_and_messages). */
+    bridge: (word: 'online' | 'offline') =>
+      client.publishAsync(BRIDGE, JSON.stringify({ state: word }), { qos: 1, retain: true }),
   };
 }
 
@@ -100,7 +104,7 @@ loops:
 }
 
 describe('a Zigbee2MQTT window contact as an interlock, on a real broker', () => {
-  test('closed → the loop heats; open → paused, heater safe; garbage and offline → paused, saying why', async (t) => {
+  test('closed → the loop heats; open → paused, heater safe; garbage, offline (device or Zigbee2MQTT) and back online without a new state → paused, saying why', async (t) => {
     const broker = await brokerFor(t);
     const contact = await aqaraContact(t, broker);
     await contact.availability('online');
@@ -138,8 +142,26 @@ describe('a Zigbee2MQTT window contact as an interlock, on a real broker', () =>
     );
     await node.paused(offlineSaid, 'paused with the device offline, saying so');
 
-    // Online again: the last state (closed) counts again.
+    // Online again: the state from before the outage (closed) vouches for nothing, since the
+    // window may have opened meanwhile. Still paused, saying why, until a new state comes.
     await contact.availability('online');
-    await node.regulating('heating again once the device is back online');
+    const backSaid = new RegExp(
+      `interlock window: device back online; no state since it went offline \\(${VIA.replaceAll('/', '\\/')}\\)$`,
+    );
+    await node.paused(backSaid, 'still paused once the device is back online, saying why');
+
+    await contact.closed();
+    await node.regulating('heating again once a new state says closed');
+
+    // Zigbee2MQTT dies: the broker publishes its last will on the bridge state, while the
+    // device's availability stays retained online. Paused, naming the bridge.
+    await contact.bridge('offline');
+    const bridgeSaid = new RegExp(
+      `interlock window: device offline for \\d+ s \\(${VIA.replaceAll('/', '\\/')}, bridge ${BRIDGE.replaceAll('/', '\\/')} offline\\)$`,
+    );
+    await node.paused(bridgeSaid, 'paused with Zigbee2MQTT offline, naming the bridge');
+    await contact.bridge('online');
+    await contact.closed();
+    await node.regulating('heating again once Zigbee2MQTT is back and a new state says closed');
   });
 });

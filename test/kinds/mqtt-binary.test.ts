@@ -45,6 +45,7 @@ describe('mqtt_binary: what a section resolves to', () => {
     assert.deepEqual([window.onWords, window.offWords], [[false], [true]]);
     assert.deepEqual(window.livenessOptions, {
       availabilityTopic: 'zigbee2mqtt/living_window/availability',
+      bridgeStateTopic: 'zigbee2mqtt/bridge/state',
       heartbeatTopic: undefined,
       lastSeenField: undefined,
       maxQuietMs: 90_000_000,
@@ -97,13 +98,14 @@ describe('mqtt_binary: what a section resolves to', () => {
 
   test('given a liveness block of its own, then it replaces the preset one, maxQuietS as given', () => {
     const { window } = windowOf(
-      '{ kind: mqtt_binary, preset: zigbee2mqtt, device: zigbee2mqtt/w, liveness: { lastSeenField: last_seen, maxQuietS: 7200 } }',
+      '{ kind: mqtt_binary, preset: zigbee2mqtt, device: zigbee2mqtt/w, liveness: { lastSeenField: last_seen, maxQuietS: 10800 } }',
     );
     assert.deepEqual(window.livenessOptions, {
       availabilityTopic: undefined,
+      bridgeStateTopic: undefined,
       heartbeatTopic: undefined,
       lastSeenField: 'last_seen',
-      maxQuietMs: 7_200_000,
+      maxQuietMs: 10_800_000,
     });
   });
 });
@@ -155,6 +157,16 @@ describe('mqtt_binary: sections that cannot work are refused, saying why', () =>
       'staleAfterS within periodS',
       '{ kind: mqtt_binary, topic: a/b, periodS: 60, staleAfterS: 30 }',
       'sensors.window.staleAfterS: must be greater than periodS (60)',
+    ],
+    [
+      'a liveness maxQuietS within staleAfterS',
+      '{ kind: mqtt_binary, topic: a/b, liveness: { heartbeatTopic: a/hb, maxQuietS: 3600 } }',
+      'sensors.window.liveness.maxQuietS: must be greater than staleAfterS (7200 s): a quiet state is kept in force past staleAfterS up to maxQuietS (3600 s)',
+    ],
+    [
+      "a preset's default liveness with staleAfterS past the default maxQuietS",
+      '{ kind: mqtt_binary, preset: zigbee2mqtt, device: zigbee2mqtt/w, staleAfterS: 90000 }',
+      'sensors.window.liveness.maxQuietS: must be greater than staleAfterS (90000 s): a quiet state is kept in force past staleAfterS up to maxQuietS (90000 s)',
     ],
     [
       'a wildcard topic',

@@ -8,7 +8,9 @@
  * daemon learns the state at once):
  * - Zigbee2MQTT: `<base>/<device>/availability`, `{"state":"online"}` / `{"state":"offline"}`;
  *   plain `online` / `offline` with `legacy_availability_payload: true`
- *   (zigbee2mqtt.io, guide/configuration/device-availability).
+ *   (zigbee2mqtt.io, guide/configuration/device-availability). Published by Zigbee2MQTT, not
+ *   the broker: if Zigbee2MQTT dies they stay `online`, so its `<base>/bridge/state` is read
+ *   too ({@link bridgeStateTopic}).
  * - Tasmota: `tele/<topic>/LWT`, `Online` / `Offline` (the broker publishes `Offline` as the
  *   last will; tasmota.github.io/docs/MQTT).
  * - ESPHome: `<topic_prefix>/status`, `online` (birth) / `offline` (will; esphome.io,
@@ -41,6 +43,18 @@ export function availabilityTopic(preset: AvailabilityPreset, device: string): s
     case 'shelly':
       return `${device}/online`;
   }
+}
+
+/**
+ * The state topic of the bridge `device` is reached through, or undefined for families without
+ * one. Zigbee2MQTT: `<base>/bridge/state`, base the first level of the device's topic
+ * (`zigbee2mqtt` by default), `{"state":"online"}` / `{"state":"offline"}` (legacy `online` /
+ * `offline`), retained, `offline` being its last will (zigbee2mqtt.io guide/usage/
+ * mqtt_topics_and_messages). The devices' availability topics are Zigbee2MQTT's own messages:
+ * when it crashes they stay retained `online`, and only the bridge state says it died.
+ */
+export function bridgeStateTopic(preset: AvailabilityPreset, device: string): string | undefined {
+  return preset === 'zigbee2mqtt' ? `${device.split('/')[0]}/bridge/state` : undefined;
 }
 
 /** What an availability message said: the device is online, offline, or the payload made no sense. */

@@ -10,9 +10,13 @@
  * and says why:
  * - a payload that is not one of the mapping's words (garbage): NaN until a good one comes,
  *   with `whyNotANumber` saying what was sent;
- * - the device offline (its availability topic): NaN with `liveness.offlineSinceMs`, until it
- *   is online again (its last state then counts again, aged from its arrival). NaN and not
- *   only the liveness mark, so the loop goes safe even where the liveness is not passed on.
+ * - the device offline (its availability topic): NaN with `liveness.offlineSinceMs`. NaN and not
+ *   only the liveness mark, so the loop goes safe even where the liveness is not passed on;
+ * - the device back online: still NaN, saying so, until a new state comes. What happened while
+ *   it was away went unreported (a window opened while the bridge was down), so the state from
+ *   before the outage vouches for nothing (as sensor.ts' `latestPredatesOffline`). A retained
+ *   state is the broker's memory, not a new report: it ends that only if its last_seen (when
+ *   configured) postdates the outage.
  * A message without the field is not about this input (a Tasmota RESULT of a command) and is
  * ignored. Subscribed at QoS 0, as every MQTT sensor (no replayed backlog after a reconnect).
  */
@@ -47,6 +51,8 @@ export class MqttBinarySensor implements SensorDriver {
   private readonly subscriptions: TopicSubscription[];
   private readonly liveness: DeviceLivenessTracker | undefined;
   private latest: Latest | undefined;
+  /** When the device last went offline, if the latest state is from before that (void until a new one). */
+  private latestPredatesOfflineMs: number | undefined;
   private listener: (() => void) | undefined;
   private notifyPending = false;
   private stopped = false;
@@ -57,13 +63,13 @@ export class MqttBinarySensor implements SensorDriver {
     this.opts = opts;
     this.subscriptions = opts.sources.map(
       (source) =>
-        new TopicSubscription(opts.transport, source.topic, (_topic, payload) =>
-          this.onMessage(source, payload),
+        new TopicSubscription(opts.transport, source.topic, (_topic, payload, meta) =>
+          this.onMessage(source, payload, meta.retain),
         ),
     );
     if (opts.liveness) {
       this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, opts.nowMs, () =>
-        this.notify(),
+        this.onLivenessChange(),
       );
     }
   }
@@ -103,6 +109,7 @@ export class MqttBinarySensor implements SensorDriver {
   /** The wall clock stepped by `deltaMs`: every stamp keeps its real age. */
   shiftTimes(deltaMs: number): void {
     if (this.latest) this.latest = { ...this.latest, atMs: this.latest.atMs + deltaMs };
+    if (this.latestPredatesOfflineMs !== undefined) this.latestPredatesOfflineMs += deltaMs;
     this.liveness?.shiftTimes(deltaMs);
   }
 
@@ -113,6 +120,11 @@ export class MqttBinarySensor implements SensorDriver {
       // Offline voids the state: NaN stamped with its arrival, or with the offline message.
       const atMs = latest?.atMs ?? liveness.offlineSinceMs;
       return { value: Number.NaN, atMs, liveness, whyNotANumber: `device offline (${liveness.via})` };
+    }
+    if (latest !== undefined && this.latestPredatesOfflineMs !== undefined) {
+      const via = liveness?.via ?? 'its liveness';
+      const whyNotANumber = `device back online; no state since it went offline (${via})`;
+      return { value: Number.NaN, atMs: latest.atMs, ...(liveness ? { liveness } : {}), whyNotANumber };
     }
     if (latest === undefined) {
       const topics = this.opts.sources.map((source) => source.topic).join(' or ');
@@ -125,16 +137,39 @@ export class MqttBinarySensor implements SensorDriver {
     return reading;
   }
 
-  private onMessage(source: BinarySource, payload: Buffer): void {
+  private onLivenessChange(): void {
+    const offlineSinceMs = this.liveness?.current().offlineSinceMs;
+    if (this.latest !== undefined && offlineSinceMs !== undefined)
+      this.latestPredatesOfflineMs = offlineSinceMs;
+    this.notify();
+  }
+
+  private onMessage(source: BinarySource, payload: Buffer, retained: boolean): void {
     if (this.stopped) return;
     const parsed = parseBinaryPayload(payload, { field: source.field, on: this.opts.on, off: this.opts.off });
     if (!parsed.ok && parsed.missing) return;
     // A last-seen time in the message ages a retained state honestly; else it is as of now.
-    const atMs = this.liveness?.noteValueMessage(payload) ?? this.opts.nowMs();
+    const seenMs = this.liveness?.noteValueMessage(payload);
+    const atMs = seenMs ?? this.opts.nowMs();
+    this.notePredatesOffline(retained, seenMs);
     this.latest = parsed.ok
       ? { value: parsed.value, atMs }
       : { value: Number.NaN, atMs, garbage: `${source.topic}: ${parsed.reason}` };
     this.notify();
+  }
+
+  /**
+   * A live message is a new report: the outage is over. A retained one is the broker's memory,
+   * as old as the outage or older, unless its last_seen postdates it; one that comes while the
+   * device is offline (the retained state resent at a resubscribe) is void once it is back.
+   */
+  private notePredatesOffline(retained: boolean, seenMs: number | undefined): void {
+    const sinceMs = this.latestPredatesOfflineMs ?? this.liveness?.current().offlineSinceMs;
+    if (!retained || sinceMs === undefined || (seenMs !== undefined && seenMs > sinceMs)) {
+      this.latestPredatesOfflineMs = undefined;
+    } else {
+      this.latestPredatesOfflineMs = sinceMs;
+    }
   }
 
   /**

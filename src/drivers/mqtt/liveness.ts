@@ -1,18 +1,26 @@
 /**
  * How an MQTT sensor's device shows it is alive apart from its value, for `Reading.liveness`
  * (the rule that uses it is core/liveness.ts): its availability topic (availability.ts), a
- * heartbeat topic (any message there is a sign of life: Tasmota's `tele/<x>/STATE`), or a
+ * heartbeat topic (any live message there is a sign of life: Tasmota's `tele/<x>/STATE`; a
+ * retained one is not, the broker resends it at every resubscribe), or a
  * `last_seen` field in the device's own messages (Zigbee2MQTT with `advanced.last_seen` set).
  */
 import type { DeviceLiveness } from '../../core/types.js';
 import { AvailabilityWatcher } from './availability.js';
-import { readField } from './payload.js';
+import { MAX_PAYLOAD_BYTES, readField } from './payload.js';
 import { type MqttTransport, TopicSubscription } from './transport.js';
 
 /** Where a device's signs of life come from; at least one is given. */
 export interface LivenessOptions {
   /** Its availability topic (online/offline). */
   availabilityTopic?: string | undefined;
+  /**
+   * The state topic of the bridge the device is reached through (Zigbee2MQTT
+   * `<base>/bridge/state`, its last will): the bridge offline is the device offline, since the
+   * device's own availability stays retained online when the bridge dies. Garbage there keeps
+   * the device from counting as seen; never heard from (another base topic), it changes nothing.
+   */
+  bridgeStateTopic?: string | undefined;
   /** A topic on which any message shows the device alive. */
   heartbeatTopic?: string | undefined;
   /** Dot path of a last-seen time in the device's own value messages: ISO 8601 text or epoch ms. */
@@ -43,6 +51,7 @@ export function parseLastSeen(value: unknown): number | undefined {
  */
 export class DeviceLivenessTracker {
   private readonly availability: AvailabilityWatcher | undefined;
+  private readonly bridge: AvailabilityWatcher | undefined;
   private readonly heartbeat: TopicSubscription | undefined;
   private heartbeatAtMs: number | undefined;
   private lastSeenMs: number | undefined;
@@ -56,21 +65,27 @@ export class DeviceLivenessTracker {
     if (opts.availabilityTopic !== undefined) {
       this.availability = new AvailabilityWatcher(transport, opts.availabilityTopic, nowMs, onChange);
     }
+    if (opts.bridgeStateTopic !== undefined) {
+      this.bridge = new AvailabilityWatcher(transport, opts.bridgeStateTopic, nowMs, onChange);
+    }
     if (opts.heartbeatTopic !== undefined) {
-      this.heartbeat = new TopicSubscription(transport, opts.heartbeatTopic, () => {
-        if (!this.heartbeat?.stopped) this.heartbeatAtMs = this.nowMs();
+      // A retained copy is the broker's memory, resent at every resubscribe: no sign of life.
+      this.heartbeat = new TopicSubscription(transport, opts.heartbeatTopic, (_topic, _payload, meta) => {
+        if (!this.heartbeat?.stopped && !meta.retain) this.heartbeatAtMs = this.nowMs();
       });
     }
   }
 
   start(): void {
     this.availability?.start();
+    this.bridge?.start();
     this.heartbeat?.start();
   }
 
   /** Releases the subscriptions; final. */
   stop(): void {
     this.availability?.stop();
+    this.bridge?.stop();
     this.heartbeat?.stop();
   }
 
@@ -79,7 +94,8 @@ export class DeviceLivenessTracker {
    * returned (ms; never ahead of now), so the caller can age a retained value honestly.
    */
   noteValueMessage(payload: Buffer): number | undefined {
-    if (this.opts.lastSeenField === undefined) return undefined;
+    // An oversized payload is refused by the value's parse too: it is not worth a JSON parse here.
+    if (this.opts.lastSeenField === undefined || payload.length > MAX_PAYLOAD_BYTES) return undefined;
     const found = readField(payload, this.opts.lastSeenField);
     const seenMs = found.ok ? parseLastSeen(found.value) : undefined;
     if (seenMs === undefined) return undefined;
@@ -91,11 +107,16 @@ export class DeviceLivenessTracker {
   current(): DeviceLiveness {
     const liveness: DeviceLiveness = { via: this.via(), maxQuietMs: this.opts.maxQuietMs };
     const availability = this.availability?.status;
-    if (availability?.state === 'offline') liveness.offlineSinceMs = availability.sinceMs ?? this.nowMs();
+    const bridge = this.bridge?.status;
+    const offlineSince = [availability, bridge]
+      .filter((status) => status?.state === 'offline')
+      .map((status) => status?.sinceMs ?? this.nowMs());
+    if (offlineSince.length > 0) liveness.offlineSinceMs = Math.min(...offlineSince);
     const sightings: number[] = [];
     // Online is a standing state: it holds now while the broker connection that would carry
-    // its "offline" is up; without one, the device was last known alive when the message came.
-    if (availability?.state === 'online') {
+    // its "offline" is up (and the bridge's last will, when there is a bridge: garbage there
+    // vouches for nothing); without one, the device was last known alive when the message came.
+    if (availability?.state === 'online' && bridge?.state !== 'offline' && bridge?.garbage === undefined) {
       sightings.push(this.transport.connected ? this.nowMs() : (availability.lastMs ?? 0));
     }
     if (this.heartbeatAtMs !== undefined) sightings.push(this.heartbeatAtMs);
@@ -107,6 +128,7 @@ export class DeviceLivenessTracker {
   /** The wall clock stepped by `deltaMs`: every stamp keeps its real age. */
   shiftTimes(deltaMs: number): void {
     this.availability?.shiftTimes(deltaMs);
+    this.bridge?.shiftTimes(deltaMs);
     if (this.heartbeatAtMs !== undefined) this.heartbeatAtMs += deltaMs;
     if (this.lastSeenMs !== undefined) this.lastSeenMs += deltaMs;
   }
@@ -118,6 +140,10 @@ export class DeviceLivenessTracker {
       const garbage = availability?.garbage ? `, garbage ${availability.garbage}` : '';
       parts.push(`availability ${this.opts.availabilityTopic}${garbage}`);
     }
+    // The bridge is named only when it is why the device is not alive.
+    const bridge = this.bridge?.status;
+    if (bridge?.state === 'offline') parts.push(`bridge ${this.opts.bridgeStateTopic} offline`);
+    if (bridge?.garbage) parts.push(`bridge ${this.opts.bridgeStateTopic}, garbage ${bridge.garbage}`);
     if (this.opts.heartbeatTopic !== undefined) parts.push(`heartbeat ${this.opts.heartbeatTopic}`);
     if (this.opts.lastSeenField !== undefined) parts.push(`field ${this.opts.lastSeenField}`);
     return parts.join(', ');

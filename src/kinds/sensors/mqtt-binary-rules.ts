@@ -72,6 +72,19 @@ export function checkMqttBinary(section: RawMqttBinary, ctx: z.RefinementCtx): v
   if (section.staleAfterS <= section.periodS) {
     issue('staleAfterS', `must be greater than periodS (${section.periodS})`);
   }
+  // A quiet state is kept past staleAfterS only: a bound at or below it would never apply.
+  const hasLiveness =
+    section.liveness !== undefined || (section.preset !== undefined && section.device !== undefined);
+  const maxQuietS = section.liveness?.maxQuietS ?? CONTACT_MAX_QUIET_S;
+  if (hasLiveness && !(maxQuietS > section.staleAfterS)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['liveness', 'maxQuietS'],
+      message:
+        `must be greater than staleAfterS (${section.staleAfterS} s): a quiet state is kept in force ` +
+        `past staleAfterS up to maxQuietS (${maxQuietS} s)`,
+    });
+  }
 }
 
 function checkPreset(

@@ -4,7 +4,11 @@
  * (core/liveness.ts). Shared by every MQTT sensor kind so the block reads the same in each.
  */
 import { z } from 'zod';
-import { AVAILABILITY_PRESET_NAMES, availabilityTopic } from '../../drivers/mqtt/availability.js';
+import {
+  AVAILABILITY_PRESET_NAMES,
+  availabilityTopic,
+  bridgeStateTopic,
+} from '../../drivers/mqtt/availability.js';
 import type { LivenessOptions } from '../../drivers/mqtt/liveness.js';
 import { fieldPath, plainTopic } from '../fields.js';
 
@@ -22,7 +26,8 @@ export const livenessSchema = z
       .optional()
       .describe(
         'The device family whose availability topic to read, with device: zigbee2mqtt (<device>/availability, ' +
-          '{"state":"online"} or legacy online; enable availability in Zigbee2MQTT), tasmota (tele/<device>/LWT ' +
+          '{"state":"online"} or legacy online; enable availability in Zigbee2MQTT; and <base>/bridge/state, ' +
+          'base the first level of device: Zigbee2MQTT offline counts as the device offline), tasmota (tele/<device>/LWT ' +
           'Online/Offline), esphome (<device>/status online/offline), shelly (<device>/online true/false). ' +
           'Default: none.',
       ),
@@ -38,7 +43,8 @@ export const livenessSchema = z
     heartbeatTopic: plainTopic
       .optional()
       .describe(
-        'A topic on which any message shows the device alive (Tasmota tele/<x>/STATE). Default: none.',
+        'A topic on which any message shows the device alive (Tasmota tele/<x>/STATE); a retained one does ' +
+          'not (the broker resends it at every reconnect). Default: none.',
       ),
     lastSeenField: fieldPath
       .optional()
@@ -81,12 +87,14 @@ export type LivenessSection = z.output<typeof livenessSchema>;
 
 /** What the driver is built from; `staleAfterS` is the sensor's (maxQuietS must exceed it). */
 export function livenessOptions(block: LivenessSection): LivenessOptions {
+  const { preset, device } = block;
+  const fromPreset = preset !== undefined && device !== undefined ? { preset, device } : undefined;
   return {
     availabilityTopic:
       block.availabilityTopic ??
-      (block.preset !== undefined && block.device !== undefined
-        ? availabilityTopic(block.preset, block.device)
-        : undefined),
+      (fromPreset ? availabilityTopic(fromPreset.preset, fromPreset.device) : undefined),
+    // Zigbee2MQTT's device availability outlives a crash of Zigbee2MQTT: its bridge state does not.
+    bridgeStateTopic: fromPreset ? bridgeStateTopic(fromPreset.preset, fromPreset.device) : undefined,
     heartbeatTopic: block.heartbeatTopic,
     lastSeenField: block.lastSeenField,
     maxQuietMs: (block.maxQuietS ?? DEFAULT_MAX_QUIET_S) * 1000,

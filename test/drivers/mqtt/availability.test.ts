@@ -4,6 +4,7 @@ import {
   AVAILABILITY_PRESET_NAMES,
   AvailabilityWatcher,
   availabilityTopic,
+  bridgeStateTopic,
   parseAvailability,
 } from '../../../src/drivers/mqtt/availability.js';
 import { FakeTransport, manualTime } from './fake-transport.js';
@@ -25,6 +26,21 @@ describe('availabilityTopic', () => {
   test('every preset has a topic', () => {
     for (const preset of AVAILABILITY_PRESET_NAMES) assert.match(availabilityTopic(preset, 'x'), /x/);
   });
+});
+
+describe('bridgeStateTopic', () => {
+  const table: [(typeof AVAILABILITY_PRESET_NAMES)[number], string, string | undefined][] = [
+    ['zigbee2mqtt', 'zigbee2mqtt/fermenter_probe', 'zigbee2mqtt/bridge/state'],
+    ['zigbee2mqtt', 'z2m/upstairs/living_window', 'z2m/bridge/state'],
+    ['tasmota', 'plug', undefined],
+    ['esphome', 'kettle', undefined],
+    ['shelly', 'shellies/shelly1-ABC123', undefined],
+  ];
+  for (const [preset, device, topic] of table) {
+    test(`${preset} ${device} → ${topic ?? 'no bridge'}`, () => {
+      assert.equal(bridgeStateTopic(preset, device), topic);
+    });
+  }
 });
 
 describe('parseAvailability', () => {

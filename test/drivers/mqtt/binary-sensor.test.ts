@@ -121,13 +121,85 @@ describe('MqttBinarySensor: a Zigbee2MQTT Aqara contact', () => {
       liveness: { via: VIA, maxQuietMs: MAX_QUIET_MS, offlineSinceMs: offlineAtMs },
       whyNotANumber: `device offline (${VIA})`,
     });
-    // Back online: the last state counts again, aged from its arrival.
+    // Back online: the state from before the outage vouches for nothing (the window may have
+    // opened meanwhile, unreported): NaN, saying so, until a new state comes.
     transport.deliver(AVAILABILITY, 'online');
     assert.deepEqual(await sensor.readStamped(), {
-      value: 0,
+      value: Number.NaN,
       atMs: closedAtMs,
       liveness: { via: VIA, maxQuietMs: MAX_QUIET_MS, seenAtMs: time.nowMs() },
+      whyNotANumber: `device back online; no state since it went offline (${VIA})`,
     });
+  });
+
+  /**
+   * What a state message after an outage does. Zigbee2MQTT publishes the state live (not
+   * retained unless `retain: true` is set for the device; zigbee2mqtt.io guide/configuration/
+   * devices-groups), and the broker resends a retained one at every resubscribe.
+   */
+  const afterOutage: [string, (at: { offlineMs: number; nowMs: number }) => [string, boolean], number][] = [
+    ['a live closed state', () => ['{"contact":true}', false], 0],
+    ['a live open state', () => ['{"contact":false}', false], 1],
+    ['a retained closed state (the broker resending it)', () => ['{"contact":true}', true], Number.NaN],
+    [
+      'a retained closed state whose last_seen is from before the outage',
+      ({ offlineMs }) => [JSON.stringify({ contact: true, last_seen: offlineMs - 60_000 }), true],
+      Number.NaN,
+    ],
+    [
+      'a retained closed state whose last_seen postdates the outage',
+      ({ nowMs }) => [JSON.stringify({ contact: true, last_seen: nowMs - 1000 }), true],
+      0,
+    ],
+  ];
+  for (const [name, message, expected] of afterOutage) {
+    test(`given closed, offline, then online again, when ${name} comes, then it reads ${expected}`, async () => {
+      const transport = new FakeTransport();
+      const time = manualTime();
+      const sensor = new MqttBinarySensor({
+        id: 'window',
+        transport,
+        ...binaryPreset('zigbee2mqtt', WINDOW, 'contact'),
+        liveness: { availabilityTopic: AVAILABILITY, lastSeenField: 'last_seen', maxQuietMs: MAX_QUIET_MS },
+        nowMs: time.nowMs,
+      });
+      await sensor.start();
+      transport.deliver(AVAILABILITY, 'online', { retain: true });
+      transport.deliver(WINDOW, '{"contact":true}');
+      time.advanceS(60);
+      const offlineMs = time.nowMs();
+      transport.deliver(AVAILABILITY, 'offline');
+      time.advanceS(600);
+      transport.deliver(AVAILABILITY, 'online');
+      time.advanceS(5);
+      const [payload, retain] = message({ offlineMs, nowMs: time.nowMs() });
+      transport.deliver(WINDOW, payload, { retain });
+      const reading = await sensor.readStamped();
+      assert.ok(Object.is(reading.value, expected), `read ${reading.value}`);
+      if (Number.isNaN(expected))
+        assert.match(reading.whyNotANumber ?? '', /^device back online; no state since/);
+    });
+  }
+
+  test('given offline, when the retained state is resent (a resubscribe), then it is void once the device is back', async () => {
+    const { sensor, transport } = aqaraContact();
+    await sensor.start();
+    transport.deliver(AVAILABILITY, 'offline', { retain: true });
+    transport.deliver(WINDOW, '{"contact":true}', { retain: true });
+    transport.deliver(AVAILABILITY, 'online');
+    const reading = await sensor.readStamped();
+    assert.ok(Number.isNaN(reading.value));
+    assert.match(reading.whyNotANumber ?? '', /^device back online; no state since it went offline/);
+    transport.deliver(WINDOW, '{"contact":true}');
+    assert.equal(await sensor.read(), 0, 'a live state after the return counts');
+  });
+
+  test('given no outage, a retained state at start counts (the daemon restarting learns it at once)', async () => {
+    const { sensor, transport } = aqaraContact();
+    await sensor.start();
+    transport.deliver(WINDOW, '{"contact":true}', { retain: true });
+    transport.deliver(AVAILABILITY, 'online', { retain: true });
+    assert.equal(await sensor.read(), 0);
   });
 
   test('given offline before any state, then NaN (a reading, so the reason shows), not an error', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DeviceLivenessTracker, parseLastSeen } from '../../../src/drivers/mqtt/liveness.js';
+import { MAX_PAYLOAD_BYTES } from '../../../src/drivers/mqtt/payload.js';
 import { FakeTransport, manualTime } from './fake-transport.js';
 
 describe('parseLastSeen', () => {
@@ -93,6 +94,27 @@ describe('DeviceLivenessTracker', () => {
     assert.equal(live.current().seenAtMs, arrivedMs);
   });
 
+  test('given a retained message on the heartbeat topic, it is no sign of life (the broker resends it at every resubscribe)', () => {
+    const { transport, time, live } = tracker({ heartbeat: true });
+    transport.deliver(HEARTBEAT, '{"Uptime":"1T00:00:00"}', { retain: true });
+    assert.equal(live.current().seenAtMs, undefined);
+    time.advanceS(100);
+    const liveAtMs = time.nowMs();
+    transport.deliver(HEARTBEAT, '{"Uptime":"1T00:01:40"}');
+    time.advanceS(100);
+    transport.deliver(HEARTBEAT, '{"Uptime":"1T00:01:40"}', { retain: true });
+    assert.equal(live.current().seenAtMs, liveAtMs, 'a retained copy after a live one does not move it');
+  });
+
+  test('given a value message over MAX_PAYLOAD_BYTES, its last_seen is not read (no JSON parse of it)', () => {
+    const { time, live } = tracker({ lastSeen: true });
+    const seen = new Date(time.nowMs() - 40_000).toISOString();
+    const padding = 'x'.repeat(MAX_PAYLOAD_BYTES);
+    const oversized = Buffer.from(JSON.stringify({ last_seen: seen, padding }));
+    assert.equal(live.noteValueMessage(oversized), undefined);
+    assert.equal(live.current().seenAtMs, undefined);
+  });
+
   test('given a last_seen in the value message, it is noted, never ahead of now', () => {
     const { time, live } = tracker({ lastSeen: true });
     const past = new Date(time.nowMs() - 40_000).toISOString();
@@ -103,6 +125,93 @@ describe('DeviceLivenessTracker', () => {
     const future = new Date(time.nowMs() + 600_000).toISOString();
     assert.equal(live.noteValueMessage(Buffer.from(JSON.stringify({ last_seen: future }))), time.nowMs());
     assert.equal(live.noteValueMessage(Buffer.from('{"temperature":19}')), undefined);
+  });
+
+  /**
+   * Zigbee2MQTT's last will is `<base>/bridge/state` `{"state":"offline"}` (legacy `offline`);
+   * the devices' `<base>/<device>/availability` stays retained `online` when it crashes
+   * (zigbee2mqtt.io guide/usage/mqtt_topics_and_messages, "zigbee2mqtt/bridge/state").
+   */
+  describe('with the Zigbee2MQTT bridge state topic', () => {
+    const BRIDGE = 'zigbee2mqtt/bridge/state';
+
+    function bridged() {
+      const transport = new FakeTransport();
+      const time = manualTime();
+      let changes = 0;
+      const live = new DeviceLivenessTracker(
+        transport,
+        { availabilityTopic: AVAILABILITY, bridgeStateTopic: BRIDGE, maxQuietMs: 3_600_000 },
+        time.nowMs,
+        () => changes++,
+      );
+      live.start();
+      transport.deliver(AVAILABILITY, '{"state":"online"}', { retain: true });
+      transport.deliver(BRIDGE, '{"state":"online"}', { retain: true });
+      return { transport, time, live, changes: () => changes };
+    }
+
+    const table: [string, string | undefined, { offline: boolean; seen: boolean; via: string }][] = [
+      [
+        'the bridge online',
+        '{"state":"online"}',
+        { offline: false, seen: true, via: `availability ${AVAILABILITY}` },
+      ],
+      [
+        'the bridge offline (its last will)',
+        '{"state":"offline"}',
+        { offline: true, seen: false, via: `availability ${AVAILABILITY}, bridge ${BRIDGE} offline` },
+      ],
+      [
+        'the bridge offline, legacy payload',
+        'offline',
+        { offline: true, seen: false, via: `availability ${AVAILABILITY}, bridge ${BRIDGE} offline` },
+      ],
+      [
+        'garbage on the bridge topic',
+        'bananas',
+        {
+          offline: false,
+          seen: false,
+          via: `availability ${AVAILABILITY}, bridge ${BRIDGE}, garbage "bananas"`,
+        },
+      ],
+    ];
+    for (const [name, payload, expected] of table) {
+      test(`given the device online, when ${name}, then offline ${expected.offline}, seen ${expected.seen}`, () => {
+        const { transport, time, live } = bridged();
+        time.advanceS(30);
+        if (payload !== undefined) transport.deliver(BRIDGE, payload, { retain: true });
+        const now = live.current();
+        assert.equal(now.offlineSinceMs, expected.offline ? time.nowMs() : undefined);
+        assert.equal(now.seenAtMs, expected.seen ? time.nowMs() : undefined);
+        assert.equal(now.via, expected.via);
+      });
+    }
+
+    test('the bridge going offline is told at once, and it subscribes to the bridge topic and lets go of it', () => {
+      const { transport, live, changes } = bridged();
+      const before = changes();
+      transport.deliver(BRIDGE, '{"state":"offline"}', { retain: true });
+      assert.equal(changes(), before + 1);
+      assert.equal(transport.handlerCount(BRIDGE), 1);
+      live.stop();
+      assert.equal(transport.handlerCount(BRIDGE), 0);
+    });
+
+    test('given the bridge never heard from (another base topic), then the device availability alone counts', () => {
+      const transport = new FakeTransport();
+      const time = manualTime();
+      const live = new DeviceLivenessTracker(
+        transport,
+        { availabilityTopic: AVAILABILITY, bridgeStateTopic: BRIDGE, maxQuietMs: 3_600_000 },
+        time.nowMs,
+        () => {},
+      );
+      live.start();
+      transport.deliver(AVAILABILITY, 'online', { retain: true });
+      assert.equal(live.current().seenAtMs, time.nowMs());
+    });
   });
 
   test('a clock step moves every stamp with it', () => {
