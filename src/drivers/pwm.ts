@@ -78,6 +78,8 @@ export class PwmOutput implements ActuatorDriver {
   private readonly dir: string;
   private started = false;
   private info: PwmChannelInfo | undefined;
+  /** observe() found the polarity changed behind the daemon's back: the next write puts it back. */
+  private polarityDrifted = false;
 
   constructor(opts: PwmOutputOptions) {
     if (!(Number.isInteger(opts.periodNs) && opts.periodNs > 0)) {
@@ -120,7 +122,8 @@ export class PwmOutput implements ActuatorDriver {
       const [enable, duty, period, polarity] = await Promise.all(
         ['enable', 'duty_cycle', 'period', 'polarity'].map((name) => this.io.read(join(this.dir, name))),
       );
-      if (polarity !== this.opts.polarity) return undefined;
+      this.polarityDrifted = polarity !== this.opts.polarity;
+      if (this.polarityDrifted) return undefined;
       // Disabled, the pin idles low: off for a normal load, full on for an inverted one.
       if (enable === '0') return this.opts.polarity === 'inversed' ? 1 : 0;
       const dutyNs = Number(duty);
@@ -133,8 +136,8 @@ export class PwmOutput implements ActuatorDriver {
   }
 
   /**
-   * A polarity found changed is put back first: enable 0, then polarity (the kernel takes it only
-   * while disabled). Then level 0: enable 0, then duty_cycle 0, tried even when enable 0 fails
+   * A polarity `observe()` found changed is put back first: enable 0, then polarity (the kernel
+   * takes it only while disabled). Then level 0: enable 0, then duty_cycle 0, tried even when enable 0 fails
    * (then its error is thrown) — for polarity inversed, duty_cycle 0 then enable 1 instead
    * (disabled, its pin would idle low: full on). Any other: duty_cycle round(level × period),
    * then enable 1 (harmless when already on). Rejects on a level outside 0..1 (RangeError),
@@ -169,12 +172,15 @@ export class PwmOutput implements ActuatorDriver {
     await this.attr('enable', '1');
   }
 
-  /** A polarity changed behind the daemon's back, written back while disabled; unreadable: left. */
+  /**
+   * The polarity observe() found changed, written back while disabled. Only then: a read in
+   * every write would slow every command for a change that observe() sees each cycle anyway.
+   */
   private async restorePolarity(): Promise<void> {
-    const polarity = await this.io.read(join(this.dir, 'polarity')).catch(() => undefined);
-    if (polarity === undefined || polarity === this.opts.polarity) return;
+    if (!this.polarityDrifted) return;
     await this.attr('enable', '0');
     await this.attr('polarity', this.opts.polarity);
+    this.polarityDrifted = false;
   }
 
   /** The chip and channel exist; the channel exported and writable (udev hands it to group gpio). */
