@@ -7,8 +7,8 @@
  * Level 0..1 is duty_cycle / period. Level 0 is the safe state: the channel disabled (enable 0,
  * duty_cycle 0), or, inversed, enabled at duty_cycle 0. `observe()` reads enable, duty_cycle,
  * period and polarity back every cycle, so a channel changed behind the daemon's back shows as
- * drift (a polarity not the configured one as unknown) and is commanded again; `write()` puts
- * the polarity back first.
+ * drift (a polarity not the configured one as unknown) and is commanded again; the next
+ * `write()` puts that polarity back first.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -137,11 +137,11 @@ export class PwmOutput implements ActuatorDriver {
 
   /**
    * A polarity `observe()` found changed is put back first: enable 0, then polarity (the kernel
-   * takes it only while disabled). Then level 0: enable 0, then duty_cycle 0, tried even when enable 0 fails
-   * (then its error is thrown) — for polarity inversed, duty_cycle 0 then enable 1 instead
-   * (disabled, its pin would idle low: full on). Any other: duty_cycle round(level × period),
-   * then enable 1 (harmless when already on). Rejects on a level outside 0..1 (RangeError),
-   * before `start()`, and when the kernel refuses a write (the loop reports it).
+   * takes it only while disabled). Then level 0: enable 0, then duty_cycle 0, tried even when
+   * enable 0 fails (then its error is thrown) — for polarity inversed, duty_cycle 0 then enable
+   * 1 instead (disabled, its pin would idle low: full on). Any other: duty_cycle round(level ×
+   * period), then enable 1 (harmless when already on). Rejects on a level outside 0..1
+   * (RangeError), before `start()`, and when the kernel refuses a write (the loop reports it).
    */
   async write(level: number): Promise<void> {
     if (!(level >= 0 && level <= 1)) {
