@@ -139,8 +139,10 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
 }
 
 /**
- * The pwm actuators a broken file names: chip and channel (defaults 0) as integers. Disabled by
- * `safe` unless the section gives a safe level above 0 and a periodMs to set it at.
+ * The pwm actuators a broken file names: chip and channel (defaults 0) as integers, bad ones
+ * skipped; safeLevel (default 0), polarity (default normal) and the period from periodMs or
+ * frequencyHz (1e9 / Hz ns), as far as the file gives them. What cannot be reached without a
+ * period is reported not confirmed safe by `safe` (safe-pwm.ts), never guessed.
  */
 function pwmsFromBrokenText(actuators: Record<string, unknown>): SafePwm[] {
   const pwms: SafePwm[] = [];
@@ -151,18 +153,32 @@ function pwmsFromBrokenText(actuators: Record<string, unknown>): SafePwm[] {
     const chip = int(section.chip);
     const channel = int(section.channel);
     if (chip < 0 || channel < 0) continue;
-    const level = typeof section.safeLevel === 'number' ? section.safeLevel : 0;
-    const periodMs = typeof section.periodMs === 'number' ? section.periodMs : undefined;
-    const known = level > 0 && level <= 1 && periodMs !== undefined && periodMs > 0;
+    const { safeLevel } = section;
+    const periodNs = brokenPeriodNs(section);
     pwms.push({
       id,
       chip,
       channel,
-      safeLevel: known ? level : 0,
-      ...(known ? { periodNs: Math.round(periodMs * 1e6) } : {}),
+      // Not a number: not within 0..1, which `safe` reports rather than guessing 0.
+      safeLevel: safeLevel === undefined ? 0 : typeof safeLevel === 'number' ? safeLevel : Number.NaN,
+      ...(periodNs !== undefined ? { periodNs } : {}),
+      polarity: section.polarity === 'inversed' ? 'inversed' : 'normal',
     });
   }
   return pwms;
+}
+
+/** The period in whole ns from periodMs, else frequencyHz; undefined when neither is usable. */
+function brokenPeriodNs(section: Record<string, unknown>): number | undefined {
+  const positive = (value: unknown): value is number =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0;
+  const { periodMs, frequencyHz } = section;
+  const periodNs = positive(periodMs)
+    ? Math.round(periodMs * 1e6)
+    : positive(frequencyHz)
+      ? Math.round(1e9 / frequencyHz)
+      : undefined;
+  return periodNs !== undefined && periodNs >= 1 ? periodNs : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,9 +1,13 @@
 /**
  * The PWM half of `homeostat safe`: drives each hardware PWM channel to its safe level through
- * sysfs alone (drivers/pwm.ts, plain file writes: no database, no broker). Level 0, the
- * default, disables the channel: duty_cycle 0, then enable 0, read back. A safe level above 0
- * (a cooling fan that must run) is set at the configured period and enabled. Each channel has
- * its own deadline; a failure on one never stops the others.
+ * sysfs alone (drivers/pwm.ts, plain file writes: no database, no broker). A safe level the
+ * disabled channel gives (0, or 1 for polarity inversed: its pin idles low, which an inverting
+ * driver turns into full on) disables it when the period is not known: duty_cycle 0, then
+ * enable 0, read back. Any other (a cooling fan that must run, or with the period known an
+ * inversed one) is set through the driver at the configured period and polarity and read back.
+ * A safe level that cannot be reached (no period known) leaves the channel as it is and is
+ * reported not confirmed safe. Each channel has its own deadline; a failure on one never stops
+ * the others.
  */
 import { join } from 'node:path';
 import { filePwmIo, type PwmIo, PwmOutput, pwmChipDir } from '../drivers/pwm.js';
@@ -13,7 +17,7 @@ export interface SafePwm {
   id: string;
   chip: number;
   channel: number;
-  /** 0 disables the channel; above 0 needs `periodNs`. */
+  /** 0..1; the level a disabled channel gives (0, 1 if inversed) is reached without `periodNs`. */
   safeLevel: number;
   periodNs?: number | undefined;
   polarity?: 'normal' | 'inversed' | undefined;
@@ -52,25 +56,37 @@ export async function drivePwmSafe(pwm: SafePwm, opts: SafePwmOptions): Promise<
 }
 
 async function drive(pwm: SafePwm, opts: SafePwmOptions): Promise<SafePwmOutcome> {
-  if (pwm.safeLevel > 0 && pwm.periodNs !== undefined) {
-    const output = new PwmOutput({
-      id: pwm.id,
-      chip: pwm.chip,
-      channel: pwm.channel,
-      periodNs: pwm.periodNs,
-      polarity: pwm.polarity ?? 'normal',
-      sysfsRoot: opts.sysfsRoot,
-      io: opts.io,
-    });
-    await output.start();
-    await output.write(pwm.safeLevel);
-    const level = await output.observe();
-    if (level === undefined || Math.abs(level - pwm.safeLevel) > 0.005) {
-      throw new Error(`set to ${pwm.safeLevel} but reads back ${level ?? 'nothing'}`);
-    }
-    return { id: pwm.id, ok: true, level };
+  const { safeLevel, periodNs } = pwm;
+  if (!(safeLevel >= 0 && safeLevel <= 1)) {
+    throw new Error(`its safe level ${safeLevel} is not within 0..1; left as it is`);
   }
-  return disable(pwm, opts);
+  if (periodNs !== undefined && (safeLevel > 0 || pwm.polarity === 'inversed')) {
+    return setLevel(pwm, periodNs, opts);
+  }
+  if (safeLevel === disabledLevel(pwm)) return disable(pwm, opts);
+  throw new Error(
+    `its safe level ${safeLevel} needs its period (periodMs or frequencyHz), which the config does not give; left as it is`,
+  );
+}
+
+/** Through the driver: the configured period and polarity, then the safe level, read back. */
+async function setLevel(pwm: SafePwm, periodNs: number, opts: SafePwmOptions): Promise<SafePwmOutcome> {
+  const output = new PwmOutput({
+    id: pwm.id,
+    chip: pwm.chip,
+    channel: pwm.channel,
+    periodNs,
+    polarity: pwm.polarity ?? 'normal',
+    sysfsRoot: opts.sysfsRoot,
+    io: opts.io,
+  });
+  await output.start();
+  await output.write(pwm.safeLevel);
+  const level = await output.observe();
+  if (level === undefined || Math.abs(level - pwm.safeLevel) > 0.005) {
+    throw new Error(`set to ${pwm.safeLevel} but reads back ${level ?? 'nothing'}`);
+  }
+  return { id: pwm.id, ok: true, level };
 }
 
 /**
@@ -88,15 +104,12 @@ async function disable(pwm: SafePwm, opts: SafePwmOptions): Promise<SafePwmOutco
     await io.read(join(pwmChipDir(opts.sysfsRoot, pwm.chip), 'npwm'));
     return { id: pwm.id, ok: true, level: disabledLevel(pwm) };
   }
-  // A duty_cycle that cannot be written does not stop the disable: enable 0 is what matters.
-  const dutyError = await io.write(join(dir, 'duty_cycle'), '0').then(
-    () => undefined,
-    (error: Error) => error,
-  );
+  // A duty_cycle that cannot be written does not stop the disable: enable 0 is what matters
+  // (disabled, the pin idles low whatever the duty).
+  await io.write(join(dir, 'duty_cycle'), '0').catch(() => undefined);
   await io.write(join(dir, 'enable'), '0');
   const after = await io.read(join(dir, 'enable'));
   if (after !== '0') throw new Error(`wrote enable 0 but it reads back ${JSON.stringify(after)}`);
-  if (dutyError && pwm.safeLevel > 0) throw dutyError;
   return { id: pwm.id, ok: true, level: disabledLevel(pwm) };
 }
 

@@ -4,9 +4,11 @@
  * `export` makes `pwmM/` with `period` and `duty_cycle` (ns; duty ≤ period), `enable` (0/1) and
  * `polarity` (`normal`/`inversed`, writable only while disabled).
  *
- * Level 0..1 is duty_cycle / period. Level 0 is the safe state: duty_cycle 0 and enable 0, the
- * channel disabled. `observe()` reads enable, duty_cycle and period back every cycle, so a
- * channel changed behind the daemon's back shows as drift and is commanded again.
+ * Level 0..1 is duty_cycle / period. Level 0 is the safe state: the channel disabled (enable 0,
+ * duty_cycle 0), or, inversed, enabled at duty_cycle 0. `observe()` reads enable, duty_cycle,
+ * period and polarity back every cycle, so a channel changed behind the daemon's back shows as
+ * drift (a polarity not the configured one as unknown) and is commanded again; the next
+ * `write()` puts that polarity back first.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -76,6 +78,8 @@ export class PwmOutput implements ActuatorDriver {
   private readonly dir: string;
   private started = false;
   private info: PwmChannelInfo | undefined;
+  /** observe() found the polarity changed behind the daemon's back: the next write puts it back. */
+  private polarityDrifted = false;
 
   constructor(opts: PwmOutputOptions) {
     if (!(Number.isInteger(opts.periodNs) && opts.periodNs > 0)) {
@@ -107,13 +111,19 @@ export class PwmOutput implements ActuatorDriver {
     this.started = false;
   }
 
-  /** The actual level: duty_cycle / period when enabled, 0 when disabled; undefined when unreadable. */
+  /**
+   * The actual level: duty_cycle / period when enabled, 0 when disabled (1 if inversed);
+   * undefined when unreadable, or at a polarity other than the configured one (turned back to
+   * normal, an inversed channel at duty 0 would read 0 while its load runs full).
+   */
   async observe(): Promise<ActuatorLevel> {
     if (!this.started) return undefined;
     try {
-      const [enable, duty, period] = await Promise.all(
-        ['enable', 'duty_cycle', 'period'].map((name) => this.io.read(join(this.dir, name))),
+      const [enable, duty, period, polarity] = await Promise.all(
+        ['enable', 'duty_cycle', 'period', 'polarity'].map((name) => this.io.read(join(this.dir, name))),
       );
+      this.polarityDrifted = polarity !== this.opts.polarity;
+      if (this.polarityDrifted) return undefined;
       // Disabled, the pin idles low: off for a normal load, full on for an inverted one.
       if (enable === '0') return this.opts.polarity === 'inversed' ? 1 : 0;
       const dutyNs = Number(duty);
@@ -126,16 +136,19 @@ export class PwmOutput implements ActuatorDriver {
   }
 
   /**
-   * Level 0: enable 0, then duty_cycle 0 — for polarity inversed, duty_cycle 0 then enable 1
-   * instead (disabled, its pin would idle low: full on). Any other: duty_cycle round(level ×
-   * period), then enable 1 (harmless when already on). Rejects on a level outside 0..1 (RangeError), before
-   * `start()`, and when the kernel refuses a write (the loop reports it).
+   * A polarity `observe()` found changed is put back first: enable 0, then polarity (the kernel
+   * takes it only while disabled). Then level 0: enable 0, then duty_cycle 0, tried even when
+   * enable 0 fails (then its error is thrown) — for polarity inversed, duty_cycle 0 then enable
+   * 1 instead (disabled, its pin would idle low: full on). Any other: duty_cycle round(level ×
+   * period), then enable 1 (harmless when already on). Rejects on a level outside 0..1
+   * (RangeError), before `start()`, and when the kernel refuses a write (the loop reports it).
    */
   async write(level: number): Promise<void> {
     if (!(level >= 0 && level <= 1)) {
       throw new RangeError(`pwm ${this.id}: level must be within 0..1, got ${level}`);
     }
     if (!this.started) throw new Error(`pwm ${this.id}: ${this.dir} not started`);
+    await this.restorePolarity();
     const dutyNs = Math.round(level * this.opts.periodNs);
     if (dutyNs === 0 && this.opts.polarity === 'inversed') {
       await this.attr('duty_cycle', '0');
@@ -143,13 +156,31 @@ export class PwmOutput implements ActuatorDriver {
       return;
     }
     if (dutyNs === 0) {
-      // Disabled first: a duty_cycle that cannot be written must not keep the output on.
-      await this.attr('enable', '0');
-      await this.attr('duty_cycle', '0');
+      // Disabled first: a duty_cycle that cannot be written must not keep the output on; and
+      // duty 0 even when the disable fails: an output still enabled is then at least off.
+      const enableError = await this.attr('enable', '0').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await this.attr('duty_cycle', '0').catch((error: unknown) => {
+        if (enableError === undefined) throw error;
+      });
+      if (enableError !== undefined) throw enableError;
       return;
     }
     await this.attr('duty_cycle', String(dutyNs));
     await this.attr('enable', '1');
+  }
+
+  /**
+   * The polarity observe() found changed, written back while disabled. Only then: a read in
+   * every write would slow every command for a change that observe() sees each cycle anyway.
+   */
+  private async restorePolarity(): Promise<void> {
+    if (!this.polarityDrifted) return;
+    await this.attr('enable', '0');
+    await this.attr('polarity', this.opts.polarity);
+    this.polarityDrifted = false;
   }
 
   /** The chip and channel exist; the channel exported and writable (udev hands it to group gpio). */

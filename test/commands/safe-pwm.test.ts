@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { safeCommand } from '../../src/commands/safe.js';
 import { buildSafeManifest, safeManifestPath } from '../../src/commands/safe-manifest.js';
-import { drivePwmSafe } from '../../src/commands/safe-pwm.js';
+import { drivePwmSafe, type SafePwm } from '../../src/commands/safe-pwm.js';
 import { validConfig } from '../support/config.js';
 import { fakePwmExport } from '../support/fake-kernel.js';
 import { type HasAfter, tempTree } from '../support/tmp.js';
@@ -136,4 +136,127 @@ describe('safe and an inversed fan (its pin idles low when disabled: full on)', 
     assert.deepEqual(outcome, { id: 'fan', ok: true, level: 1 });
     assert.equal(attr(0, 'enable'), '0');
   });
+});
+
+/**
+ * What the load gets from a channel's sysfs state, 0..1: the pin is high for duty/period when
+ * enabled at polarity normal, low for it when inversed, low when disabled (a Pi's idle level,
+ * whatever polarity says: docs/pwm.md); an inverting driver runs its load while the pin is low.
+ */
+function loadLevel(attr: (name: string) => string, driver: 'normal' | 'inverting'): number {
+  const highFraction =
+    attr('enable') === '0'
+      ? 0
+      : attr('polarity') === 'inversed'
+        ? 1 - Number(attr('duty_cycle')) / Number(attr('period'))
+        : Number(attr('duty_cycle')) / Number(attr('period'));
+  return driver === 'inverting' ? 1 - highFraction : highFraction;
+}
+
+describe('safe with a broken config and no manifest: the pwm sections it still names', () => {
+  // [what, the fan's section, its pwm0 as found, its driver, load level after, report line]
+  const cases: [
+    what: string,
+    section: string,
+    found: { polarity: string; enable: string; duty: string },
+    driver: 'normal' | 'inverting',
+    loadAfter: number,
+    report: RegExp,
+  ][] = [
+    [
+      'an inversed fan with periodMs, running at 30 %: full on (its pin low), reported at 100 %',
+      '{ kind: pwm, channel: 0, periodMs: 2000, polarity: inversed, safeLevel: 1 }',
+      { polarity: 'inversed', enable: '1', duty: '600000000' },
+      'inverting',
+      1,
+      /fan \(pwm pwmchip0\/pwm0\): at 100 %, its safe level/,
+    ],
+    [
+      'an inversed fan without a period, running at 30 %: disabled (its pin low: full on), reported at 100 %',
+      '{ kind: pwm, channel: 0, polarity: inversed, safeLevel: 1 }',
+      { polarity: 'inversed', enable: '1', duty: '600000000' },
+      'inverting',
+      1,
+      /fan \(pwm pwmchip0\/pwm0\): at 100 %, its safe level/,
+    ],
+    [
+      'a normal fan with frequencyHz and safeLevel 1, disabled: at 25 kHz and full duty',
+      '{ kind: pwm, channel: 0, frequencyHz: 25000, safeLevel: 1 }',
+      { polarity: 'normal', enable: '0', duty: '0' },
+      'normal',
+      1,
+      /fan \(pwm pwmchip0\/pwm0\): at 100 %, its safe level/,
+    ],
+    [
+      'a normal fan with safeLevel 0.5 and neither periodMs nor frequencyHz: left running, NOT confirmed safe',
+      '{ kind: pwm, channel: 0, safeLevel: 0.5 }',
+      { polarity: 'normal', enable: '1', duty: '1400000000' },
+      'normal',
+      0.7,
+      /fan \(pwm pwmchip0\/pwm0\): FAILED, not driven safe: its safe level 0\.5 needs its period/,
+    ],
+  ];
+  for (const [what, section, found, driver, loadAfter, report] of cases) {
+    test(what, async (t) => {
+      const root = tempTree(t, {
+        [`${CHIP}/npwm`]: '2\n',
+        [`${CHIP}/export`]: '',
+        [`${CHIP}/unexport`]: '',
+        [`${CHIP}/pwm0/period`]: '2000000000\n',
+        [`${CHIP}/pwm0/duty_cycle`]: `${found.duty}\n`,
+        [`${CHIP}/pwm0/enable`]: `${found.enable}\n`,
+        [`${CHIP}/pwm0/polarity`]: `${found.polarity}\n`,
+      });
+      const configPath = join(root, 'config.yaml');
+      // Broken: a setpoint that is not a number. No database given, so no manifest either.
+      writeFileSync(
+        configPath,
+        `version: 1\ngpio: { sysfsRoot: ${JSON.stringify(root)} }\nactuators:\n  fan: ${section}\nloops: { l: { setpoint: x } }\n`,
+      );
+      const result = await runSafe(configPath);
+      const attr = (name: string) => readFileSync(join(root, CHIP, 'pwm0', name), 'utf8').trim();
+      assert.equal(loadLevel(attr, driver), loadAfter, result.text);
+      assert.match(result.text, report);
+      if (/FAILED/.test(report.source))
+        assert.match(result.text, /NOT CONFIRMED SAFE: fan \(pwmchip0\/pwm0\)/);
+    });
+  }
+});
+
+describe('drivePwmSafe: a safe level it cannot reach is never reported safe', () => {
+  // [what, the channel as safe knows it, outcome, pwm0's enable, duty_cycle, polarity after]
+  const cases: [
+    string,
+    Omit<SafePwm, 'id' | 'chip' | 'channel'>,
+    RegExp | number,
+    [string, string, string],
+  ][] = [
+    [
+      'a safe level that is not a number (a broken file): FAILED, left running',
+      { safeLevel: Number.NaN },
+      /its safe level NaN is not within 0\.\.1; left as it is/,
+      ['1', '1400000000', 'normal'],
+    ],
+    [
+      'inversed at safe level 0 without a period (disabled would be full on): FAILED, left running',
+      { safeLevel: 0, polarity: 'inversed' },
+      /its safe level 0 needs its period .*; left as it is/,
+      ['1', '1400000000', 'normal'],
+    ],
+    [
+      'inversed at safe level 0 with its period: enabled at duty 0 (pin high: off), level 0',
+      { safeLevel: 0, polarity: 'inversed', periodNs: 2_000_000_000 },
+      0,
+      ['1', '0', 'inversed'],
+    ],
+  ];
+  for (const [what, pwm, outcome, after] of cases) {
+    test(what, async (t) => {
+      const { root, attr } = killedDaemonTree(t);
+      const result = await drivePwmSafe({ id: 'fan', chip: 0, channel: 0, ...pwm }, { sysfsRoot: root });
+      if (typeof outcome === 'number') assert.deepEqual(result, { id: 'fan', ok: true, level: outcome });
+      else assert.match(result.ok ? '' : result.error, outcome);
+      assert.deepEqual([attr(0, 'enable'), attr(0, 'duty_cycle'), attr(0, 'polarity')], after);
+    });
+  }
 });

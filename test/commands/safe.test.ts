@@ -339,13 +339,18 @@ describe('homeostat safe: configs', () => {
       },
     ],
     [
-      'pwm outputs: disabled unless a safe level above 0 comes with its period; bad numbers skipped',
-      'actuators: { f: { kind: pwm, channel: 1, safeLevel: 1, periodMs: 0.04 }, s: { kind: pwm, chip: 2, safeLevel: 1 }, x: { kind: pwm, chip: "0" } }',
+      'pwm outputs: safe level, polarity and period (periodMs, else frequencyHz) as given, never a guess; bad chip or channel skipped',
+      'actuators: { f: { kind: pwm, channel: 1, safeLevel: 1, periodMs: 0.04 }, s: { kind: pwm, chip: 2, safeLevel: 1 }, x: { kind: pwm, chip: "0" }, ' +
+        'h: { kind: pwm, channel: 2, frequencyHz: 25000, safeLevel: 0.5 }, i: { kind: pwm, channel: 3, periodMs: 2000, polarity: inversed, safeLevel: 1 }, ' +
+        'n: { kind: pwm, channel: 4, safeLevel: "1", frequencyHz: 0 } }',
       {
         relays: [],
         pwms: [
-          { id: 'f', chip: 0, channel: 1, safeLevel: 1, periodNs: 40_000 },
-          { id: 's', chip: 2, channel: 0, safeLevel: 0 },
+          { id: 'f', chip: 0, channel: 1, safeLevel: 1, periodNs: 40_000, polarity: 'normal' },
+          { id: 's', chip: 2, channel: 0, safeLevel: 1, polarity: 'normal' },
+          { id: 'h', chip: 0, channel: 2, safeLevel: 0.5, periodNs: 40_000, polarity: 'normal' },
+          { id: 'i', chip: 0, channel: 3, safeLevel: 1, periodNs: 2_000_000_000, polarity: 'inversed' },
+          { id: 'n', chip: 0, channel: 4, safeLevel: Number.NaN, polarity: 'normal' },
         ],
         sysfsRoot: '/sys',
         chip: { chipLabel: undefined, base: undefined },

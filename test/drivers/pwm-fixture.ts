@@ -4,8 +4,9 @@
  * PwmOutput on it whose writes are recorded. Not a test file itself.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { filePwmIo, PwmOutput, type PwmOutputOptions } from '../../src/drivers/pwm.js';
+import { errnoError } from '../support/assert.js';
 import { fakePwmExport } from '../support/fake-kernel.js';
 import { type HasAfter, tempTree } from '../support/tmp.js';
 
@@ -25,8 +26,16 @@ export function pwmTree(t: HasAfter, opts: { chip?: number; npwm?: number } = {}
   return { root, kernel, attr, channelDir: (channel: number) => join(root, chipDir, `pwm${channel}`) };
 }
 
-/** A PwmOutput on `root` recording every write (`[file name, text]`), 1 ms period by default. */
-export function recordedPwm(root: string, opts: Partial<PwmOutputOptions> = {}) {
+/** A write the test makes the kernel refuse: the error to throw, or undefined to let it through. */
+export type RefuseWrite = (name: string, text: string) => NodeJS.ErrnoException | undefined;
+
+/**
+ * A PwmOutput on `root` recording every write attempted (`[file name, text]`), 1 ms period by
+ * default. As the kernel, it refuses `polarity` while the channel is enabled (EBUSY:
+ * Documentation/driver-api/pwm.rst, "The polarity can only be changed if the PWM is not
+ * enabled"), and any write `refuse` names.
+ */
+export function recordedPwm(root: string, opts: Partial<PwmOutputOptions> = {}, refuse?: RefuseWrite) {
   const writes: [name: string, text: string][] = [];
   const driver = new PwmOutput({
     id: 'fan',
@@ -38,7 +47,13 @@ export function recordedPwm(root: string, opts: Partial<PwmOutputOptions> = {}) 
     io: {
       read: filePwmIo.read,
       write: async (path, text) => {
-        writes.push([path.split('/').at(-1)!, text]);
+        const name = path.split('/').at(-1)!;
+        writes.push([name, text]);
+        const refused = refuse?.(name, text);
+        if (refused) throw refused;
+        if (name === 'polarity' && readFileSync(join(dirname(path), 'enable'), 'utf8').trim() === '1') {
+          throw errnoError('EBUSY', 'EBUSY: resource busy or locked, write');
+        }
         await filePwmIo.write(path, text);
       },
     },

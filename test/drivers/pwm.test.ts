@@ -72,6 +72,72 @@ describe('PwmOutput on a fixture pwmchip0', () => {
     assert.equal(await driver.observe(), 1);
   });
 
+  // [configured polarity, level commanded, polarity found after, writes that restore it]
+  const polarityDrift: [
+    polarity: 'normal' | 'inversed',
+    level: number,
+    found: string,
+    restore: string[][],
+  ][] = [
+    // Inversed at level 0 (duty 0, pin high: off); flipped to normal, the pin is low: full on.
+    [
+      'inversed',
+      0,
+      'normal',
+      [
+        ['enable', '0'],
+        ['polarity', 'inversed'],
+        ['duty_cycle', '0'],
+        ['enable', '1'],
+      ],
+    ],
+    [
+      'normal',
+      0.5,
+      'inversed',
+      [
+        ['enable', '0'],
+        ['polarity', 'normal'],
+        ['duty_cycle', '500000'],
+        ['enable', '1'],
+      ],
+    ],
+  ];
+  for (const [polarity, level, found, restore] of polarityDrift) {
+    test(`given ${polarity} at ${level}, when polarity turns ${found} behind the daemon, then observe is undefined (unknown) and write(${level}) disables, restores ${polarity}, then drives ${level}`, async (t) => {
+      const { root, channelDir, attr } = pwmTree(t);
+      const { driver, writes } = recordedPwm(root, { polarity });
+      await driver.start();
+      await driver.write(level);
+      assert.equal(await driver.observe(), level);
+      writeFileSync(join(channelDir(0), 'polarity'), `${found}\n`);
+      assert.equal(await driver.observe(), undefined);
+      const before = writes.length;
+      await driver.write(level);
+      assert.deepEqual(writes.slice(before), restore);
+      assert.equal(attr(0, 'polarity'), polarity);
+      assert.equal(await driver.observe(), level);
+    });
+  }
+
+  test('given write(0) whose enable 0 the kernel refuses, then duty_cycle 0 is still written and write rejects with the enable error', async (t) => {
+    const { root, attr } = pwmTree(t);
+    let refuseEnable = false;
+    const { driver, writes } = recordedPwm(root, {}, (name) =>
+      refuseEnable && name === 'enable' ? errnoError('EIO', 'EIO: i/o error, write') : undefined,
+    );
+    await driver.start();
+    await driver.write(0.5);
+    refuseEnable = true;
+    const before = writes.length;
+    await assert.rejects(driver.write(0), /pwm fan: writing 0 to .*pwm0\/enable: EIO/);
+    assert.deepEqual(writes.slice(before), [
+      ['enable', '0'],
+      ['duty_cycle', '0'],
+    ]);
+    assert.equal(attr(0, 'duty_cycle'), '0', 'the duty at 0: the output off even though still enabled');
+  });
+
   test('given a channel still enabled at this period and polarity (a restart), then it is adopted without a write: no glitch', async (t) => {
     const root = tempTree(t, {
       'class/pwm/pwmchip0/npwm': '2\n',

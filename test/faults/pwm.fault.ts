@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { pwmTree } from '../drivers/pwm-fixture.js';
@@ -43,8 +44,16 @@ loops:
     mkdirSync(join(channelDir(0), 'duty_cycle'));
     await import('node:fs').then((fs) => fs.writeFileSync(probe, '5000\n'));
     const failedAtMs = node.clock.nowMs();
-    await node.clock.advance(60_000);
-    const confirmed = node.daemon.statuses()[0]?.conditions.find((c) => c.type === 'ActuatorConfirmed');
+    const actuatorConfirmed = () =>
+      node.daemon.statuses()[0]?.conditions.find((c) => c.type === 'ActuatorConfirmed');
+    // Up to 60 s, a second at a time: after each, a file read goes through the same thread pool
+    // as the driver's sysfs calls, so a cycle's real file I/O finishes before the clock moves
+    // on (the manual clock only lets a few event-loop turns pass per timer).
+    for (let s = 0; s < 60 && actuatorConfirmed()?.status !== 'False'; s++) {
+      await node.clock.advance(1_000);
+      await readFile(probe);
+    }
+    const confirmed = actuatorConfirmed();
     // Then the loop says its actuator is not confirmed
     assert.equal(confirmed?.status, 'False', JSON.stringify(confirmed));
     // And when it stops, the channel is disabled although duty_cycle still cannot be written

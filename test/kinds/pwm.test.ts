@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { pwmActuator } from '../../src/kinds/actuators/pwm.js';
 import { configErrors, validConfig } from '../support/config.js';
+import { type ConfigErrorCase, testConfigErrorCases } from '../support/config-cases.js';
 import { tempTree } from '../support/tmp.js';
 
-/** A config with one pwm actuator `fan` lowering a DS18B20's temperature. */
-function withPwm(fan: string): string {
+/** A config with one pwm actuator `fan` lowering a DS18B20's temperature (and any `more` actuators). */
+function withPwm(fan: string, more = ''): string {
   return `
 version: 1
 node: { id: pi }
@@ -15,6 +16,7 @@ sensors:
   t: { kind: ds18b20 }
 actuators:
   fan: ${fan}
+${more}
 loops:
   cabinet: { sensor: t, lower: fan, mode: cool, setpoint: 30, limits: { min: 5, max: 40 }, controller: { type: pid, kp: 0.2, tiS: 600 } }
 `;
@@ -66,6 +68,28 @@ describe('the pwm kind', () => {
       );
     });
   }
+
+  describe('one channel, one actuator', () => {
+    const fan = '{ kind: pwm, chip: 0, channel: 1, frequencyHz: 25000, safeLevel: 1 }';
+    // [what, config text, expected `path: message` lines]
+    const cases: ConfigErrorCase[] = [
+      [
+        'two pwm actuators on pwmchip0/pwm1',
+        withPwm(fan, '  heater: { kind: pwm, channel: 1, periodMs: 2000 }'),
+        ['actuators.heater.channel: pwmchip0/pwm1 is also used by actuators.fan'],
+      ],
+    ];
+    testConfigErrorCases(cases, (what, [line]) => `refused: ${what}: ${line}`);
+
+    test('accepted: the same channel number on two chips, and two channels of one chip', () => {
+      for (const heater of [
+        '{ kind: pwm, chip: 2, channel: 1, periodMs: 2000 }',
+        '{ kind: pwm, channel: 0, periodMs: 2000 }',
+      ]) {
+        assert.equal(validConfig(withPwm(fan, `  heater: ${heater}`)).actuators.heater?.kind, 'pwm');
+      }
+    });
+  });
 
   test('a continuous output: its spec carries the safe level and maxOnS', () => {
     const fan = validConfig(withPwm('{ kind: pwm, periodMs: 2000, safeLevel: 0, maxOnS: 600 }')).actuators

@@ -30,6 +30,7 @@ const RULES: Rule[] = [
   safetyLimitsNeedSafeOff,
   commandTopicsAreNotShared,
   gpioPinsAreNotShared,
+  pwmChannelsAreNotShared,
   loopsUseKnownSensors,
   recordedSensorsAreKnown,
   sensorUnitsFitTheLoop,
@@ -133,6 +134,19 @@ function gpioPinsAreNotShared(config: RawConfig, issue: Issue): void {
       if (other !== undefined) issue([section, id, 'bcm'], `pin ${pin} is also used by ${other}`);
       else users.set(pin, `${section}.${id}`);
     }
+  }
+}
+
+/** Two pwm actuators on one channel would fight over its duty cycle (and its safe level). */
+function pwmChannelsAreNotShared(config: RawConfig, issue: Issue): void {
+  /** `pwmchipN/pwmM` → its first user, e.g. `actuators.fan`. */
+  const users = new Map<string, string>();
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    if (actuator.kind !== 'pwm') continue;
+    const channel = `pwmchip${actuator.chip}/pwm${actuator.channel}`;
+    const other = users.get(channel);
+    if (other !== undefined) issue(['actuators', id, 'channel'], `${channel} is also used by ${other}`);
+    else users.set(channel, `actuators.${id}`);
   }
 }
 
