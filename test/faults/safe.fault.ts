@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chipFiles, tempTree } from '../drivers/gpio/fakes.js';
 import { CliProcess, startDaemon, waitUntil } from '../integration/helpers.js';
+import { fakeGpioExport } from '../support/fake-kernel.js';
 import { reportFigures } from './support/figures.js';
 import { Resources, Verdicts } from './support/scenario.js';
 
@@ -75,6 +76,9 @@ describe('homeostat safe: independent of the config file, bounded in time', () =
     const v = new Verdicts();
     const dir = res.tempDir('homeostat-fault-safe-');
     const sysfs = pi4Tree();
+    // The daemon writes this tree's files itself (gpio.sysfsRoot is honoured): the export's
+    // directory is the kernel's part, played here.
+    fakeGpioExport(t, sysfs);
     const configPath = join(dir, 'config.yaml');
     writeFileSync(
       configPath,
