@@ -94,7 +94,7 @@ const schema = z
   })
   .describe(
     'A continuous output on a hardware PWM channel (/sys/class/pwm): a zero-cross SSR (period of ' +
-      'seconds) or a fan (kHz). Level = duty cycle; level 0 disables the channel. Read back every ' +
+      'seconds) or a fan (kHz). Level = duty cycle; level 0 disables the channel (held at duty 0 when inversed). Read back every ' +
       'cycle; `homeostat safe` drives it to its safe level (disabled at 0). Needs dtoverlay=pwm or pwm-2chan (docs/pwm.md).',
   );
 
