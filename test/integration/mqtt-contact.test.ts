@@ -12,14 +12,12 @@
  * whyNotANumber). Waits are for signals (statuses), never fixed sleeps.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import mqtt from 'mqtt';
 import type { LoopStatus } from '../../src/core/status.js';
-import { RealClock } from '../../src/runtime/real-clock.js';
-import { startTestNode } from '../support/node.js';
-import { makeTempDir, waitUntil } from './helpers.js';
-import { type Broker, brokerFor, FAST_RECONNECT } from './mosquitto.js';
+import { startDeviceNode } from './device-node.js';
+import { waitUntil } from './helpers.js';
+import { type Broker, brokerFor } from './mosquitto.js';
 
 const DEVICE = 'zigbee2mqtt/living_window';
 const AVAILABILITY = `${DEVICE}/availability`;
@@ -69,16 +67,8 @@ loops:
     interlocks: [{ sensor: window }]
     controller: { type: hysteresis }
 `;
-  const temp = makeTempDir('homeostat-mqtt-contact-');
-  const { node, daemon } = await startTestNode(text, join(temp.dir, 'state.db'), {
-    clock: new RealClock(),
-    mqtt: { connection: FAST_RECONNECT },
-  });
-  t.after(async () => {
-    await node.stop('test');
-    temp.remove();
-  });
-  const room = (): LoopStatus | undefined => daemon.statuses().find((s) => s.loop === 'room');
+  const started = await startDeviceNode(t, text, 'homeostat-mqtt-contact-');
+  const room = (): LoopStatus | undefined => started.loop('room');
   const interlocked = () => room()?.conditions.find((c) => c.type === 'Interlocked');
   /** Waits until the loop is paused with a message matching `message`, the heater wanted and seen off. */
   const paused = (message: RegExp, what: string) =>

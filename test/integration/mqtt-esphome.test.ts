@@ -11,14 +11,12 @@
  * its retained state) confirms it again. Waits are for signals (statuses), never fixed sleeps.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import mqtt from 'mqtt';
 import type { LoopStatus } from '../../src/core/status.js';
-import { RealClock } from '../../src/runtime/real-clock.js';
-import { startTestNode } from '../support/node.js';
-import { makeTempDir, waitUntil } from './helpers.js';
-import { type Broker, brokerFor, FAST_RECONNECT } from './mosquitto.js';
+import { startDeviceNode } from './device-node.js';
+import { waitUntil } from './helpers.js';
+import { type Broker, brokerFor } from './mosquitto.js';
 
 const PREFIX = 'brewshed';
 const COMMAND = `${PREFIX}/switch/heat_mat/command`;
@@ -62,16 +60,8 @@ actuators:
 loops:
   shed: { sensor: shed_temp, raise: heat_mat, setpoint: 20, limits: { min: 5, max: 30 }, controller: { type: hysteresis } }
 `;
-  const temp = makeTempDir('homeostat-mqtt-esphome-');
-  const { node, daemon } = await startTestNode(text, join(temp.dir, 'state.db'), {
-    clock: new RealClock(),
-    mqtt: { connection: FAST_RECONNECT },
-  });
-  t.after(async () => {
-    await node.stop('test');
-    temp.remove();
-  });
-  const shed = (): LoopStatus | undefined => daemon.statuses().find((s) => s.loop === 'shed');
+  const started = await startDeviceNode(t, text, 'homeostat-mqtt-esphome-');
+  const shed = (): LoopStatus | undefined => started.loop('shed');
   const confirmed = () => shed()?.conditions.find((c) => c.type === 'ActuatorConfirmed');
   const waitFor = (probe: () => boolean, what: string) =>
     waitUntil(probe, { what, timeoutMs: 10_000 }).catch((error: Error) => {

@@ -23,14 +23,12 @@
  * fixed sleeps.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import mqtt from 'mqtt';
 import type { LoopStatus } from '../../src/core/status.js';
-import { RealClock } from '../../src/runtime/real-clock.js';
-import { startTestNode } from '../support/node.js';
-import { makeTempDir, waitUntil } from './helpers.js';
-import { type Broker, brokerFor, FAST_RECONNECT } from './mosquitto.js';
+import { startDeviceNode } from './device-node.js';
+import { waitUntil } from './helpers.js';
+import { type Broker, brokerFor } from './mosquitto.js';
 
 const SHELLY = 'shellyplus1pm-a8032ab12345';
 const RPC = `${SHELLY}/rpc`;
@@ -146,16 +144,8 @@ loops:
     # waits below (10 s) after the device is back was sent because it came back.
     retryInitialS: 60
 `;
-  const temp = makeTempDir('homeostat-mqtt-shelly-');
-  const { node, daemon } = await startTestNode(text, join(temp.dir, 'state.db'), {
-    clock: new RealClock(),
-    mqtt: { connection: FAST_RECONNECT },
-  });
-  t.after(async () => {
-    await node.stop('test');
-    temp.remove();
-  });
-  const room = (): LoopStatus | undefined => daemon.statuses().find((s) => s.loop === 'room');
+  const started = await startDeviceNode(t, text, 'homeostat-mqtt-shelly-');
+  const room = (): LoopStatus | undefined => started.loop('room');
   const confirmed = () => room()?.conditions.find((c) => c.type === 'ActuatorConfirmed');
   const describeLast = () =>
     `last heater: ${JSON.stringify(room()?.actuators.heater)}, ActuatorConfirmed: ${JSON.stringify(confirmed())}`;
