@@ -1,4 +1,4 @@
-// Requests to the daemon (API: /work/notes/API.md). A 401 asks for the token once (the session
+// Requests to the daemon (API: GET /api/openapi.json). A 401 asks for the token once (the session
 // cookie then carries it, also for EventSource, which cannot send headers) and retries.
 import { $, setMessage } from './util.js';
 

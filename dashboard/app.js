@@ -1,6 +1,6 @@
 // homeostat dashboard: one page served by the daemon, plain browser JavaScript modules, no build
 // step. Everything it loads comes from the daemon (the node is often offline). This module: the
-// header, the list of cards, the live stream and the start. API: /work/notes/API.md.
+// header, the list of cards, the live stream and the start. API: GET /api/openapi.json (src/http/schemas.ts).
 import { getJson } from './api.js';
 import { createCard, refreshLoop, renderLoop } from './cards.js';
 import { addPoint, loadChart, scheduleChart, slideTo } from './chart.js';

@@ -1,7 +1,7 @@
 // A card's Autotune section: start (with the side of a split-range loop), the run's progress
 // (phase, cycles n/m, time left), cancel, the result (model ± uncertainty, gains), Accept, and
 // the loop's tuning history with Restore and Back to config. The run lives in the daemon; this
-// only asks and shows. Contract: /work/notes/autotune-contract.md.
+// only asks and shows. Shapes: src/http/schemas.ts.
 import { getJson } from './api.js';
 import { showResult } from './util.js';
 

@@ -63,7 +63,7 @@ export interface SetBody {
 }
 
 /**
- * The autotune and tuning answers (contract: /work/notes/autotune-contract.md). Declared here,
+ * The autotune and tuning answers (their shapes: src/http/schemas.ts). Declared here,
  * loosely (unknown fields kept, most optional): the CLI prints what the daemon gives and must
  * not refuse a daemon one field newer than itself.
  */

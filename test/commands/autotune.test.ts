@@ -1,6 +1,6 @@
 /**
  * `homeostat autotune LOOP` as a user at the node's terminal sees it, against a stand-in of the
- * daemon's API answering per the contract (/work/notes/autotune-contract.md): the POST, then the
+ * daemon's API answering per its schemas (src/http/schemas.ts): the POST, then the
  * loop's status polled until the run ends. The command runs in-process (polling every 1 ms, a
  * scripted sequence of statuses) and, for the exit codes as the shell sees them, as the CLI.
  */
