@@ -1,4 +1,4 @@
-// The sensors a loop records without regulating (loops.<id>.record, issue 22) on its chart: one
+// The sensors a loop records without regulating (loops.<id>.record) on its chart: one
 // line per series, its legend entry naming the series and its unit, on the loop's value axis
 // when its unit is the loop's, else on an axis of its own per unit (on the right).
 //

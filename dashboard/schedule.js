@@ -1,4 +1,4 @@
-// A card's presets, schedule, profile and sensor set (issue 13): the preset select, where the
+// A card's presets, schedule, profile and sensor set: the preset select, where the
 // setpoint comes from and until when a manual change holds, the next changes, the profile's
 // start/pause/resume/stop and progress, and which sensors were used or dropped. Each part shows
 // only when the loop has it (the view's `presets`, `profiles`, `schedule`, `sensors`); the

@@ -1,5 +1,5 @@
 /**
- * Several sensors per loop, end to end (issue 13): the daemon reads each listed sensor from the
+ * Several sensors per loop, end to end: the daemon reads each listed sensor from the
  * sampler, combines them every cycle and regulates on the result. Three simulated probes in one
  * cold room on a manual clock: one stuck high is dropped as an outlier while the heater keeps
  * running; one more lost (NaN) leaves fewer healthy than minHealthy and the heater goes off with

@@ -218,7 +218,7 @@ export function writeLoops(loops: LoopView[], json: boolean, write: Write): void
 
 /**
  * Where the setpoint in force comes from: the stored source (file, mqtt, http…) unless a preset,
- * the schedule or a profile is in force (issue 13), then that, with its progress or hold.
+ * the schedule or a profile is in force, then that, with its progress or hold.
  */
 export function setpointFrom(view: Pick<LoopView, 'desired' | 'schedule'>): string {
   const schedule = view.schedule;

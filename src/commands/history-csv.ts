@@ -1,13 +1,13 @@
 /**
  * `homeostat history --csv`: the loop's columns, then one column per recorded series
- * (loops.<id>.record, issue 22), named `<label>_<unit>` as `resolution_s` names its unit.
+ * (loops.<id>.record), named `<label>_<unit>` as `resolution_s` names its unit.
  *
  * The rows are the union of the loop's sample times and the recorded points' times, oldest first:
  * a recorded sensor is sampled on its own period, so its values rarely fall on a loop sample.
  * A value goes into the row of its own time (a loop sample's row when one is at that time); every
  * other cell is empty: the loop's cells on a row of recorded values only, a series' cell where it
  * has no point, and where its point is a gap (null: no reading, not a number, or stale). Without
- * recorded series the output is the loop's columns alone, as before issue 22.
+ * recorded series the output is the loop's columns alone, as without recording.
  */
 
 /** A history row as printed; `resolutionS` undefined when unknown (the API's points). */

@@ -1,5 +1,5 @@
 /**
- * `homeostat plan`'s lines for loops with presets, a weekly schedule or profiles (issue 13):
+ * `homeostat plan`'s lines for loops with presets, a weekly schedule or profiles:
  * the setpoint in force now, where it comes from, and the next changes in the node's local
  * time. Informational, like planTunings: not changes of the file.
  */

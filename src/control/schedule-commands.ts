@@ -6,7 +6,7 @@ import type { CommandAnswer, CommandRequest } from './command-types.js';
 import type { CommandSteps } from './tuning-commands.js';
 
 /**
- * The preset and profile commands on the command path (issue 13; DesiredCommands.submit hands
+ * The preset and profile commands on the command path (DesiredCommands.submit hands
  * them here once parsed): checked against the loop's config (a loop without presets or
  * profiles, an unknown name: refused, listing the known ones), counted in the loop's change
  * budget, stored (committed, with its generation and event) before the answer, the loop woken.

@@ -46,7 +46,7 @@ const GRID_STEPS = 10_000;
 /**
  * Grid of continuous levels, 0.01 % of full output: finer than any driver (a 10-bit PWM is
  * 0.1 %), coarse enough that a level steady to the grid is not re-sent for float noise. A
- * 0.001 grid (actuation.ts's rounding before issue 12) still cost up to 5 % of IAE after a
+ * 0.001 grid (actuation.ts's rounding in an earlier version) still cost up to 5 % of IAE after a
  * small setpoint step (room plant 20 % off its tuning, scenario E); 0.0001 costs at most 0.5 %
  * on every benchmark plant and scenario.
  */

@@ -4,7 +4,7 @@ import { judgeReading, type ReadingLimits, type ReadingVerdict } from './sensor-
 import type { Reading } from './types.js';
 
 /**
- * Several sensors per loop (issue 13): one reading from many, or none. Each sensor is judged by
+ * Several sensors per loop: one reading from many, or none. Each sensor is judged by
  * judgeReading first; the healthy ones are checked against each other (outliers, disagreement);
  * the loop regulates on the combined reading while at least `minHealthy` survive, and goes to
  * its safe state below that, exactly as for a missing reading of a single sensor.

@@ -5,7 +5,7 @@ import type { Sampler } from '../runtime/sampler.js';
 import type { RebaseScope } from '../store/desired-store.js';
 import type { RunningLoop } from './loop-factory.js';
 
-/** What moves stored schedules with a clock step (issue 13). */
+/** What moves stored schedules with a clock step. */
 export interface ScheduleRebase {
   /** The desired store: started profiles and manual changes move with the step. */
   store: {

@@ -74,7 +74,7 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
   return new LoopReconciler({
     spec: toLoopSpec(config(), id),
     desired: desiredFromStore(store, id),
-    // Presets, weekly schedule, profiles: the setpoint in force at the cycle's now (issue 13).
+    // Presets, weekly schedule, profiles: the setpoint in force at the cycle's now.
     schedule: (desired, nowMs) =>
       effectiveDesired(desired, config().loops[id] ?? {}, nodeTimeZone(config()), nowMs),
     ...storedLoopState(store, id, loopLogger),
@@ -89,7 +89,7 @@ function buildReconciler(id: string, deps: LoopFactoryDeps, loopLogger: Logger):
       // (a crash must not lose it). A reset needs no such write: it is desired state. So is
       // an autotune request acted on, a run ended or its result stored: a restart from an
       // older memory would start a run again, or store its result twice.
-      // Durable: a power cut right after must not lose a latch either (issue 21).
+      // Durable: a power cut right after must not lose a latch either.
       if (completed.memory.latchedFault?.atMs === completed.nowMs || completed.writeNow) {
         deps.flush({ durable: true });
       }

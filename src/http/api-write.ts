@@ -3,7 +3,7 @@ import type { ApiCommand, ApiCommandAnswer, ApiDeps } from './api-deps.js';
 import { apiSchemas, type CommandResult } from './schemas.js';
 
 /**
- * Bodies of POST /api/loops/{loop}/preset and /profile (issue 13). Like the other write bodies
+ * Bodies of POST /api/loops/{loop}/preset and /profile. Like the other write bodies
  * (schemas.ts) they only document: the bytes go to the parser of MQTT `preset/set` and
  * `profile/set` (src/mqtt/schedule-commands.ts), which decides.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { apiSchemas, historyResponse as loopHistory } from './schemas.js';
 
 /**
- * The history answer with the loop's recorded sensors (loops.<id>.record, issue 22): the
+ * The history answer with the loop's recorded sensors (loops.<id>.record): the
  * History shape of schemas.ts plus `recorded`, one series per recorded sensor. Kept apart so
  * schemas.ts does not grow.
  */
@@ -35,7 +35,7 @@ export const historyResponse = loopHistory
       .optional()
       .describe(
         "Sensors recorded beside the loop, never regulated on, in the config's order (bucket means " +
-          'beyond maxPoints); absent from daemons before issue 22',
+          'beyond maxPoints); absent from daemons without recording',
       ),
   })
   .register(apiSchemas, { id: 'History' });

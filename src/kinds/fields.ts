@@ -129,7 +129,7 @@ export const DEFAULT_WINDOW_S = 600;
  * How a relay under a PID is driven when the file says nothing (neither modulation nor
  * windowS): the duty band. `npm run bench:control` ("homeostat defaults" rows): with the band
  * a PI relay beats Home Assistant's ±0.3 °C hysteresis on both relay plants, where 600 s
- * windows without minimum times regulated twice as badly (issue 12: defaults must never be
+ * windows without minimum times regulated twice as badly (defaults must never be
  * worse than the thermostat people replace).
  */
 export const DEFAULT_MODULATION: 'window' | 'band' = 'band';

@@ -2,7 +2,7 @@
  * The Home Assistant components of one loop, one function per group: the main entity (what a
  * person adjusts: climate, humidifier, or a number and a select), the sensors, the binary
  * sensors, the fault-reset button, on PID loops the autotune's buttons and sensor, and on loops
- * with profiles the profile's select, buttons and sensor (issue 13). Keys
+ * with profiles the profile's select, buttons and sensor. Keys
  * are abbreviated as discovery.ts explains; the order of components and of keys is the order
  * they are published in.
  *
@@ -399,7 +399,7 @@ function profileNames(loop: LoopConfig): string[] {
  * A loop whose setpoint depends on time or a preset (presets, a weekly schedule, profiles): its
  * schedule part (where the setpoint comes from, until when a manual change holds, the next
  * changes, the profile's progress) as the main entity's attributes, so HA shows the schedule's
- * state on the thermostat itself (issue 13).
+ * state on the thermostat itself.
  */
 function scheduleAttributes(loop: LoopConfig, state: string): Partial<DiscoveryComponent> {
   const timed =
@@ -409,7 +409,7 @@ function scheduleAttributes(loop: LoopConfig, state: string): Partial<DiscoveryC
   return timed ? { json_attr_t: state, json_attr_tpl: STATE_TEMPLATES.scheduleAttributes } : {};
 }
 
-/** Whether the loop reads a set of sensors (`sensors`, issue 13), whose status the state carries. */
+/** Whether the loop reads a set of sensors (`sensors`), whose status the state carries. */
 function hasSensorSet(loop: LoopConfig): boolean {
   const { sensors } = loop as { sensors?: unknown };
   return Array.isArray(sensors) && sensors.length > 0;

@@ -70,7 +70,7 @@ export const STATE_TEMPLATES = {
     '{{ (value_json.autotune if value_json.autotune is defined and value_json.autotune is mapping ' +
     'else {}) | tojson }}',
   /**
-   * The climate's preset_mode from the state's `schedule.preset` (issue 13): 'none' when no
+   * The climate's preset_mode from the state's `schedule.preset`: 'none' when no
    * preset is in force (null) or the loop has no `schedule` part. HA takes 'none' as PRESET_NONE
    * (climate.py handle_preset_mode_received) and lists it itself.
    */

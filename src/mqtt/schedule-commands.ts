@@ -1,5 +1,5 @@
 /**
- * The preset and profile commands' payloads (issue 13; MQTT `<loop>/preset/set` and
+ * The preset and profile commands' payloads (MQTT `<loop>/preset/set` and
  * `<loop>/profile/set`, the HTTP bodies of POST /api/loops/{loop}/preset and /profile, handed
  * over as the same bytes): parsed strictly, refused with a reason, never guessed at. Whether
  * the loop has that preset or profile is checked on the command path

@@ -38,10 +38,10 @@ export function statePayload(status: LoopStatus | PublishedLoopStatus): Record<s
     })),
     ...(autotune === undefined ? {} : { autotune }),
     ...(tuning === undefined ? {} : { tuning }),
-    // Presets, weekly schedule, profile (issue 13): absent for a loop without any. Home
+    // Presets, weekly schedule, profile: absent for a loop without any. Home
     // Assistant's preset_mode and profile sensor read schedule.preset and schedule.profile.
     ...(schedule === undefined ? {} : { schedule }),
-    // Several sensors per loop (issue 13): which made the value, which were dropped and why.
+    // Several sensors per loop: which made the value, which were dropped and why.
     ...(status.sensors === undefined ? {} : { sensors: status.sensors }),
     updatedAt: new Date(status.updatedAtMs).toISOString(),
   };

@@ -58,9 +58,9 @@ export interface Topics {
   loopAutotuneSet(loop: string): string;
   /** Puts a stored tuning in force: a version, `latest` (accept the newest) or `config`. */
   loopTuningSet(loop: string): string;
-  /** Selects one of the loop's presets by name, or `none` (issue 13). */
+  /** Selects one of the loop's presets by name, or `none`. */
   loopPresetSet(loop: string): string;
-  /** Starts (`start NAME`), pauses, resumes or stops one of the loop's profiles (issue 13). */
+  /** Starts (`start NAME`), pauses, resumes or stops one of the loop's profiles. */
   loopProfileSet(loop: string): string;
   /**
    * Subscription filters that match exactly the command topics of every loop (and

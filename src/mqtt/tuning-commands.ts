@@ -22,7 +22,7 @@ export type AutotuneChange =
 export type TuningTarget = number | 'latest' | 'config';
 
 /**
- * Longest run a request may ask for, seconds: 7 days. The slowest plant of issue 12 needs about
+ * Longest run a request may ask for, seconds: 7 days. The slowest benchmark plant needs about
  * a day (the core's default limit is 48 h); a larger number is a unit mistake (milliseconds
  * sent as seconds), refused rather than waited out for months.
  */

@@ -1,6 +1,6 @@
 /**
  * The desired state a cycle regulates to, from the stored row, the loop's config section (its
- * presets, weekly schedule and profiles), the node's time zone and `now` (issue 13). Pure: the
+ * presets, weekly schedule and profiles), the node's time zone and `now`. Pure: the
  * core's effectiveSetpoint does the work; this adapts the store's row and the config to it, and
  * its result to the `schedule` status part (ISO times, seconds).
  *

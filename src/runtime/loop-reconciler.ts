@@ -50,7 +50,7 @@ export type CycleDesired = LoopDesired & {
   /** `source`: who asked, when the store keeps it (a cancel's reason names it). */
   autotuneRequest?: AutotuneRequest & { source?: string };
   /**
-   * The stored schedule state (issue 13): the preset selected, the last manual change, the
+   * The stored schedule state: the preset selected, the last manual change, the
    * profile started. `setpoint`/`mode` above are the manual ones; the `schedule` option turns
    * them into the effective ones at the cycle's `now`.
    */

@@ -10,7 +10,7 @@ import type { NewTuning, StoredTuning, TuningGains } from '../store/desired-stor
 import { modulationSuggestionFor, tunedRelayModulation } from './tuning-modulation.js';
 
 /**
- * The runtime's part of tunings and autotune (issue 12), pure: the stored tuning's gains in the
+ * The runtime's part of tunings and autotune, pure: the stored tuning's gains in the
  * loop's spec, the stored autotune request applied once by generation (like a fault reset,
  * core/fault-reset.ts), and a finished run's result as the tuning to store.
  */

@@ -4,7 +4,7 @@ import { BUDGET_WINDOW_S, type ModulationSuggestion } from '../core/tuning/modul
 import type { Direction } from '../core/types.js';
 
 /**
- * A relay's modulation from its loop's tuning (issue 12: "derive the relay modulation and window
+ * A relay's modulation from its loop's tuning ("derive the relay modulation and window
  * from the identified dynamics"), pure. The autotune suggests a time-proportioning window from
  * the identified model (core/tuning/modulation.ts: measured better than the duty band on all five
  * benchmark plants at the same switching budget); a relay whose file chose no modulation (neither

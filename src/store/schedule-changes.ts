@@ -11,7 +11,7 @@ import { type ChangeSource, type DesiredRecord, profileRunOf, storeProfileRun } 
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
 
 /**
- * Presets and profiles as desired state (issue 13): DesiredStore.selectPreset's,
+ * Presets and profiles as desired state: DesiredStore.selectPreset's,
  * profileCommand's and rebaseSchedules' work inside their transactions. Like setDesired's: the
  * next generation, an event, and no write at all for a repeat (a QoS 1 duplicate).
  */

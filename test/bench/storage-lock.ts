@@ -1,5 +1,5 @@
 /**
- * Event-loop stall while another process holds the database's write lock (issue 8):
+ * Event-loop stall while another process holds the database's write lock:
  * `npm run bench:storage-lock` (`-- --seconds N` to hold it N s instead of 30, `-- --json`).
  *
  * Runs the demo daemon twice on the real clock (no manual clock, nothing sped up), each time

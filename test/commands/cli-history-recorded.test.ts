@@ -1,6 +1,6 @@
 /**
  * `homeostat history --csv` against a daemon answering with recorded series (the API's
- * `recorded`, issue 22): the CLI as a child process, a stand-in API per the contract; the CSV
+ * `recorded`): the CLI as a child process, a stand-in API per the contract; the CSV
  * gains a column per series. The columns themselves: history-csv.test.ts.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * `homeostat history --csv` with recorded series (loops.<id>.record, issue 22): one column per
+ * `homeostat history --csv` with recorded series (loops.<id>.record): one column per
  * series after the loop's, named `<label>_<unit>`; rows on the union of the loop's and the
  * series' times; an empty cell where there is no sample. From the API's answer (pure) and from
  * the database (a store file written as the daemon writes it).

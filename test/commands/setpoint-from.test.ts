@@ -1,4 +1,4 @@
-/** `homeostat status` through the API: where the setpoint in force comes from (issue 13). */
+/** `homeostat status` through the API: where the setpoint in force comes from. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setpointFrom } from '../../src/commands/api-inspect.js';

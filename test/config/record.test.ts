@@ -1,5 +1,5 @@
 /**
- * loops.<id>.record (issue 22): sensors recorded beside a loop without regulating on it. What is
+ * loops.<id>.record: sensors recorded beside a loop without regulating on it. What is
  * accepted (with its defaults) and what is refused, with the path and the reason.
  */
 import assert from 'node:assert/strict';

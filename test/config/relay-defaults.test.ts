@@ -28,7 +28,7 @@ loops:
   return toLoopSpec(result.config, 'room').raise!;
 }
 
-describe('relay defaults (issue 12): a PID relay with nothing configured switches on the duty band', () => {
+describe('relay defaults: a PID relay with nothing configured switches on the duty band', () => {
   const windows = { windowMs: DEFAULT_WINDOW_S * 1000, minOnMs: 0, minOffMs: 0 };
   // [relay keys, controller, expected band (duty units) or undefined for windows, window ms]
   const table: Array<[relay: string, controller: string, band: number | undefined, windowMs: number]> = [

@@ -1,5 +1,5 @@
 /**
- * Several sensors per loop in the config (issue 13): `sensors` instead of `sensor`, `combine`,
+ * Several sensors per loop in the config: `sensors` instead of `sensor`, `combine`,
  * `minHealthy`, `outlierLimit`; their defaults, refusals with paths, the loop's staleness, the
  * loop spec the daemon builds, and the plan hash (an unchanged one-sensor loop keeps its own).
  */

@@ -1,5 +1,5 @@
 /**
- * The override rule on the command path (issue 13): asking again for the stored manual setpoint,
+ * The override rule on the command path: asking again for the stored manual setpoint,
  * mode or preset while a weekly schedule or a profile is in force over it is a manual change that
  * takes over (stamped, next generation), not a duplicate; asked while it is in force, it is a
  * duplicate (QoS 1) and changes nothing. Starting a finished profile again restarts it.

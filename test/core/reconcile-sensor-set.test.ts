@@ -1,5 +1,5 @@
 /**
- * reconcile with several sensors (issue 13): the gate acts on the set's verdict, so too few
+ * reconcile with several sensors: the gate acts on the set's verdict, so too few
  * healthy sensors take every actuator safe in that same cycle with a reason naming each sensor;
  * an outlier or a NaN is dropped and reported while regulation goes on on the others; each
  * member goes stale at its own limit (a frozen fast probe beside a slow one takes the loop safe

@@ -1,5 +1,5 @@
 /**
- * Sensors a loop records without regulating (loops.<id>.record, issue 22), through the whole
+ * Sensors a loop records without regulating (loops.<id>.record), through the whole
  * daemon on a manual clock: each recorded sensor is sampled on its own period and its values
  * stored in the loop's history; the loop regulates on its own sensor only, and a recorded sensor
  * that reads NaN or stops reading leaves it regulating, with SensorHealthy untouched: a gap.

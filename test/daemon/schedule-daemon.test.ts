@@ -1,5 +1,5 @@
 /**
- * Presets, schedules and profiles through the daemon (issue 13): the effective setpoint reaches
+ * Presets, schedules and profiles through the daemon: the effective setpoint reaches
  * reconcile at the injected clock's time, a clock step moves a started profile, and a restart
  * on the same SQLite file resumes a profile at the right step and setpoint.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /api/loops/{loop}/preset and /profile (issue 13) on a real node (the demo config with
+ * POST /api/loops/{loop}/preset and /profile on a real node (the demo config with
  * presets on room and profiles on fermenter, SQLite file, ManualClock): the MQTT preset/set and
  * profile/set rules (the same parser), stored before the answer, source `http`; a refused write
  * changes nothing; statuses 200 / 404 / 422 / 429 / 503 like the other writes.

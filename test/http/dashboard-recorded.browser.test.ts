@@ -1,5 +1,5 @@
 /**
- * Recorded series on the dashboard's chart (loops.<id>.record, issue 22), in a real Chromium
+ * Recorded series on the dashboard's chart (loops.<id>.record), in a real Chromium
  * (headless, through playwright-core): the demo node, its room loop recording the chamber's
  * temperature (its own unit, °C) and the greenhouse's humidity (%RH, another unit). Each series
  * is a line of its own colour on the canvas with a legend entry naming it and its unit; the

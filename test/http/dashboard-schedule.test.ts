@@ -1,5 +1,5 @@
 /**
- * The dashboard's presets, schedule, profile and sensor set (issue 13) in a real browser
+ * The dashboard's presets, schedule, profile and sensor set in a real browser
  * (Chromium through playwright-core) against a real node: the demo config with presets, a weekly
  * schedule and three sensors on the room (one stuck at 85 °C, dropped as an outlier) and a
  * profile on the fermenter, its HTTP server, the real event stream and a SQLite file, on a

@@ -294,7 +294,7 @@ describe('toEventView', () => {
   });
 });
 
-describe('toLoopView: presets, profiles and the schedule part (issue 13)', () => {
+describe('toLoopView: presets, profiles and the schedule part', () => {
   const config = minimalSimConfig({
     loopExtra: `    presets: { eco: { setpoint: 17 } }
     profiles: { ale: { steps: [{ holdS: 60, setpoint: 18 }] } }`,
@@ -337,7 +337,7 @@ describe('toLoopView: presets, profiles and the schedule part (issue 13)', () =>
   });
 });
 
-describe('toLoopView: several sensors (issue 13)', () => {
+describe('toLoopView: several sensors', () => {
   test('given a status with a sensor set, then the view carries it, valid for the schema', () => {
     const sensors = {
       combine: 'median' as const,

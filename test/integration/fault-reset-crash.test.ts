@@ -1,5 +1,5 @@
 /**
- * A fault reset is desired state (issue 9, "every safety action on one path"): once a reset is
+ * A fault reset is desired state ("every safety action on one path"): once a reset is
  * answered, a crash cannot bring the latch back while the event log and Home Assistant say it
  * was reset. The latch comes from the room heater of the demo barely heating (as in
  * test/daemon-latch.test.ts); memory is flushed every 600 s (the default), so only a reset

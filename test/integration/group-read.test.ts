@@ -1,5 +1,5 @@
 /**
- * The database is readable by members of the daemon's group without sudo (issue 11), as on an
+ * The database is readable by members of the daemon's group without sudo, as on an
  * installed Pi: the daemon runs as its own user under the unit's UMask=0027 in a 0750 state
  * directory it cannot share otherwise, and a person in its group runs `homeostat status --db`.
  *

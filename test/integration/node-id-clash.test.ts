@@ -1,5 +1,5 @@
 /**
- * Two nodes with the same node id on one broker (issue 11), with a real Mosquitto: each sees
+ * Two nodes with the same node id on one broker, with a real Mosquitto: each sees
  * the other (its client id taken over, or its instance record) and logs an error with the fix;
  * an event is recorded; regulation goes on. Distinct node ids: nothing is said.
  */

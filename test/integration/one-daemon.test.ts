@@ -1,5 +1,5 @@
 /**
- * One daemon per database, as real processes (issue 11): a second `homeostat run` on the same
+ * One daemon per database, as real processes: a second `homeostat run` on the same
  * database refuses to start, naming the running one, with exit code 75 (systemd's
  * Restart=on-failure retries it); the CLI still reads the database meanwhile; once the first
  * is killed with SIGKILL (no clean stop: only the kernel releases its lock), a third starts.

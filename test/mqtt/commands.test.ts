@@ -52,7 +52,7 @@ describe('setpoint/set: a plain decimal within the limits', () => {
     ['{"setpoint":20}', /plain decimal/],
     ['[20]', /plain decimal/],
     ['２０', /plain decimal/], // full-width digits
-    // Lenient spellings are refused, never read as something else (issue 21).
+    // Lenient spellings are refused, never read as something else.
     [' 20 ', /no spaces/],
     ['  22\n', /no spaces/],
     ['\t20\r\n', /no spaces/],
@@ -114,7 +114,7 @@ describe('set: a strict JSON object {setpoint?, mode?, requestId?}', () => {
       '{"setpoint": 22, "mode": "heat", "requestId": "r-1"}',
       { accepted: true, change: { setpoint: 22, mode: 'heat' }, requestId: 'r-1' },
     ],
-    // A JSON number is read as written: one plain spelling, within the precision (issue 21).
+    // A JSON number is read as written: one plain spelling, within the precision.
     ['{"setpoint": 2.2e1}', { accepted: false, reason: plainRefusal('2.2e1') }],
     [
       '{"setpoint": 20.0000000000000000000001}',

@@ -438,7 +438,7 @@ describe('humidity rounding: the target HA receives always lies within the bound
   });
 });
 
-describe('presets, profiles and several sensors (issue 13)', () => {
+describe('presets, profiles and several sensors', () => {
   const all = cmps(scheduledLoop);
   const id = (key: string) => `homeostat_pi-1_room_${key}`;
 

@@ -1,5 +1,5 @@
 /**
- * The retained state JSON carries the runtime's `schedule` part (issue 13) beside the core's
+ * The retained state JSON carries the runtime's `schedule` part beside the core's
  * status; a loop without presets, schedule or profiles has none.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * LoopReconciler and the autotune (issue 12): a stored request is acted on once, a finished
+ * LoopReconciler and the autotune: a stored request is acted on once, a finished
  * run's result is stored once, the tuning in force gives the PID its gains, and the status
  * shows which tuning is in force. On a simulated room (K 20, τ 600 s, θ 60 s) with sensor noise
  * and a DS18B20's 1/16 °C steps.

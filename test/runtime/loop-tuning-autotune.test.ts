@@ -361,7 +361,7 @@ describe('unrecordedTuning on a loop with a heater and a cooler: the side not tu
   });
 });
 
-describe('a flagged model says so in the done event and the status (issue 21)', () => {
+describe('a flagged model says so in the done event and the status', () => {
   const doneRun = (reliability?: {
     verdict: 'sound' | 'flagged';
     reliable: boolean;

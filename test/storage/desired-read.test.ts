@@ -1,5 +1,5 @@
 /**
- * The desired-state read of a loop cycle (issue 8). Before: it ran outside the cycle's error
+ * The desired-state read of a loop cycle. Before: it ran outside the cycle's error
  * handling, so a read that threw skipped reconcile with every actuator frozen. Now: the daemon
  * reads desired state from memory, and should a read still throw, the cycle regulates on the
  * last desired state it had.

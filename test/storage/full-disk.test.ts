@@ -1,5 +1,5 @@
 /**
- * A full disk (issue 8), on a small tmpfs. Before: full at start meant exit 1 before any loop
+ * A full disk, on a small tmpfs. Before: full at start meant exit 1 before any loop
  * ran (and the hint for SQLITE_IOERR_SHMSIZE did not say "disk full"); full while running
  * logged one error per write. Now: the daemon starts and regulates from the config on an
  * in-memory stand-in with StorageHealthy=False ("disk full: free space on …"), retries the file

@@ -1,5 +1,5 @@
 /**
- * Another process holding the database's write lock (issue 8). Before: busy_timeout 5000 made
+ * Another process holding the database's write lock. Before: busy_timeout 5000 made
  * every write wait 5 s with the whole event loop blocked. Now: a write meets the lock within a
  * few ms and fails; a command is answered rejected and changes nothing, the batched state is
  * retried at the next flush, every loop shows StorageHealthy=False (Locked), and the streak is

@@ -1,5 +1,5 @@
 /**
- * A hot reload the database cannot take (issue 8). Before: the daemon switched to the new config
+ * A hot reload the database cannot take. Before: the daemon switched to the new config
  * in memory, then the write threw: half reloaded, and (in `homeostat run`) every later reload
  * was chained onto the rejected promise, so hot reload stayed off until a restart. Now: the
  * database is written first, so a refused reload changes nothing; it is retried with backoff,

@@ -1,5 +1,5 @@
 /**
- * `homeostat run` with its database on a full disk (issue 8), as a real process. Before: exit 1
+ * `homeostat run` with its database on a full disk, as a real process. Before: exit 1
  * before any loop ran. Now: it regulates, says "disk full" once, and stops cleanly (exit 0).
  */
 import assert from 'node:assert/strict';

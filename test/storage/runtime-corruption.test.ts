@@ -1,5 +1,5 @@
 /**
- * A database page damaged while the daemon runs (issue 8). Before: the desired-state read in
+ * A database page damaged while the daemon runs. Before: the desired-state read in
  * the loop cycle ran outside its error handling, so reconcile never ran again and every
  * actuator stayed where it was, with the retained state still saying healthy. Now: the loops
  * regulate on from the desired state in memory, every loop shows StorageHealthy=False, and the

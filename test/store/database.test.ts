@@ -72,7 +72,7 @@ describe('openStore', () => {
     assert.deepEqual(pragmas, {
       journal_mode: 'wal',
       synchronous: 1, // NORMAL
-      // Short (issue 8): better-sqlite3 is synchronous, so a long wait for another writer's lock
+      // Short: better-sqlite3 is synchronous, so a long wait for another writer's lock
       // froze every loop; a write that meets the lock fails fast and is retried later.
       busy_timeout: STORE_BUSY_TIMEOUT_MS,
       foreign_keys: 1,

@@ -184,7 +184,7 @@ describe('DesiredStore.setDesired', () => {
       modeSource: 'file',
       generation: 2,
       updatedAtMs: 1_005_000,
-      // The manual change's time (issue 13: the override rule of schedules and profiles).
+      // The manual change's time (the override rule of schedules and profiles).
       changedAtMs: 1_005_000,
     });
     assert.equal(disk.store.desired('cellar')?.generation, 1, 'other loops keep their generation');

@@ -1,5 +1,5 @@
 /**
- * Recorded sensors' values in the store (loops.<id>.record, issue 22): the packed format, the
+ * Recorded sensors' values in the store (loops.<id>.record): the packed format, the
  * flush with the loop's state, the migration that adds the table to an existing database, and
  * retention with the loop's history's limits.
  */

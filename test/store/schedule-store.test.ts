@@ -21,7 +21,7 @@ beforeEach(() => {
 /** The loop's events of `kind` since the config was applied. */
 const eventsOf = (kind: string) => disk.store.events({ loop: 'room', kind });
 
-describe('DesiredStore.setDesired: the manual change is stamped (issue 13)', () => {
+describe('DesiredStore.setDesired: the manual change is stamped', () => {
   test('given a setpoint change, then changedAtMs is now and the preset is cleared', () => {
     disk.store.selectPreset('room', 'eco', PRESETS, 'mqtt');
     disk.nowMs += 5_000;

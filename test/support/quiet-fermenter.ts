@@ -9,7 +9,7 @@
  *   (temperature, humidity, battery, voltage, linkquality) with `last_seen` when Zigbee2MQTT's
  *   `advanced.last_seen` is `ISO_8601` (zigbee2mqtt.io, guide/usage/mqtt_topics_and_messages
  *   and guide/configuration/other-options), when the temperature moved by at least 0.5 °C since
- *   its last report, or else about hourly (issue 22: Aqara, Sonoff SNZB-02 "report on a
+ *   its last report, or else about hourly (Aqara, Sonoff SNZB-02 "report on a
  *   0.3–0.5 °C change or about hourly"; an Aqara device checks in about hourly and Zigbee2MQTT
  *   republishes its whole state each time, see src/kinds/sensors/mqtt-binary.ts); here every
  *   50 min, inside maxQuietS' default 90 min (a run may leave the check-in out);

@@ -90,7 +90,7 @@ describe('systemd/homeostat.service', () => {
     ['ConfigurationDirectoryMode', '0750'],
     ['UMask', '0027'],
     ['Environment', 'NODE_ENV=production'],
-    // A pin hung in the kernel holds a libuv thread: enough left for the other pins (issue 21).
+    // A pin hung in the kernel holds a libuv thread: enough left for the other pins.
     ['Environment', 'UV_THREADPOOL_SIZE=16'],
     // V8 sizes its heap from the machine's memory and collects lazily: capped, RSS tracks the
     // live heap (npm run bench:footprint).

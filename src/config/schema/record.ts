@@ -1,5 +1,5 @@
 /**
- * Values a loop records without regulating on them (issue 22): outdoor temperature, an
+ * Values a loop records without regulating on them: outdoor temperature, an
  * iSpindel's gravity and battery, a second probe. They are sampled like every sensor, stored in
  * the loop's history, drawn on its chart and exported (/metrics, the API, `history --csv`); the
  * loop's control never reads them, so their faults never send it safe.

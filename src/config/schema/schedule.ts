@@ -1,5 +1,5 @@
 /**
- * A loop's presets, weekly schedule and profiles (issue 13): the zod fields spread into the loop
+ * A loop's presets, weekly schedule and profiles: the zod fields spread into the loop
  * section, and the loop-level check run from its superRefine chain. The rules themselves are the
  * pure core's (src/core/schedule/validate.ts); this file adds what only the config knows: the
  * loop's limits and the modes its actuators allow.

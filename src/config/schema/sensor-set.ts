@@ -1,5 +1,5 @@
 /**
- * Several sensors per loop (issue 13): `sensors` instead of `sensor`, with `combine`,
+ * Several sensors per loop: `sensors` instead of `sensor`, with `combine`,
  * `minHealthy` and `outlierLimit`. The rules are the pure core's (core/sensor-set-report.ts:
  * validateSensorSet); this file gives them their config shape, defaults and paths.
  */

@@ -4,7 +4,7 @@
  *
  * Daylight saving makes the second direction partial: a wall time in the hour skipped by
  * spring-forward has no instant, and one in the hour repeated by fall-back has two. The rule
- * for schedules (issue 13): a skipped time maps to the transition instant (the end of the
+ * for schedules: a skipped time maps to the transition instant (the end of the
  * gap), a repeated one to its first occurrence, so a schedule point neither vanishes nor fires
  * twice.
  */

@@ -1,5 +1,5 @@
 /**
- * Presets, weekly schedules and profiles (issue 13): the desired state that depends on time.
+ * Presets, weekly schedules and profiles: the desired state that depends on time.
  *
  * Everything here is data from the config file or the desired store; effective.ts turns it and
  * `now` into the loop's setpoint and mode, so the effective setpoint stays a pure function of

@@ -28,7 +28,7 @@ import type { RelayExperiment } from './relay-experiment.js';
  * Why 2 cycles and not 3 + 3 (relay-analysis.ts' default): a FOPDT plant under a relay is on
  * its limit cycle from the second cycle on (its state is the value and the dead time's
  * content, both the same at each switch), and the fit uses every sample, not the cycles'
- * means. Measured on the five plants of issue 12 (σ 0.05, quantum 0.0625, a reading every
+ * means. Measured on the five benchmark plants (σ 0.05, quantum 0.0625, a reading every
  * 5 s, seeds 1–5, test/core/tuning/autotune.test.ts): K, τ, θ within 7 % of the true (half
  * rule) values, in 0.6–2.9 (τ + θ) on the four lag-dominated plants and 5.6 on the kettle,
  * whose relay period is longest against τ + θ (it needed 12.3 with 3 + 3 cycles).
@@ -88,7 +88,7 @@ export interface AutotuneStartInput {
 }
 
 /**
- * Default time limit: 48 h. The slowest plant of issue 12 (a large water mass, τ 4 h, θ 5 min)
+ * Default time limit: 48 h. The slowest benchmark plant (a large water mass, τ 4 h, θ 5 min)
  * needs about 6 (τ + θ) ≈ 24.5 h; twice that still ends a run that will never settle. The
  * status shows the expected end from the measured period once a cycle is done.
  */

@@ -11,7 +11,7 @@ import type { RelayExperiment } from './relay-experiment.js';
  *
  * Why not the FOPDT fit alone (identify-fopdt.ts): a plant with a second lag is not in its
  * model class, and the best FOPDT depends on the excitation. Measured on the second-order plant
- * of issue 12 (τ 600, θ 30, second lag 150 s; half rule τ 675, θ 105): from a short step near
+ * of the benchmark (τ 600, θ 30, second lag 150 s; half rule τ 675, θ 105): from a short step near
  * the setpoint the FOPDT fit gives τ 56–66 % high (the relay oscillation, near the ultimate
  * frequency, dominates the samples); from ambient, θ 21 % high. Fitting the richer model and
  * reducing it by the half rule gives the same FOPDT whatever the excitation, and the one SIMC's
@@ -104,7 +104,7 @@ export function identifyHalfRule(
  * time (1.2 × the FOPDT fit's, which is θ0 + τ2/2 ≥ θ0), with the lags' state then free. That θ
  * is capped at half the relay's period, the longest a dead time under a relay can be: a start
  * that was not at rest (a PI still settling) once gave θ far beyond it, the fit then began near
- * the record's end and a handful of samples "fitted" K 10⁶ (issue 21).
+ * the record's end and a handful of samples "fitted" K 10⁶.
  */
 function freeFromMs(
   experiment: RelayExperiment,
@@ -161,7 +161,7 @@ export const MIN_FIT_SAMPLES = 30;
 const RIDGE_FACTOR = 1.2;
 
 /**
- * The relative standard error of the slow lag from the fit's profile (issue 21). Near its
+ * The relative standard error of the slow lag from the fit's profile. Near its
  * setpoint a relay record shows K/τ (the slopes) and θ, but K and τ apart only through the
  * curvature of the first step and the rest the record starts from; the jackknife over cycles
  * leaves that step in every fit and misses it (a kettle 32 % off had a jackknife error of
@@ -352,7 +352,7 @@ function solveAtRest(kept: Float64Array, rows: number): Solution {
  * y ≈ A + K·z + C1·e^(−t/τ1) (+ C2·e^(−t/τ2)) by the normal equations; Σ(y − Xc)² from the
  * residuals themselves, not Σy² − cᵀXᵀy: with a slow lag of 10⁷ s its free term is the constant
  * column to 10 digits, the coefficients are 10⁸ and that difference cancelled to 0, so the search
- * took the absurd fit as a perfect one (issue 21: K 5.5·10⁵, τ 9.4·10⁶ s on a second-order plant
+ * took the absurd fit as a perfect one (K 5.5·10⁵, τ 9.4·10⁶ s on a second-order plant
  * started while settling).
  */
 function solveFree(kept: Float64Array, rows: number, columns: number): Solution {

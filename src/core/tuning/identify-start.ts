@@ -3,7 +3,7 @@ import type { OscillationAnalysis } from './relay-analysis.js';
 import type { RelayExperiment } from './relay-experiment.js';
 
 /**
- * The record's fit with the right assumption about its start, pure (issue 21).
+ * The record's fit with the right assumption about its start, pure.
  *
  * At rest (the plant settled with `initialLevel`) the record's first value is the model's
  * steady state: y0 = A + K·u0. That one equation is what tells K and τ apart; near the

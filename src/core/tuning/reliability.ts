@@ -1,7 +1,7 @@
 import type { FopdtIdentification } from './identify-fopdt.js';
 
 /**
- * Whether an identified model can be trusted, pure (issue 21). A relay record near the setpoint
+ * Whether an identified model can be trusted, pure. A relay record near the setpoint
  * always "fits" something; what the fit cannot tell apart shows as a large standard error, and
  * what no plant can be shows as parameters out of the record's physical bounds. Two verdicts:
  *

@@ -29,7 +29,7 @@ import type { FopdtModel } from './identify-fopdt.js';
  * 0.05) for which the model's own closed loop (unsaturated, continuous, derivative on the
  * measurement filtered as pid.ts does) overshoots a unit step by at most SETPOINT_OVERSHOOT;
  * the largest, because a smaller b slows the response (IAE grows ~linearly in 1 − b).
- * SETPOINT_OVERSHOOT is issue 12's target, 2 % of the step. Measured on the five plants: see
+ * SETPOINT_OVERSHOOT is the autotune's target, 2 % of the step. Measured on the five plants: see
  * setpointWeightFor and the bench report (notes/autotune-bench-report-2.txt).
  */
 
@@ -46,7 +46,7 @@ export interface SimcOptions {
   /**
    * The loop's reading period, s: the PID acts once a reading and holds its output in between,
    * which delays it by about half a period; the setpoint weight's simulation adds that to θ.
-   * Default 0. Measured (issue 21, kettle K 80, τ 300 s, θ 20 s, a reading every 5 s): with
+   * Default 0. Measured (kettle K 80, τ 300 s, θ 20 s, a reading every 5 s): with
    * kp 0.094, ti 160 s, b 0.85 overshoots 2.0 % nominally and 5.6–6.1 % in the loop (nominal
    * with θ + 2.5 s: 6.2 %); b 0.8, chosen with it, 1.8–2.5 %.
    */

@@ -1,5 +1,5 @@
 /**
- * The peers' Ziegler–Nichols gains held to the autotune's overshoot (issue 12, the target
+ * The peers' Ziegler–Nichols gains held to the autotune's overshoot (the target
  * "better IAE than relay + Ziegler–Nichols on every plant"). ZN accepts 9–27 % overshoot on a
  * setpoint step, the autotune ≤ 2 %; so beside the plain comparison this one gives ZN the same
  * setpoint-weight rule as the autotune (simc.ts setpointWeightFor: the largest b whose nominal

@@ -1,6 +1,6 @@
 /**
  * The autotune started the way the daemon starts it on a continuous actuator: through
- * `reconcile` on a loop whose PI was regulating (issue 21: "continuous mode" gave an absurd
+ * `reconcile` on a loop whose PI was regulating ("continuous mode" gave an absurd
  * model on a second-order plant and K, τ 25 % low on a kettle, where the bench's own tunes, at
  * rest at the setpoint, were within 6 %). Two starts per plant and seed: `settled`, after
  * 3 (τ + θ) at the setpoint from rest there; `cold`, 1 (τ + θ) after the loop started at ambient

@@ -1,5 +1,5 @@
 /**
- * Autotune section of the control benchmark (issue 12, "Benchmarks and pictures", "Targets"):
+ * Autotune section of the control benchmark ("Benchmarks and pictures", "Targets"):
  * homeostat's relay autotune (src/core/tuning/autotune.ts) on the five tuning plants and the two
  * of issue 21's review (a kettle K 80, τ 300 s, θ 20 s; a second-order plant τ1 300 s, τ2 150 s,
  * θ0 10 s) with a relay and with a continuous actuator, against the true models; then a closed-loop setpoint

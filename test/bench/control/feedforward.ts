@@ -1,5 +1,5 @@
 /**
- * The feedforward section of the control benchmark (issue 12):
+ * The feedforward section of the control benchmark:
  *
  * 1. Measured-disturbance feedforward: ambient step 10 → 5 °C (scenario B, from steady state)
  *    on the room plant with a continuous and a relay heater; plain PI, PI with the static model,

@@ -7,7 +7,7 @@
  *
  * Beside the bare `homeostat PI` (pidStep alone, homeostat.ts) it shows what the rest of the
  * cycle costs: gate, levels, monitors and above all the act step (command.ts), which sends a
- * level only when it differs from the last one commanded (issue 12: with a 0.005 tolerance on
+ * level only when it differs from the last one commanded (with a 0.005 tolerance on
  * the observed level, small moves of a continuous output were not sent, and after a 0.5 °C
  * setpoint step the loop did 10–37 % worse than its bare PID).
  *

@@ -1,5 +1,5 @@
 /**
- * Relay defaults against Home Assistant's hysteresis (issue 12: "defaults must never be worse
+ * Relay defaults against Home Assistant's hysteresis ("defaults must never be worse
  * than the thermostat people replace"), `node --import tsx test/bench/control/relay-defaults.ts`.
  * A scratch runner like relay-explore.ts, kept as the evidence for the default band: it is not
  * part of `bench:control`'s output.

@@ -10,7 +10,7 @@
  *   E  small setpoint step: once the loop has held the setpoint for a whole horizon, the setpoint
  *      goes up by 0.5 °C (20 → 20.5 on the room); metrics from that moment on, against the new
  *      setpoint. A step this small never saturates: it shows what the act step does with small
- *      moves of a continuous output (issue 12).
+ *      moves of a continuous output.
  */
 import { Random, seedFromString } from '../../../src/drivers/sim/random.js';
 

@@ -14,7 +14,7 @@ const RELAY_MODULATIONS: { controller: string; label: string }[] = [
   { controller: 'homeostat PID', label: 'homeostat PID+TP' },
   { controller: 'homeostat PI band', label: 'homeostat PI+band' },
   { controller: 'homeostat PID band', label: 'homeostat PID+band' },
-  // The relay with nothing configured but the PID (issue 12: defaults never worse than the
+  // The relay with nothing configured but the PID (defaults never worse than the
   // thermostat people replace), through the whole reconcile path.
   { controller: 'homeostat defaults', label: 'homeostat defaults' },
 ];
@@ -98,7 +98,7 @@ export function checkTargets(results: readonly RunResult[]): TargetCheck[] {
     });
   }
 
-  // Target 2 (issue 12): the plant model never makes a loop worse than the same PID without it,
+  // Target 2: the plant model never makes a loop worse than the same PID without it,
   // on any plant and scenario it runs on (it used to overshoot small setpoint steps).
   for (const [withModel, alone] of MODEL_PAIRS) {
     const pairs = results.filter((r) => r.controller === withModel);

@@ -69,7 +69,7 @@ const TABLE: [string, Identification, RunFigures, 'sound' | 'flagged' | 'refused
   ['a negative time constant', withModel({ timeConstantS: -5 }), RUN, 'refused', /not a plant/],
 ];
 
-describe('judgeModel: the verdict on an identified model (issue 21)', () => {
+describe('judgeModel: the verdict on an identified model', () => {
   for (const [what, identification, run, verdict, reason] of TABLE) {
     test(`${what}: ${verdict}`, () => {
       const judged = judgeModel(identification, run);

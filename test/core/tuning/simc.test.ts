@@ -10,7 +10,7 @@ import {
 /** kp = τ / (|K|·(τc + θ)), tiS = min(τ, 4·(τc + θ)), tdS = θ/3 (PID), computed by hand. */
 const TABLE = [
   // what, K, τ, θ, options, kp, tiS, tdS
-  ['room (issue 12), τc = θ, PI', 20, 600, 60, {}, 0.25, 480, 0],
+  ['room, τc = θ, PI', 20, 600, 60, {}, 0.25, 480, 0],
   ['room, PID', 20, 600, 60, { derivative: true }, 0.25, 480, 20],
   ['demo room (config/demo.yaml), PID', 20, 3600, 120, { derivative: true }, 0.75, 960, 40],
   ['demo fermenter, τc = 2θ', 20, 3600, 60, { closedLoopS: 120 }, 1.0, 720, 0],
@@ -136,7 +136,7 @@ describe('extreme fits still give usable gains (the rule runs inside a loop cycl
   }
 });
 
-describe("setpoint weight with the loop's reading period (issue 21)", () => {
+describe("setpoint weight with the loop's reading period", () => {
   // The kettle of issue 21 as one regulating run identified it (K 74, τ 277 s, θ 20 s; true K 80,
   // τ 300 s) and its SIMC PI; the loop reads every 5 s and holds its output in between.
   const identified = { gain: 74, timeConstantS: 277, deadTimeS: 20 };

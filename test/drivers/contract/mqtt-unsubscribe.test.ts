@@ -1,5 +1,5 @@
 /**
- * Replaced MQTT drivers must unsubscribe their topics (issue 9, section 7): a driver replaced
+ * Replaced MQTT drivers must unsubscribe their topics (section 7): a driver replaced
  * on reload, or stopped, leaves no handler on the shared transport, and the driver that
  * replaces it on the same topic keeps receiving.
  */

@@ -1,7 +1,7 @@
 import { seededRandom } from '../../integration/helpers.js';
 
 /**
- * Hostile command payloads (issue 8, "Input cannot exhaust the daemon"): every one must be
+ * Hostile command payloads ("Input cannot exhaust the daemon"): every one must be
  * answered with `accepted: false` (or, above the daemon's packet size limit, never reach it),
  * change nothing and cost the daemon nothing lasting. Built from tables, plus seeded random
  * binary, so the corpus is the same on every run.
