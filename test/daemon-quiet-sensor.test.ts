@@ -1,5 +1,5 @@
 /**
- * Issue 22's quiet-sensor case end to end, on the real path (mqtt sensor driver with its
+ * The quiet-sensor case end to end, on the real path (mqtt sensor driver with its
  * liveness block, sampler, loop runner, reconcile) in a Daemon on a ManualClock: the demo's
  * fermenter read through a Zigbee probe that reports only on a 0.5 °C change or about hourly,
  * for 24 simulated hours (test/support/quiet-fermenter.ts plays the probe and Zigbee2MQTT).

@@ -1,5 +1,5 @@
 /**
- * Issue 22: `gpio.sysfsRoot` was honoured by init, validate and doctor, but `homeostat run`
+ * `gpio.sysfsRoot` was honoured by init, validate and doctor, but `homeostat run`
  * opened its relays with onoff, whose root is fixed at /sys/class/gpio: on a machine without
  * sysfs GPIO it wrote the real /sys/class/gpio/export, failed, and exited 1 logging "SIGTERM"
  * though no signal came. These run the CLI as a child (what systemd runs) on a fixture tree

@@ -1,5 +1,5 @@
 /**
- * The quiet-sensor figures of issue 22: `npm run bench:quiet` (node --import tsx
+ * The quiet-sensor figures: `npm run bench:quiet` (node --import tsx
  * test/bench/quiet.ts [--hours N] [--json]).
  *
  * The demo's fermenter read through a Zigbee probe that reports on a 0.5 °C change or every

@@ -1,5 +1,5 @@
 /**
- * The cost of the effective setpoint per loop per cycle (issue 13 review, Pi Zero):
+ * The cost of the effective setpoint per loop per cycle (Pi Zero):
  * `npm run bench:schedule` (node --import tsx test/bench/schedule.ts [--json]).
  *
  * Each case calls what a loop's cycle calls, once per simulated cycle, with `now` moving on

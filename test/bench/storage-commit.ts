@@ -1,6 +1,6 @@
 /**
  * What durable desired-state commits cost (src/store/durability.ts), for `npm run bench:storage`:
- * before (every commit under synchronous NORMAL, as until issue 21) and after (a desired-state
+ * before (every commit under synchronous NORMAL, as in the earlier version) and after (a desired-state
  * commit under FULL: one fsync of the WAL before it returns), side by side in one run.
  *
  * - Answer latency: the store's part of a command's answer, `DesiredStore.setDesired` on a file

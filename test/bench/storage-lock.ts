@@ -109,7 +109,7 @@ async function measure(mode: 'no lock' | 'busy_timeout 5000' | 'now'): Promise<R
     },
   });
   await daemon.start();
-  // What the daemon did before issue 8: wait up to 5 s for every lock, blocking everything.
+  // What the daemon did in an earlier version: wait up to 5 s for every lock, blocking everything.
   if (mode === 'busy_timeout 5000') store.database.pragma('busy_timeout = 5000');
 
   const holdMs = seconds * 1000;

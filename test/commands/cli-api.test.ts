@@ -45,7 +45,7 @@ describe('given a daemon answering on the HTTP API', () => {
     assert.equal(result.stderr, `node pi answered at ${server.url} (config ${config})\n`);
     assert.equal(server.requests[0]?.url, '/api/loops');
     assert.equal(server.nodeRequests.length, 1, 'one extra request: which node answers');
-    // Changed with issue 10's review: 127.0.0.1 gets no token, even with a token file.
+    // 127.0.0.1 gets no token, even with a token file.
     for (const request of [...server.nodeRequests, ...server.requests]) {
       assert.equal(request.headers.authorization, undefined);
     }

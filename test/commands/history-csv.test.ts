@@ -26,7 +26,7 @@ const HEADER = 'time,setpoint,measured,output,action,resolution_s';
 describe('history --csv: the recorded columns', () => {
   const cases: { name: string; rows: HistoryRow[]; recorded: CsvRecordedSeries[]; csv: string[] }[] = [
     {
-      name: 'no recorded series: the loop columns alone, as before issue 22',
+      name: 'no recorded series: the loop columns alone, as without recording',
       rows: [row(0, 19.25), row(1, null)],
       recorded: [],
       csv: [HEADER, `${at(0)},21,19.25,0.5,heating,`, `${at(1)},21,,0.5,heating,`],

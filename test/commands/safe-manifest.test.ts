@@ -1,6 +1,6 @@
 /**
  * `homeostat safe` from the last applied config (the safe manifest beside the database), and
- * bounded in time. Issue 21: a config edited into a YAML typo, or missing, left every relay
+ * bounded in time. Before: a config edited into a YAML typo, or missing, left every relay
  * ON ("no pin driven"); one pin whose sysfs file hung kept the command running past the unit's
  * stop timeout. On the fixture Pi 4 of safe-fixtures.ts, with its fake kernel.
  */

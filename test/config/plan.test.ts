@@ -371,8 +371,8 @@ loops:
   room: { sensor: probe, raise: heater, setpoint: 12, limits: { min: 5, max: 30 }, controller: { type: pid, kp: 0.5 } }
   contact: { sensor: window, quantity: generic, raise: pump, setpoint: 0.5, limits: { min: 0, max: 1 }, controller: { type: hysteresis } }
 `;
-  // A relay that writes neither modulation nor windowS resolved to modulation window before
-  // issue 12 and to band since (the default changed), so the loops whose relays leave both out
+  // A relay that writes neither modulation nor windowS resolved to modulation window in an
+  // earlier version and to band since (the default changed), so the loops whose relays leave both out
   // (contact's pump; room's heater in `defaulted`) got one new hash, and one new generation on
   // that upgrade; the others kept theirs (room here, which writes modulation band).
   const STORED = {

@@ -8,7 +8,7 @@ import type { Mode } from '../../src/core/types.js';
 import { continuousLoop, desired, heaterRelayLoop, min, relay, s, splitRangeLoop, T0 } from './fixtures.js';
 import { type LoopCycle, PlantLoop, type PlantLoopParams } from './tuning/plant-loop.js';
 
-/** The room plant of issue 12: K 20, τ 600 s, θ 60 s, ambient 10; a reading every 5 s. */
+/** The benchmark room plant: K 20, τ 600 s, θ 60 s, ambient 10; a reading every 5 s. */
 const ROOM: PlantLoopParams = {
   ambient: 10,
   timeConstantS: 600,

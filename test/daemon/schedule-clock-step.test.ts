@@ -1,5 +1,5 @@
 /**
- * The clock-step wiring for stored schedules (clock-step.ts, review of issue 13): the rebase is
+ * The clock-step wiring for stored schedules (clock-step.ts): the rebase is
  * queued, never run from inside the clock read (which may lie inside a store transaction), and
  * moves only what this process recorded under the old clock.
  */

@@ -10,7 +10,7 @@ import { condition } from './support/mqtt.js';
 import { bridgeReady, openScenario } from './support/scenario.js';
 
 /**
- * Issue 8's broker outages: the private Mosquitto is stopped and started again (it forgets
+ * The broker outages: the private Mosquitto is stopped and started again (it forgets
  * every retained message: persistence is off). Regulation never depends on it — the simulated
  * loops go on switching — and a loop whose thermometer is an MQTT sensor goes to its safe state
  * once its reading is stale. When the broker is back, the daemon republishes availability and

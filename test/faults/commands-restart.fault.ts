@@ -17,7 +17,7 @@ import { checkReplaysRefused, latchingRoom } from './support/retained.js';
 import { bridgeReady, openScenario, startRegulating } from './support/scenario.js';
 
 /**
- * Issue 21, "Commands that mean what they meant when sent", against the daemon as a child
+ * "Commands that mean what they meant when sent", against the daemon as a child
  * process and a private Mosquitto: commands sent while no daemon ran (queued by the broker for
  * the old persistent session, and retained), and a kill -9 in the middle of an autotune. Real
  * time (speed 1): a scaled clock starts afresh at each run, which would put stored times in the

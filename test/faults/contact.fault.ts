@@ -10,7 +10,7 @@ import { condition } from './support/mqtt.js';
 import { bridgeReady, openScenario } from './support/scenario.js';
 
 /**
- * Issue 22's "contact garbage": the demo's room has a Zigbee2MQTT window contact (mqtt_binary,
+ * The fault case "contact garbage": the demo's room has a Zigbee2MQTT window contact (mqtt_binary,
  * preset zigbee2mqtt) as its interlock, played by the test's client exactly as Zigbee2MQTT
  * publishes an Aqara MCCGQ11LM (`{"contact":true}` closed; availability retained,
  * `{"state":"online"}`). While the room heater is on, the contact sends garbage, then (closed

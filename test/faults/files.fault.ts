@@ -16,7 +16,7 @@ import {
 } from './support/scenario.js';
 
 /**
- * Issue 8, files named by the config: `/dev/zero` as the config or as the password file grew
+ * Files named by the config: `/dev/zero` as the config or as the password file grew
  * the process to 14 GB; a 58 MB config reloaded live froze the daemon for 135 s and then
  * crashed it without driving the actuators safe. Files are read with a size cap, refused with
  * a clear message, and a reload is parsed without stalling the loops.

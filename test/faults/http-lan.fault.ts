@@ -10,7 +10,7 @@ import { type ClientReport, type Lan, lanClient, makeLan } from './support/lan.j
 import { Resources, Verdicts } from './support/scenario.js';
 
 /**
- * Issue 21's "an API that one device on the LAN cannot lock up", against the daemon as a child
+ * The fault case "an API that one device on the LAN cannot lock up", against the daemon as a child
  * process listening on a real LAN address with a token: a network namespace this test makes,
  * the daemon and every device inside it (support/lan.ts), no packet off this machine. Device 1
  * is the attacker, device 2 the owner (with the token), devices 3–6 the other devices of the
@@ -25,7 +25,7 @@ const SLOW_BODIES = 130;
 const OWNER_REQUESTS = 40;
 const STREAMS_PER_DEVICE = 8;
 const WRONG_TOKENS = 3_000;
-/** The rate of issue 21's measurement (3,000 in 12 s). */
+/** The rate of the measured attack (3,000 in 12 s). */
 const WRONG_TOKENS_PER_S = 250;
 /** The owner's requests from another address while the flood goes on. */
 const OWNER_DURING_FLOOD = 10;

@@ -28,7 +28,7 @@ import {
 } from './support/scenario.js';
 
 /**
- * Issue 10's HTTP API under attack, on a daemon that regulates (`homeostat run --speed 60`, the
+ * The HTTP API under attack, on a daemon that regulates (`homeostat run --speed 60`, the
  * demo config, a private broker whose retained states show the loops cycling, the API on a
  * free loopback port, the probe preloaded): connection exhaustion and slowloris, ≥ 2,000 hostile
  * requests, and a storm of long history reads. Each checks that nothing gets in, nothing hangs,

@@ -39,7 +39,7 @@ import {
 } from './support/scenario.js';
 
 /**
- * Issue 8, "Input cannot exhaust the daemon" and "Commands mean what they meant when sent":
+ * "Input cannot exhaust the daemon" and "Commands mean what they meant when sent":
  * hostile payloads on the command topics, one oversized message, a 20,000-command flood,
  * Home Assistant birth messages by the thousand, and retained commands replayed at a restart.
  * The daemon runs as a child process (`homeostat run --speed 60`, demo config) with the probe
@@ -50,7 +50,7 @@ const SPEED = 60;
 /** The flood of the issue: 20,000 rejected commands. */
 const FLOOD = Number(process.env.HOMEOSTAT_FAULT_FLOOD ?? 20_000);
 /**
- * Issue 8's target is an event-loop delay p99 under 50 ms during the flood; the figure is printed
+ * The target is an event-loop delay p99 under 50 ms during the flood; the figure is printed
  * (and quoted in the README). The check is twice that, a safety bound rather than a timing: it
  * still fails the stalls this guards against (15 s before the fixes) without failing a slower
  * CI machine on scheduling noise.

@@ -18,7 +18,7 @@ import { reportFigures } from './support/figures.js';
 import { TestMqtt } from './support/mqtt.js';
 
 /**
- * Issue 8, "When the process itself dies" and the persistence promise under it: the daemon is
+ * "When the process itself dies" and the persistence promise under it: the daemon is
  * killed with SIGKILL (no shutdown code runs: a crash, an OOM kill) at random moments — during
  * start-up, while commits of commands are under way, during hot reloads — at least 50 times,
  * and restarted on the same database. After every kill:

@@ -11,7 +11,7 @@ import { condition, type StatePayload } from './support/mqtt.js';
 import { bridgeReady, openScenario } from './support/scenario.js';
 
 /**
- * Issue 22's "MQTT probe offline while heating": the demo's room reads its temperature from a
+ * The fault case "MQTT probe offline while heating": the demo's room reads its temperature from a
  * Zigbee probe through Zigbee2MQTT (an `mqtt` sensor with the zigbee2mqtt liveness preset),
  * played by the test's client exactly as Zigbee2MQTT publishes a Sonoff SNZB-02: its state as
  * JSON on `zigbee2mqtt/room_probe` (`{"battery":100,"humidity":52.4,"linkquality":116,

@@ -21,7 +21,7 @@ import { LazyFs, type LazyFsCounts, lazyFsUnavailable } from './support/lazyfs.j
 import { TestMqtt } from './support/mqtt.js';
 
 /**
- * Issue 21, "Power cuts": the daemon's database on a filesystem that loses every write not
+ * "Power cuts": the daemon's database on a filesystem that loses every write not
  * fsynced when the power goes (support/lazyfs.py), under setpoint and mode commands over MQTT,
  * cut at random moments (a fifth during start-up, the others under traffic) at least 100 times.
  * A cut is a SIGKILL of the daemon and the filesystem's unsynced writes dropped (unmount); the

@@ -9,7 +9,7 @@ import { reportFigures } from './support/figures.js';
 import { openScenario } from './support/scenario.js';
 
 /**
- * Issue 8, "When the process itself dies": a GPIO relay keeps its last level when the daemon
+ * "When the process itself dies": a GPIO relay keeps its last level when the daemon
  * is killed (SIGKILL, out of memory, a crash). systemd's `ExecStopPost=` then runs
  * `homeostat safe`, which must drive every GPIO relay to its safe level with neither the
  * database nor (necessarily) the broker, and send MQTT plugs their safe command when the

@@ -9,7 +9,7 @@ import { tempDir } from '../support/tmp.js';
 import { reportFigures } from './support/figures.js';
 
 /**
- * Issue 22, "PWM write failure": a hardware PWM heater (a zero-cross SSR on pwmchip0/pwm0)
+ * "PWM write failure": a hardware PWM heater (a zero-cross SSR on pwmchip0/pwm0)
  * whose duty_cycle stops taking writes mid-run (the fixture file replaced by a directory: every
  * write fails with EISDIR). The loop must report the failed write, and end safe: the stop
  * drives level 0, which disables the channel (enable 0) before it touches duty_cycle.

@@ -11,7 +11,7 @@ import { reportFigures } from './support/figures.js';
 import { Resources, Verdicts } from './support/scenario.js';
 
 /**
- * Issue 21, "Commands that mean what they meant": `homeostat safe` (ExecStopPost) must not
+ * "Commands that mean what they meant": `homeostat safe` (ExecStopPost) must not
  * depend on the config file a person is editing, and must end in time.
  *
  * 1. The daemon, a child process, regulates a heat mat on GPIO 17 of a fixture sysfs tree (a

@@ -11,7 +11,7 @@ import { parseJson, type Received, type StatePayload, type TestMqtt } from './su
 import { openScenario, type Resources, type ScenarioPlace } from './support/scenario.js';
 
 /**
- * Issue 13, "restart-mid-profile with the crash test": presets and profiles are desired state,
+ * "restart-mid-profile with the crash test": presets and profiles are desired state,
  * stored before the answer, and a profile's progress is wall-clock time since its start minus
  * its pauses, so
  * - a daemon killed (SIGKILL) in the middle of a ramp and restarted on the same database is at

@@ -10,7 +10,7 @@ import { condition, type TestMqtt } from './support/mqtt.js';
 import { openScenario, startRegulating } from './support/scenario.js';
 
 /**
- * Issue 8, "Sensor values and time": a NaN or infinite reading sends the heater to its safe
+ * "Sensor values and time": a NaN or infinite reading sends the heater to its safe
  * state at once (not when the reading goes stale, 180 s later for an MQTT sensor), and wall
  * clock steps forward and back latch no false fault. Both at --speed 1: the real clock, as on
  * real hardware. The room's thermometer is an MQTT sensor this process publishes to; its

@@ -32,7 +32,7 @@ import {
 } from './support/scenario.js';
 
 /**
- * Issue 8, "The control path must not depend on the store": the database damaged, locked by
+ * "The control path must not depend on the store": the database damaged, locked by
  * another process or on a full disk, while the daemon runs (and at its start). Each time the
  * loops go on regulating from the desired state in memory, every loop shows the condition
  * `StorageHealthy` False (reason Corrupt, Locked, Full) in its retained state, and the store

@@ -209,7 +209,7 @@ const temperatureLoop = (extra: string, id = 'room', sensor = 'temp', raise = 'h
 const humidityLoop = (extra: string) =>
   `  air: { quantity: humidity, sensor: rh, raise: fogger, setpoint: 60, limits: { min: 30, max: 80 }, controller: { type: pid, kp: 0.1 }${extra} }`;
 
-/** Issue 13: a loop with presets, a profile and a set of sensors. */
+/** A loop with presets, a profile and a set of sensors. */
 const scheduledLoop = `  room:
     sensors: [temp, temp2]
     raise: heater
@@ -529,7 +529,7 @@ describe('presets, profiles and several sensors', () => {
   });
 });
 
-describe('issue 13 templates rendered by real Jinja2', {
+describe('preset, profile and sensor-set templates rendered by real Jinja2', {
   skip: haveJinja ? false : 'python3 jinja2 not found',
 }, () => {
   const render = (template: string, states: unknown[]): string[] => {

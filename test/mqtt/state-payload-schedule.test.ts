@@ -71,7 +71,7 @@ describe('state payload: several sensors', () => {
   });
 });
 
-describe('state fingerprint: publish on change, not every cycle (review of issue 13)', () => {
+describe('state fingerprint: publish on change, not every cycle', () => {
   const withProfile = (stepRemainingS: number, totalRemainingS: number, extra: object = {}) =>
     statePayload({
       ...status,

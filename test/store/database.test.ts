@@ -344,7 +344,7 @@ describe('describeOpenError', () => {
     ['EACCES', 'permission denied', /writable by the user running homeostat/],
     ['SQLITE_READONLY', 'attempt to write a readonly database', /writable/],
     ['SQLITE_FULL', 'database or disk is full', /filesystem holding \/var\/lib\/homeostat is full/],
-    // Issue 8: a full disk must say so, whichever of these codes SQLite gives.
+    // A full disk must say so, whichever of these codes SQLite gives.
     ['SQLITE_FULL', 'database or disk is full', /^.*Fix: disk full: .*free space on it/],
     [
       'SQLITE_IOERR_SHMSIZE',

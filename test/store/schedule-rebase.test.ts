@@ -1,6 +1,6 @@
 /**
- * A clock step moves only the stored schedule times the process recorded under the old clock
- * (review of issue 13), and never runs nested in another of the store's transactions.
+ * A clock step moves only the stored schedule times the process recorded under the old clock,
+ * and never runs nested in another of the store's transactions.
  *
  * Why the window: a Raspberry Pi without a real-time clock boots with a wrong clock (1970, or
  * its last shutdown) and NTP steps it at boot. A profile started days before under a correct

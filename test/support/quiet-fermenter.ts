@@ -1,5 +1,5 @@
 /**
- * The quiet-sensor scenario of issue 22, shared by test/daemon-quiet-sensor.test.ts and
+ * The quiet-sensor scenario, shared by test/daemon-quiet-sensor.test.ts and
  * test/bench/quiet.ts: the demo's fermenter (config/demo.yaml: plant `chamber`, heater and
  * cooler relays, loop `fermenter`) read through a Zigbee probe that reports only on change, in a
  * real Daemon on a ManualClock with a fake MQTT transport. Not a test file itself.

@@ -1,6 +1,6 @@
 /**
  * The simulated plant of the autotune section: a FopdtPlant (with an optional second lag, the
- * second-order plant) at rest at a level, read through the sensor of issue 12's targets
+ * second-order plant) at rest at a level, read through the sensor of the autotune's targets
  * (Gaussian noise σ, then quantised), seeded. The same model as test/core/tuning's drivers, so
  * the closed-loop steps and the peers' relay tunes see the plant the autotune saw.
  */

@@ -1,7 +1,7 @@
 /**
  * Autotune section of the control benchmark ("Benchmarks and pictures", "Targets"):
  * homeostat's relay autotune (src/core/tuning/autotune.ts) on the five tuning plants and the two
- * of issue 21's review (a kettle K 80, τ 300 s, θ 20 s; a second-order plant τ1 300 s, τ2 150 s,
+ * of the review (a kettle K 80, τ 300 s, θ 20 s; a second-order plant τ1 300 s, τ2 150 s,
  * θ0 10 s) with a relay and with a continuous actuator, against the true models; then a closed-loop setpoint
  * step with the autotuned SIMC gains (and setpoint weight b, simc.ts) beside SIMC on the true
  * parameters (b = 1, the target's reference, and with the same b rule) and the
@@ -66,7 +66,7 @@ export const WARMUP_TIME_CONSTANTS = 3;
 /** Settling bands as the bench's plants (plants.ts): continuous 0.2 °C, relay 0.5 °C. */
 export const SETTLING_BAND_C = { continuous: 0.2, relay: 0.5 } as const;
 
-/** The targets of issue 12. */
+/** The autotune's targets. */
 export const TARGETS = {
   identificationPct: 20,
   iaeToSimcTrue: 1.15,
@@ -145,7 +145,7 @@ export interface SeedSpread {
 
 /** Seeds of the spread check. */
 export const SPREAD_SEEDS = [1, 2, 3, 4, 5];
-/** The plants of the section: issue 12's five, then issue 21's two (plants.ts: REVIEW_PLANTS). */
+/** The plants of the section: the five benchmark plants, then the two review plants (plants.ts: REVIEW_PLANTS). */
 export const BENCH_PLANTS = [...TUNING_PLANTS, ...REVIEW_PLANTS];
 
 export interface AutotuneBench {
@@ -526,7 +526,7 @@ export function formatReport(
   files: readonly string[],
 ): string {
   const out: string[] = [
-    '## Autotune (relay experiment → FOPDT → SIMC PI), issue 12',
+    '## Autotune (relay experiment → FOPDT → SIMC PI)',
     '',
     `Sensor σ ${NOISE_SIGMA_C} °C, quantum ${QUANTUM_C} °C, a reading every ${SAMPLE_S} s, seed ${SEED}; tunes start at rest at the setpoint.`,
     'True model of the second-order plants: Skogestad half rule (τ = τ1 + τ2/2, θ = θ0 + τ2/2).',

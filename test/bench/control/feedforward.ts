@@ -62,7 +62,7 @@ export const PI_BAND_MEASURED_FF = homeostatVariant(
   'PI band with the measured feedforward',
 );
 
-/** The former PI+ff: bare pidStep, feedforward added on top, integrator from 0 (before issue 12). */
+/** The former PI+ff: bare pidStep, feedforward added on top, integrator from 0 (the earlier version). */
 class FormerFeedforward implements BenchController {
   private memory: PidMemory = pidInitialMemory();
   private output = 0;

@@ -1,5 +1,5 @@
 /**
- * Review of issue 13: durations are capped (10 years; 1e13 s made every cycle throw "Invalid
+ * durations are capped (10 years; 1e13 s made every cycle throw "Invalid
  * time value"), and preset and profile names must be usable as payloads and HA options.
  */
 import assert from 'node:assert/strict';

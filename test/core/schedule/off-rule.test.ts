@@ -1,5 +1,5 @@
 /**
- * The off rule (review of issue 13): a loop a person set `off` (the manual base's mode) stays
+ * The off rule: a loop a person set `off` (the manual base's mode) stays
  * off whatever a schedule entry, preset or profile says; a schedule or preset can turn a loop
  * off, and never turns one on that a person switched off.
  */

@@ -1,6 +1,6 @@
 /**
  * The `schedule` status part (runtime/effective-desired.ts) never throws on times that are not
- * dates (review of issue 13: manualHoldS or a hold of 1e13 s made every cycle throw "Invalid
+ * dates (manualHoldS or a hold of 1e13 s made every cycle throw "Invalid
  * time value" in the status builder), and carries a profile's stable end times.
  */
 import assert from 'node:assert/strict';

@@ -20,7 +20,7 @@ function assertWithin(what: string, actual: number, expected: number, fraction: 
   assert.ok(error <= fraction, `${what}: ${actual} vs true ${expected} (${(error * 100).toFixed(1)} % off)`);
 }
 
-/** Runs the autotune to its end and checks the targets of issue 12: model within 20 %, ≤ 6 (τ + θ). */
+/** Runs the autotune to its end and checks the autotune's targets: model within 20 %, ≤ 6 (τ + θ). */
 function assertTargets(plant: Plant, drive: AutotuneDrive): AutotuneMemory {
   const memory = driveAutotune(plant, drive);
   assert.equal(memory.phase, 'done', memory.abortReason);

@@ -31,7 +31,7 @@ export interface PlantLoopParams {
   quantization?: number;
   seed?: number;
   readingEveryS?: number;
-  /** A second lag after the FOPDT plant, s (the second-order plant of issue 12). */
+  /** A second lag after the FOPDT plant, s (the second-order benchmark plant). */
   secondLagS?: number;
 }
 

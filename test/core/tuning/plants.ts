@@ -1,7 +1,7 @@
 import type { TestPlant } from './relay-driver.js';
 
 /**
- * The five plants of issue 12's autotune targets. The second-order plant is a FOPDT followed by
+ * The five plants of the autotune's targets. The second-order plant is a FOPDT followed by
  * a second lag (FopdtPlant has one lag); its "true" FOPDT is Skogestad's half rule:
  * τ = τ1 + τ2/2, θ = θ0 + τ2/2.
  */
@@ -26,7 +26,7 @@ export const TUNING_PLANTS: readonly (TestPlant & { trueTimeConstantS: number; t
 }));
 
 /**
- * The two plants of issue 21's review, which the tuning above never saw: a kettle that is fast
+ * The two review plants, which the tuning above never saw: a kettle that is fast
  * but lag-dominated (K 80, τ 300 s, θ 20 s: the relay swings it hard, the dead time is short),
  * and a second-order plant whose second lag is half its first (τ1 300 s, τ2 150 s, θ0 10 s:
  * half rule τ 375 s, θ 85 s, so most of the apparent dead time is lag). The review's own

@@ -7,7 +7,7 @@ import { continuousLoop, desired, T0 } from '../fixtures.js';
 import { REVIEW_PLANTS, TUNING_PLANTS } from './plants.js';
 
 /**
- * Issue 21: the autotune of a continuous actuator started while its PI regulates, through
+ * The autotune of a continuous actuator started while its PI regulates, through
  * reconcile (test/bench/control/autotune-regulating.ts). Before: the second-order plant gave
  * K 10⁶–10⁷ × the true one (a fit whose sum of squares cancelled to 0), a kettle K and τ 11 %
  * off with a standard error of 1 %, and overshoots of 5.4–7.5 % after a +2 °C step.
@@ -22,7 +22,7 @@ const CASES: [typeof KETTLE, RegulatingStart, number, string][] = [
   [KETTLE, 'cold', 1, 'was K +11 % with a standard error of 1.4 %'],
   [KETTLE, 'cold', 2, 'was overshoot 5.7 %'],
   [KETTLE, 'cold', 3, 'was overshoot 5.4 %'],
-  [TUNING_PLANTS[3]!, 'settled', 2, 'K −8 % before: a guard for the plant of issue 12'],
+  [TUNING_PLANTS[3]!, 'settled', 2, 'K −8 % before: a guard for the benchmark plant'],
 ];
 
 describe('autotune of a continuous actuator started while regulating', () => {

@@ -25,7 +25,7 @@ const withModel = (
 const TABLE: [string, Identification, RunFigures, 'sound' | 'flagged' | 'refused', RegExp | undefined][] = [
   ['a sound room model', SOUND, RUN, 'sound', undefined],
   [
-    "issue 21's absurd fit: K 5.5·10⁵, τ 9.4·10⁶ s (an integrating plant)",
+    'the absurd fit: K 5.5·10⁵, τ 9.4·10⁶ s (an integrating plant)',
     withModel({ gain: 5.5e5, timeConstantS: 9.4e6 }, { gain: 1e4, timeConstantS: 1e5 }),
     RUN,
     'refused',

@@ -51,7 +51,7 @@ describe('simcGains', () => {
  * are the ones the bench measured (test/bench/autotune.ts, notes/autotune-bench-report-2.txt).
  */
 const WEIGHTS = [
-  // plant (issue 12's five; true models), model, b
+  // plant (the five benchmark plants; true models), model, b
   ['room: ti = 8θ < τ, the PI zero overshoots', { gain: 20, timeConstantS: 600, deadTimeS: 60 }, 0.9],
   ['slow greenhouse', { gain: 15, timeConstantS: 3600, deadTimeS: 120 }, 0.75],
   ['large water mass', { gain: 30, timeConstantS: 14400, deadTimeS: 300 }, 0.7],
@@ -137,7 +137,7 @@ describe('extreme fits still give usable gains (the rule runs inside a loop cycl
 });
 
 describe("setpoint weight with the loop's reading period", () => {
-  // The kettle of issue 21 as one regulating run identified it (K 74, τ 277 s, θ 20 s; true K 80,
+  // The review kettle as one regulating run identified it (K 74, τ 277 s, θ 20 s; true K 80,
   // τ 300 s) and its SIMC PI; the loop reads every 5 s and holds its output in between.
   const identified = { gain: 74, timeConstantS: 277, deadTimeS: 20 };
   const gains = { kp: 0.0937, tiS: 160, tdS: 0 };

@@ -184,7 +184,7 @@ async function flood() {
     Array.from({ length: job.concurrency ?? 8 }, async () => {
       while (next < job.count) {
         const i = next++;
-        // Paced to `ratePerS` overall (the rate measured in issue 21), when given.
+        // Paced to `ratePerS` overall (the rate of the measured attack), when given.
         if (job.ratePerS)
           await sleep(Math.max(0, (i * 1000) / job.ratePerS - (performance.now() - startedAt)));
         const r = await one(job.path ?? '/api/loops', {
