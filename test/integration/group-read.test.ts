@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { DATABASE_IN_USE_EXIT_CODE } from '../../src/commands/run.js';
-import { demoConfigText, makeTempDir, REPO_ROOT, sleep, waitUntil } from './helpers.js';
+import { demoConfigText, makeTempDir, REPO_ROOT, waitUntil } from './helpers.js';
 
 /** Made-up ids: the kernel needs no passwd entry. */
 const DAEMON_UID = 61_234;
@@ -55,8 +55,12 @@ async function startDaemonAs(configPath: string, dbPath: string) {
     timeoutMs: 30_000,
   });
   assert.equal(child.exitCode, null, output);
-  // A flush and a few cycles written (WAL frames in the -wal, the -shm in use).
-  await sleep(1_500);
+  // The config applied and written: WAL frames in the -wal, the -shm in use, the safe manifest.
+  const stateFiles = ['-wal', '-shm', '.safe.json'].map((suffix) => `${dbPath}${suffix}`);
+  await waitUntil(
+    () => stateFiles.every((file) => fs.existsSync(file)) && fs.statSync(`${dbPath}-wal`).size > 0,
+    { what: 'the -wal, -shm and safe manifest written', timeoutMs: 30_000 },
+  );
   return {
     output: () => output,
     stop: async (signal: NodeJS.Signals) => {
