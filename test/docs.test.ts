@@ -107,13 +107,16 @@ function splitFences(lines: string[]): { prose: string[]; blocks: CodeBlock[] } 
   lines.forEach((text, i) => {
     const fence = /^(\s*)(`{3,}|~{3,})(.*)$/.exec(text);
     if (open === undefined) {
-      if (fence) open = { line: i + 1, indent: fence[1]!.length, fence: fence[2]!, info: fence[3]!.trim(), body: [] };
+      if (fence)
+        open = { line: i + 1, indent: fence[1]!.length, fence: fence[2]!, info: fence[3]!.trim(), body: [] };
       prose.push(fence ? '' : text);
       return;
     }
     prose.push('');
     if (fence && fence[2]!.startsWith(open.fence) && fence[3]!.trim() === '') {
-      const body = open.body.map((bodyLine) => bodyLine.slice(Math.min(open!.indent, /^\s*/.exec(bodyLine)![0].length)));
+      const body = open.body.map((bodyLine) =>
+        bodyLine.slice(Math.min(open!.indent, /^\s*/.exec(bodyLine)![0].length)),
+      );
       blocks.push({ line: open.line, info: open.info, body: `${body.join('\n')}\n` });
       open = undefined;
     } else {
@@ -168,7 +171,9 @@ function anchorsOf(file: string): Set<string> {
 /** The link targets of one line of prose (inline code removed). */
 function linkTargets(text: string): string[] {
   const bare = text.replace(/`[^`]*`/g, '');
-  const inline = [...bare.matchAll(/\]\(\s*(<[^>]*>|[^)\s]*)[^)]*\)/g)].map((m) => m[1]!.replace(/^<|>$/g, ''));
+  const inline = [...bare.matchAll(/\]\(\s*(<[^>]*>|[^)\s]*)[^)]*\)/g)].map((m) =>
+    m[1]!.replace(/^<|>$/g, ''),
+  );
   const reference = /^ {0,3}\[[^\]]+\]:\s*(\S+)/.exec(bare);
   return reference ? [...inline, reference[1]!] : inline;
 }
@@ -179,12 +184,18 @@ function brokenLink(page: string, target: string): string | undefined {
   const hashAt = target.indexOf('#');
   const pathPart = decodeURI(hashAt < 0 ? target : target.slice(0, hashAt));
   const anchor = hashAt < 0 ? undefined : decodeURIComponent(target.slice(hashAt + 1));
-  const file = pathPart === '' ? page : relative(REPO, resolve(REPO, dirname(page), pathPart)).replace(/\\/g, '/');
+  const file =
+    pathPart === '' ? page : relative(REPO, resolve(REPO, dirname(page), pathPart)).replace(/\\/g, '/');
   if (file.startsWith('..')) return `${target}: outside the repository`;
   if (!existsSync(join(REPO, file))) {
     return PENDING_GENERATED.has(file) ? undefined : `${target}: no file ${file}`;
   }
-  if (anchor === undefined || anchor === '' || !file.endsWith('.md') || statSync(join(REPO, file)).isDirectory())
+  if (
+    anchor === undefined ||
+    anchor === '' ||
+    !file.endsWith('.md') ||
+    statSync(join(REPO, file)).isDirectory()
+  )
     return undefined;
   return anchorsOf(file).has(anchor) ? undefined : `${target}: no heading #${anchor} in ${file}`;
 }
@@ -200,12 +211,15 @@ function snippetOf(block: CodeBlock): Snippet | undefined {
     data = YAML.parse(block.body);
   } catch {
     // Not YAML at all: only a block that looks like a config is a (broken) snippet.
-    return /^(version|loops|sensors|actuators):/m.test(block.body) ? { kind: 'config', text: block.body } : undefined;
+    return /^(version|loops|sensors|actuators):/m.test(block.body)
+      ? { kind: 'config', text: block.body }
+      : undefined;
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
   const keys = Object.keys(data);
   if (keys.includes('version')) return { kind: 'config', text: block.body };
-  if (keys.length > 0 && keys.every((key) => CONFIG_SECTIONS.has(key))) return { kind: 'fragment', text: block.body };
+  if (keys.length > 0 && keys.every((key) => CONFIG_SECTIONS.has(key)))
+    return { kind: 'fragment', text: block.body };
   return undefined;
 }
 
@@ -233,12 +247,19 @@ function embedded(fragment: string): string {
   const actuators = config.actuators as Record<string, unknown>;
   for (const loop of Object.values(config.loops as Record<string, unknown>).filter(isMapping)) {
     for (const id of sensorsNamedBy(loop)) sensors[id] ??= { kind: 'simulated', plant: 'docs_plant' };
-    for (const [side, gain] of [['raise', 20], ['lower', -20]] as const) {
+    for (const [side, gain] of [
+      ['raise', 20],
+      ['lower', -20],
+    ] as const) {
       const id = loop[side];
       if (typeof id === 'string') actuators[id] ??= { kind: 'simulated_relay', plant: 'docs_plant', gain };
     }
   }
-  if (!Object.values(config.loops as Record<string, unknown>).some((loop) => isMapping(loop) && loop.raise === 'docs_heater'))
+  if (
+    !Object.values(config.loops as Record<string, unknown>).some(
+      (loop) => isMapping(loop) && loop.raise === 'docs_heater',
+    )
+  )
     delete actuators.docs_heater;
   return YAML.stringify(config);
 }
@@ -312,8 +333,14 @@ describe('the documentation (README.md and docs/)', () => {
 
   test('the slug rule is GitHub’s', () => {
     assert.equal(slug('Presets, schedules and profiles'), 'presets-schedules-and-profiles');
-    assert.equal(slug('`homeostat safe`: the last line of defence'), 'homeostat-safe-the-last-line-of-defence');
-    assert.equal(slug('#### `sensors.<id>.liveness` (kind: mqtt)'.replace(/^#+ /, '')), 'sensorsidliveness-kind-mqtt');
+    assert.equal(
+      slug('`homeostat safe`: the last line of defence'),
+      'homeostat-safe-the-last-line-of-defence',
+    );
+    assert.equal(
+      slug('#### `sensors.<id>.liveness` (kind: mqtt)'.replace(/^#+ /, '')),
+      'sensorsidliveness-kind-mqtt',
+    );
     assert.equal(slug('Event streams (`GET /api/stream`)'), 'event-streams-get-apistream');
   });
 });

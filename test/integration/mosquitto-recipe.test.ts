@@ -124,10 +124,10 @@ describe('the Mosquitto recipe of systemd/README.md', () => {
     for (const release of releases.reverse()) await release();
   });
 
-  test("README.md's ACL example is the recipe's, word for word", () => {
+  test("docs/home-assistant.md's ACL example is the recipe's, word for word", () => {
     const readme = codeBlockAfter(
-      docSection('README.md', '## MQTT and Home Assistant'),
-      '**Who may command**',
+      docSection('docs/home-assistant.md', '## Who may command'),
+      'A Mosquitto example',
     );
     assert.equal(readme, ACL);
     assert.match(ACL, /^user homeassistant$/m, 'the block read is the ACL');

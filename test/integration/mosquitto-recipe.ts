@@ -1,6 +1,6 @@
 /**
  * What test/integration/mosquitto-recipe.test.ts reads out of the documentation (systemd/README.md,
- * "Mosquitto on the same Pi (optional)"; README.md, "Who may command"), and a Mosquitto started
+ * "Mosquitto on the same Pi (optional)"; docs/home-assistant.md, "Who may command"), and a Mosquitto started
  * with the recipe's own settings (step 3) on a free loopback port. Not a test file itself.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
