@@ -105,7 +105,8 @@ function splitFences(lines: string[]): { prose: string[]; blocks: CodeBlock[] } 
   const blocks: CodeBlock[] = [];
   let open: { line: number; indent: number; fence: string; info: string; body: string[] } | undefined;
   lines.forEach((text, i) => {
-    const fence = /^(\s*)(`{3,}|~{3,})(.*)$/.exec(text);
+    // A backtick fence's info string has no backtick (CommonMark): ```` ```yaml ```` is inline code.
+    const fence = /^(\s*)(`{3,}(?=[^`]*$)|~{3,})(.*)$/.exec(text);
     if (open === undefined) {
       if (fence)
         open = { line: i + 1, indent: fence[1]!.length, fence: fence[2]!, info: fence[3]!.trim(), body: [] };
@@ -329,6 +330,19 @@ describe('the documentation (README.md and docs/)', () => {
     const readme = PAGES.find((page) => page.file === 'README.md')!;
     const count = readme.lines.at(-1) === '' ? readme.lines.length - 1 : readme.lines.length;
     assert.ok(count <= README_MAX_LINES, `README.md has ${count} lines; move detail into docs/`);
+  });
+
+  test('a fence opens only where CommonMark opens one', () => {
+    const { prose, blocks } = splitFences([
+      'A',
+      '  ```` ```yaml ```` is inline code',
+      '```yaml',
+      'x: 1',
+      '```',
+      'B',
+    ]);
+    assert.deepEqual(prose, ['A', '  ```` ```yaml ```` is inline code', '', '', '', 'B']);
+    assert.deepEqual(blocks, [{ line: 3, info: 'yaml', body: 'x: 1\n' }]);
   });
 
   test('the slug rule is GitHub’s', () => {
