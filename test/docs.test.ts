@@ -10,10 +10,11 @@
  *    - a block with a top-level `version:` key is a whole config, validated as it is;
  *    - a block without one whose top-level keys are all config sections (`node`, `mqtt`,
  *      `http`, `storage`, `gpio`, `sensors`, `actuators`, `loops`, `simulation`) is a fragment:
- *      it is merged into MINIMAL_CONFIG below (its sections added to the minimal one's, its ids
- *      beside the minimal one's) and the result validated. A fragment brings what it refers
- *      to (a loop fragment its sensor and actuators, unless it uses the minimal config's
- *      `docs_probe` and `docs_heater`);
+ *      it is merged into MINIMAL_CONFIG below (one simulated loop and a broker; its ids beside
+ *      the minimal one's, its loops in place of the minimal loop) and the result validated. A
+ *      loop in a fragment takes each key it leaves out from MINIMAL_LOOP, and a sensor or
+ *      actuator it names without defining becomes a simulated one: a page may show only the
+ *      keys it is about;
  *    - any other ```yaml block (a Prometheus job, an ESPHome node, the entries of one section
  *      such as docs/mqtt-contacts.md's sensors, which its own test checks) is not a homeostat
  *      config and is not checked here. Write `yaml not-homeostat` as the info string to say so
