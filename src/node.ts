@@ -1,40 +1,28 @@
-import os from 'node:os';
 import type { Logger } from 'pino';
-import {
-  configUsesMqtt,
-  createMqttBridge,
-  createMqttConnection,
-  mqttSettings,
-  waitForConnection,
-} from './commands/mqtt-setup.js';
 import { SafeManifestWriter } from './commands/safe-manifest.js';
 import { loadConfigFileOffThread } from './config/load.js';
-import { type Config, mqttOf } from './config/schema.js';
+import type { Config } from './config/schema.js';
 import { DesiredCommands } from './control/desired-commands.js';
 import { Daemon } from './daemon/daemon.js';
 import type { GpioPortFactory } from './drivers/gpio/port.js';
-import { offlineTransport } from './drivers/mqtt/transport.js';
 import { buildHttpServer } from './http/node-http.js';
 import type { HttpServer } from './http/server.js';
 import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
-import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt/client.js';
-import { NodePresence, newInstanceRecord } from './mqtt/presence.js';
-import { topicsFor } from './mqtt/topics.js';
+import type { MqttConnection, MqttConnectionOptions } from './mqtt/client.js';
+import { NodeSetupError } from './node/errors.js';
+import { NodeBridge, openMqtt } from './node/mqtt-wiring.js';
+import { lockDatabase, openStore } from './node/store-wiring.js';
 import { redactUrl } from './redact.js';
 import type { Clock } from './runtime/clock.js';
 import { ConfigWatcher } from './runtime/config-watcher.js';
-import { currentOwner, DaemonLock, DatabaseLockedError, probeLock } from './store/daemon-lock.js';
-import { StoreSupervisor } from './store/supervisor.js';
+import type { DaemonLock } from './store/daemon-lock.js';
+import type { StoreSupervisor } from './store/supervisor.js';
 import { createNotifier, type Notifier } from './systemd/notify.js';
 import { monotonicClock, systemdStatusLine, WatchdogGate } from './systemd/watchdog.js';
 
-/**
- * With MQTT sensors or actuators, regulation starts once the broker is connected or after
- * this long, ms: their first cycle would otherwise fail its writes. Never longer: the other
- * loops must not wait for a broker that is down.
- */
-export const MQTT_START_WAIT_MS = 5_000;
+export { DatabaseInUseError, NodeSetupError } from './node/errors.js';
+export { MQTT_START_WAIT_MS } from './node/mqtt-wiring.js';
 
 export interface NodeOptions {
   /** The config file: reloads read it again, and it is watched for edits. */
@@ -71,20 +59,12 @@ export interface NodeOptions {
   http?: { host?: string; port?: number; retryEveryMs?: number } | false;
 }
 
-/** A node that cannot be built as configured (the message says what to fix). */
-export class NodeSetupError extends Error {}
-
-/**
- * Another daemon runs on the same database (the message names it: pid, host, since when, node
- * id). `homeostat run` exits with DATABASE_IN_USE_EXIT_CODE.
- */
-export class DatabaseInUseError extends NodeSetupError {}
-
 /**
  * Composition root of one homeostat node: the clock, the store, the drivers, the MQTT
  * connection and bridge, the systemd watchdog gate, the daemon and the config watcher. Built
  * the same way by `homeostat run` and by the tests (test/support/node.ts), so what is tested
  * is what runs. The constructor assigns; `start()` acquires; `stop()` releases in reverse.
+ * The MQTT side is in node/mqtt-wiring.ts, the database's lock and store in node/store-wiring.ts.
  */
 export class Node {
   readonly clock: Clock;
@@ -103,12 +83,9 @@ export class Node {
   readonly connection: MqttConnection | undefined;
   /** Setpoint, mode and fault-reset commands from MQTT and HTTP: one path, one change budget. */
   readonly commands: DesiredCommands;
-  private bridgeInUse: MqttBridge | undefined;
-  /** Notices another process with this node id on the broker (with the bridge). */
-  private presence: NodePresence | undefined;
+  /** The bridge and the presence watch (none without a broker). */
+  private readonly mqtt: NodeBridge;
   private readonly httpServer: HttpServer | undefined;
-  private unsubscribeBridge: (() => void) | undefined;
-  private readonly settings: MqttSettings | undefined;
   private readonly watcher: ConfigWatcher | undefined;
   private readonly notifier: Notifier;
   private readonly logger: Logger;
@@ -132,79 +109,45 @@ export class Node {
     this.logger = logger;
     this.config = loaded.config;
     // First of all: a second daemon must not touch the database, the broker or the relays.
-    this.lock = this.lockDatabase();
+    this.lock = lockDatabase(
+      opts.dbPath,
+      this.config.node.id,
+      // Tests simulate a crash by closing the store's database without stopping the node.
+      () => this.store === undefined || this.store.database.open,
+      logger,
+    );
     this.safeManifest = SafeManifestWriter.beside(opts.dbPath, opts.configPath, logger, opts.env);
     try {
       this.notifier = opts.notifier ?? createNotifier({});
       const speed = opts.speed ?? 1;
-      // MQTT is optional and never blocks regulation: a bad password file disables it, loudly.
       // One connection per node, made before the drivers: MQTT sensors and actuators share it
       // with the bridge (which starts it).
-      let mqttProblem: string | undefined;
-      try {
-        this.settings = mqttSettings(this.config, opts.mqttUrl, opts.env);
-      } catch (error) {
-        mqttProblem = (error as Error).message;
-        logger.error(`${mqttProblem}; regulating without MQTT`);
-      }
-      this.connection = this.settings
-        ? createMqttConnection(this.settings, logger, opts.mqttConnection)
-        : undefined;
+      const mqtt = openMqtt(this.config, opts, logger);
+      this.connection = mqtt.connection;
       this.drivers = buildDrivers(this.config, () => clock.nowMs(), {
-        mqtt:
-          this.connection ??
-          offlineTransport(mqttProblem ? `MQTT disabled (${mqttProblem})` : 'no MQTT broker configured'),
+        mqtt: mqtt.transport,
         logger: logger.child({ component: 'drivers' }),
         gpio: { portFactory: opts.gpioPortFactory },
       });
       const problem = speed !== 1 ? speedProblem(this.drivers) : undefined;
       if (problem) throw new NodeSetupError(problem);
-      const rawMqttUrl = opts.mqttUrl ?? this.config.mqtt?.url;
-      const mqttUrl = rawMqttUrl === undefined ? undefined : redactUrl(rawMqttUrl);
-      logger.info(
-        { config: opts.configPath, mqttUrl, speed },
-        `starting homeostat (node ${this.config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
-      );
-      this.store = this.openStore();
+      this.logStart(speed);
+      this.store = openStore(opts.dbPath, clock, logger, this.config.storage);
       this.gate = this.watchdogGate();
-      this.daemon = new Daemon({
-        liveness: this.gate,
+      this.daemon = this.buildDaemon(loaded.text, speed);
+      this.commands = this.commandPath();
+      const { daemon, store, commands, guardClock } = this;
+      this.mqtt = new NodeBridge({
+        ...mqtt,
         config: this.config,
-        configText: loaded.text,
+        daemon,
+        store,
+        commands,
         clock,
+        guardClock,
         logger,
-        drivers: this.drivers,
-        store: this.store,
-        statusEveryMs: opts.statusEveryMs ?? 60_000 * Math.max(1, Math.min(speed, 5)),
       });
-      this.commands = new DesiredCommands({
-        control: this.daemon,
-        desired: this.store.desired,
-        clock,
-        guardClock: this.guardClock,
-        // The command path's storage errors are logged as MQTT's were (one guard for both).
-        logger: logger.child({ component: 'mqtt' }),
-      });
-      // Removed loops' change budgets are forgotten, with or without a broker.
-      this.daemon.subscribe({
-        configApplied: (config) => {
-          this.commands.retainLoops(Object.keys(config.loops));
-          // Also a reload the database took only on a retry: `homeostat safe` knows its pins.
-          this.recordSafeManifest();
-        },
-      });
-      const parts = { daemon: this.daemon, store: this.store, gate: this.gate, connection: this.connection };
-      this.bridgeInUse = this.buildBridge();
-      this.httpServer =
-        opts.http === false
-          ? undefined
-          : buildHttpServer({
-              ...parts,
-              commands: this.commands,
-              clock,
-              logger,
-              ...(opts.http ? { listen: opts.http } : {}),
-            });
+      this.httpServer = this.buildHttp();
       this.watcher =
         opts.watchConfig === false
           ? undefined
@@ -222,7 +165,7 @@ export class Node {
 
   /** The MQTT bridge while it runs (none without a broker, or when it could not start). */
   get bridge(): MqttBridge | undefined {
-    return this.bridgeInUse;
+    return this.mqtt.bridge;
   }
 
   /**
@@ -235,8 +178,8 @@ export class Node {
     if (this.pending) throw new Error('Node: start() called twice');
     // Without MQTT drivers the bridge starts after the daemon, as the status it publishes exists
     // by then. With them, it starts first and regulation waits (boundedly) for the broker.
-    const brokerFirst = configUsesMqtt(this.config) && this.bridgeInUse !== undefined;
-    const starting = (brokerFirst ? this.connectBroker() : Promise.resolve())
+    const brokerFirst = this.mqtt.startsFirst;
+    const starting = (brokerFirst ? this.mqtt.connect() : Promise.resolve())
       .then(() => {
         // Before the first cycle drives a relay, and again with the generation the database gave.
         this.safeManifest?.write(this.config);
@@ -246,7 +189,7 @@ export class Node {
         this.recordSafeManifest();
         this.started = true;
         this.gate.start();
-        if (!brokerFirst) this.startBridge();
+        if (!brokerFirst) this.mqtt.start();
         // Never awaited for regulation: a port that is taken is logged, shown and retried.
         void this.httpServer?.start();
       });
@@ -303,8 +246,7 @@ export class Node {
       // No more requests first: a write must not arrive while the loops stop.
       await this.httpServer?.stop();
       await this.daemon.stop(signal);
-      this.presence?.stop();
-      await this.bridgeInUse?.stop();
+      await this.mqtt.stop();
       this.commands.stop();
       this.store.close();
     } finally {
@@ -320,55 +262,6 @@ export class Node {
       this.daemon.currentConfig(),
       () => this.store.desired.latestConfig()?.generation,
     );
-  }
-
-  /**
-   * Takes the database's lock (store/daemon-lock.ts). Throws DatabaseInUseError when another
-   * daemon holds it. Any other failure (a directory that cannot be created or written) is
-   * logged and the node runs without the guard: the store then falls back to memory for the
-   * same reason, and storage never stops regulation.
-   */
-  private lockDatabase(): DaemonLock | undefined {
-    const { dbPath } = this.opts;
-    if (dbPath === ':memory:' || dbPath === '') return undefined;
-    try {
-      return DaemonLock.acquire(
-        dbPath,
-        currentOwner(this.config.node.id),
-        // Tests simulate a crash by closing the store's database without stopping the node.
-        () => this.store === undefined || this.store.database.open,
-      );
-    } catch (error) {
-      if (error instanceof DatabaseLockedError) throw new DatabaseInUseError(error.message, { cause: error });
-      // A lock file this user cannot write (a member of group homeostat running `homeostat run`
-      // by hand beside the service) can still be read: a daemon holding it is refused all the same.
-      const probe = probeLock(dbPath);
-      if (probe.held) throw new DatabaseInUseError(probe.message, { cause: error });
-      this.logger.warn(
-        { err: error },
-        `${(error as Error).message}; running without the one-daemon-per-database guard`,
-      );
-      return undefined;
-    }
-  }
-
-  /**
-   * Never stops the start: a file that cannot be opened (full disk, unwritable directory) is
-   * replaced by an in-memory stand-in and retried; see StoreSupervisor.
-   */
-  private openStore(): StoreSupervisor {
-    const { dbPath, logger } = this.opts;
-    const store = new StoreSupervisor({
-      path: dbPath,
-      clock: this.clock,
-      logger: logger.child({ component: 'store' }),
-      retention: this.config.storage,
-    });
-    logger.info(
-      { db: dbPath },
-      `state in ${dbPath}${store.onStandIn ? ' (not open yet: regulating from memory)' : ''}`,
-    );
-    return store;
   }
 
   /** READY=1 once every loop has cycled; WATCHDOG=1 only while every loop keeps cycling. */
@@ -391,84 +284,62 @@ export class Node {
     });
   }
 
-  /** The bridge on the daemon's control port, subscribed to its statuses and applied configs. */
-  private buildBridge(): MqttBridge | undefined {
-    const { settings, connection } = this;
-    if (!settings || !connection) return undefined;
-    const bridge = createMqttBridge({
-      settings,
-      connection,
+  private buildDaemon(configText: string, speed: number): Daemon {
+    return new Daemon({
+      liveness: this.gate,
+      config: this.config,
+      configText,
+      clock: this.clock,
+      logger: this.logger,
+      drivers: this.drivers,
+      store: this.store,
+      statusEveryMs: this.opts.statusEveryMs ?? 60_000 * Math.max(1, Math.min(speed, 5)),
+    });
+  }
+
+  /** Setpoint, mode and fault-reset commands, whose change budgets follow the applied config. */
+  private commandPath(): DesiredCommands {
+    const commands = new DesiredCommands({
       control: this.daemon,
       desired: this.store.desired,
       clock: this.clock,
       guardClock: this.guardClock,
-      logger: this.logger,
-      commands: this.commands,
-    });
-    this.unsubscribeBridge = this.daemon.subscribe({
-      status: (status) => bridge.publishStatus(status),
-      configApplied: (_config, removed) => bridge.configChanged(removed),
-    });
-    this.presence = this.buildPresence(settings, connection);
-    return bridge;
-  }
-
-  /** Same node id on the broker twice: logged with the fix and recorded as an event. */
-  private buildPresence(settings: MqttSettings, connection: MqttConnection): NodePresence {
-    const { config } = this;
-    const mqtt = mqttOf(config);
-    return new NodePresence({
-      connection,
-      topic: topicsFor(mqtt.baseTopic, config.node.id).instance,
-      nodeId: config.node.id,
-      clientId: settings.clientId,
-      // Wall-clock start time: a person compares it with the other host's.
-      self: newInstanceRecord(os.hostname(), Date.now()),
+      // The command path's storage errors are logged as MQTT's were (one guard for both).
       logger: this.logger.child({ component: 'mqtt' }),
-      republishEveryMs: mqtt.heartbeatS * 1000,
-      onClash: (clash) => {
-        this.store.desired.recordEvent({
-          kind: 'node-id-clash',
-          message: clash.message,
-          data: { sign: clash.sign, ...(clash.other ? { other: clash.other } : {}) },
-        });
-        this.daemon.setNodeCondition('NodeIdUnique', {
-          healthy: false,
-          reason: 'NodeIdClash',
-          message: clash.message,
-        });
+    });
+    // Removed loops' change budgets are forgotten, with or without a broker.
+    this.daemon.subscribe({
+      configApplied: (config) => {
+        commands.retainLoops(Object.keys(config.loops));
+        // Also a reload the database took only on a retry: `homeostat safe` knows its pins.
+        this.recordSafeManifest();
       },
-      onClear: () =>
-        this.daemon.setNodeCondition('NodeIdUnique', {
-          healthy: true,
-          reason: 'Unique',
-          message: 'no other process with this node id seen on the broker lately',
-        }),
+    });
+    return commands;
+  }
+
+  /** The HTTP API and dashboard, unless the options say none. */
+  private buildHttp(): HttpServer | undefined {
+    const { http } = this.opts;
+    if (http === false) return undefined;
+    return buildHttpServer({
+      daemon: this.daemon,
+      store: this.store,
+      gate: this.gate,
+      connection: this.connection,
+      commands: this.commands,
+      clock: this.clock,
+      logger: this.logger,
+      ...(http ? { listen: http } : {}),
     });
   }
 
-  private startBridge(): void {
-    try {
-      // Before the bridge starts the connection: its subscription goes out with the first connect.
-      this.presence?.start();
-      this.bridgeInUse?.start();
-    } catch (error) {
-      this.logger.error({ err: error }, 'MQTT could not start; regulating without it');
-      this.presence?.stop();
-      this.presence = undefined;
-      this.unsubscribeBridge?.();
-      this.bridgeInUse = undefined;
-    }
-  }
-
-  /** Starts the bridge and waits (boundedly) for the broker before regulation starts. */
-  private async connectBroker(): Promise<void> {
-    this.startBridge();
-    if (!this.bridgeInUse || !this.connection) return;
-    if (!(await waitForConnection(this.connection, MQTT_START_WAIT_MS))) {
-      this.logger.warn(
-        `MQTT broker not connected within ${MQTT_START_WAIT_MS / 1000} s; regulating anyway (MQTT devices unknown until it is)`,
-      );
-    }
+  private logStart(speed: number): void {
+    const rawMqttUrl = this.opts.mqttUrl ?? this.config.mqtt?.url;
+    const mqttUrl = rawMqttUrl === undefined ? undefined : redactUrl(rawMqttUrl);
+    this.logger.info(
+      { config: this.opts.configPath, mqttUrl, speed },
+      `starting homeostat (node ${this.config.node.id})${speed !== 1 ? ` at ${speed}× speed` : ''}`,
+    );
   }
 }

@@ -1,14 +1,15 @@
 import { createRequire } from 'node:module';
-import type { IConnackPacket, IPublishPacket, MqttClient } from 'mqtt';
+import type { IConnackPacket, MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import { redactUrl } from '../redact.js';
 import { connackRefusal, errorMessage, refusalHint, withTimeout } from './connection-errors.js';
 import { clientOptionsFor, type MqttSettings } from './connection-settings.js';
 import { DEFAULT_RECONNECT_BACKOFF, type ReconnectBackoff, reconnectDelayMs } from './reconnect.js';
-import { levelsMatch } from './topic-filter.js';
+import { type MessageHandler, SessionSubscriptions } from './session-subscriptions.js';
 
 export type { MqttSettings } from './connection-settings.js';
 export { MAX_INCOMING_PACKET_BYTES, RECEIVE_MAXIMUM } from './connection-settings.js';
+export type { MessageHandler } from './session-subscriptions.js';
 
 export { topicMatchesFilter } from './topic-filter.js';
 
@@ -50,16 +51,6 @@ export interface ConnectionDrop {
   atFirstAttempt: boolean;
 }
 
-/** Receives a message of a subscription; `packet` carries retain/dup/properties. */
-export type MessageHandler = (topic: string, payload: Buffer, packet: IPublishPacket) => void;
-
-interface Subscription {
-  qos: 0 | 1;
-  handlers: MessageHandler[];
-  /** The filter split into levels once (every received message is matched against it). */
-  levels: string[];
-}
-
 /**
  * The daemon's one MQTT connection. Connects in the background and keeps reconnecting with
  * capped exponential backoff; nothing else ever waits for it (regulation runs without a
@@ -97,9 +88,8 @@ export class MqttConnection {
   private readonly connectListeners: Array<() => void> = [];
   /** Holds the reading of the next packet until it calls `resume` (see `throttleReceive`). */
   private receiveGate: ((resume: () => void) => void) | undefined;
-  private readonly subscriptions = new Map<string, Subscription>();
-  /** Filters the broker holds (or is being sent) for the current session. */
-  private readonly sessionFilters = new Set<string>();
+  /** What to subscribe, and what the broker's session holds of it (session-subscriptions.ts). */
+  private readonly subscriptions: SessionSubscriptions;
   private readonly backoff: ReconnectBackoff;
   private readonly random: () => number;
   private readonly publishTimeoutMs: number;
@@ -119,6 +109,7 @@ export class MqttConnection {
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 3_000;
     this.availabilityTopic = `${settings.baseTopic}/availability`;
     this.safeUrl = redactUrl(settings.url);
+    this.subscriptions = new SessionSubscriptions(logger);
   }
 
   /** True while a session is established (CONNACK received, socket open). */
@@ -146,7 +137,7 @@ export class MqttConnection {
       this.disconnectReason = packet.reasonCode ?? 0;
       this.noteFailure('MQTT broker disconnected us', new Error(`reason code ${packet.reasonCode ?? 0}`));
     });
-    client.on('message', (topic, payload, packet) => this.dispatch(topic, payload, packet));
+    client.on('message', (topic, payload, packet) => this.subscriptions.dispatch(topic, payload, packet));
     // MQTT.js reads the next packet (and acknowledges a QoS 1 one) only once this calls back:
     // its documented hook for backpressure.
     client.handleMessage = (_packet, callback) => {
@@ -243,17 +234,8 @@ export class MqttConnection {
    * filters each get a matching message. Several handlers may share a filter.
    */
   subscribe(topicFilter: string, qos: 0 | 1, handler: MessageHandler): void {
-    const existing = this.subscriptions.get(topicFilter);
-    if (existing) {
-      existing.handlers.push(handler);
-      if (qos > existing.qos) {
-        existing.qos = qos;
-        this.sessionFilters.delete(topicFilter); // subscribe again with the higher QoS
-      }
-    } else {
-      this.subscriptions.set(topicFilter, { qos, handlers: [handler], levels: topicFilter.split('/') });
-    }
-    if (this.connected) this.subscribeMissing();
+    this.subscriptions.add(topicFilter, qos, handler);
+    if (this.connected) this.subscriptions.subscribeMissing(this.client);
   }
 
   /**
@@ -264,20 +246,7 @@ export class MqttConnection {
    * messages are dropped.
    */
   unsubscribe(topicFilter: string, handler: MessageHandler): void {
-    const subscription = this.subscriptions.get(topicFilter);
-    const index = subscription?.handlers.indexOf(handler) ?? -1;
-    if (!subscription || index < 0) return;
-    subscription.handlers.splice(index, 1);
-    if (subscription.handlers.length > 0) return;
-    this.subscriptions.delete(topicFilter);
-    const inSession = this.sessionFilters.delete(topicFilter);
-    const client = this.client;
-    if (!inSession || !client?.connected) return;
-    client.unsubscribe(topicFilter, (error?: Error) => {
-      // Harmless: the filter has no handler, whatever the broker still sends is dropped.
-      if (error)
-        this.logger.debug({ filter: topicFilter, err: errorMessage(error) }, 'MQTT unsubscribe failed');
-    });
+    this.subscriptions.remove(topicFilter, handler, this.client);
   }
 
   private handleConnect(connack: IConnackPacket): void {
@@ -292,7 +261,7 @@ export class MqttConnection {
     this.upSinceMs = Date.now();
     this.disconnectReason = undefined;
     // A broker restart (without persistence) or an expired session forgets our subscriptions.
-    if (!connack.sessionPresent) this.sessionFilters.clear();
+    if (!connack.sessionPresent) this.subscriptions.sessionLost();
     // From now on resume this session on reconnect (see `clean` in connection-settings.ts):
     // MQTT.js builds each CONNECT from its options, so the change applies to the next attempt.
     client.options.clean = false;
@@ -307,7 +276,7 @@ export class MqttConnection {
     this.publish(this.availabilityTopic, 'online', { qos: 1, retain: true }).catch((error: unknown) =>
       this.logger.debug({ err: errorMessage(error) }, 'MQTT online message not confirmed'),
     );
-    this.subscribeMissing();
+    this.subscriptions.subscribeMissing(client);
     for (const listener of this.connectListeners) {
       try {
         listener();
@@ -376,38 +345,5 @@ export class MqttConnection {
     }
     this.streakLogged = true;
     this.logger.warn(fields, `${msg}; retrying in the background`);
-  }
-
-  private subscribeMissing(): void {
-    const client = this.client;
-    if (!client?.connected) return;
-    for (const [filter, { qos }] of this.subscriptions) {
-      if (this.sessionFilters.has(filter)) continue;
-      this.sessionFilters.add(filter);
-      client.subscribe(filter, { qos }, (error, granted) => {
-        const refused = granted?.find((grant) => grant.qos >= 0x80);
-        if (error || refused) {
-          // Lost with the connection, or refused (ACL): tried again on the next connect.
-          this.sessionFilters.delete(filter);
-          const reason = error ? errorMessage(error) : `reason code ${refused?.qos}`;
-          this.logger.warn({ filter, err: reason }, 'MQTT subscribe failed');
-        }
-      });
-    }
-  }
-
-  private dispatch(topic: string, payload: Buffer, packet: IPublishPacket): void {
-    const topicLevels = topic.split('/');
-    for (const { handlers, levels } of this.subscriptions.values()) {
-      if (!levelsMatch(levels, topicLevels)) continue;
-      for (const handler of handlers) {
-        try {
-          handler(topic, payload, packet);
-        } catch (error) {
-          // A handler must not take the connection down: MQTT.js calls us inside its parser.
-          this.logger.error({ topic, err: errorMessage(error) }, 'MQTT message handler failed');
-        }
-      }
-    }
   }
 }

@@ -9,7 +9,7 @@
  * Pure: no clock, no IO.
  */
 import type { Config, LoopConfig } from '../config/schema.js';
-import { entityId, entityName, type LoopNaming, loopUniqueId } from './discovery-components.js';
+import { entityId, entityName, type LoopNaming, loopUniqueId } from './discovery-entity.js';
 import type { DiscoveryComponent } from './discovery-types.js';
 import type { Topics } from './topics.js';
 

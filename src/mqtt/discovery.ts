@@ -31,8 +31,9 @@
  * the required ones against HA's platform schemas.
  *
  * Pure: no clock, no IO. The payload's types are in discovery-types.ts, the value templates in
- * discovery-templates.ts, each loop's components in discovery-components.ts and the reconcile in
- * discovery-diff.ts; everything is exported from here.
+ * discovery-templates.ts, each loop's components in discovery-components.ts (which assembles
+ * them from discovery-main.ts and its neighbours) and the reconcile in discovery-diff.ts;
+ * everything is exported from here.
  */
 
 import type { Config } from '../config/schema.js';
@@ -41,13 +42,10 @@ import { loopComponents } from './discovery-components.js';
 import type { DiscoveryComponent, DiscoveryMessage, DiscoveryOptions } from './discovery-types.js';
 import { assertPlainTopic, topicsFor } from './topics.js';
 
-export {
-  climatePrecision,
-  climateTemperatureUnit,
-  humidifierBounds,
-  type LoopNaming,
-} from './discovery-components.js';
+export { climatePrecision, climateTemperatureUnit } from './discovery-climate.js';
 export { type DiscoveryDiff, type DiscoveryPublish, discoveryDiff } from './discovery-diff.js';
+export type { LoopNaming } from './discovery-entity.js';
+export { humidifierBounds } from './discovery-humidifier.js';
 export {
   CLIMATE_ACTIONS,
   CLIMATE_MODE,
