@@ -3,8 +3,7 @@ import { MAX_HALF_BAND } from '../core/duty-band.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import type { LoopMemory, LoopObserved } from '../core/loop-state.js';
 import type { AutotuneMemory } from '../core/tuning/autotune.js';
-import type { NewTuning } from '../store/desired-store.js';
-import { applyStoredAutotuneRequest } from './autotune-request.js';
+import { applyStoredAutotuneRequest } from '../core/tuning/autotune-request.js';
 import {
   type ActiveTuning,
   type AutotuneDefaults,
@@ -16,7 +15,8 @@ import {
   tunedLoopSpec,
   tuningStatus,
   unrecordedTuning,
-} from './loop-tuning.js';
+} from '../core/tuning/loop-tuning.js';
+import type { NewTuning } from '../core/tuning/stored-tuning.js';
 
 /** What a loop's tunings need from the reconciler's options (see LoopReconcilerOptions). */
 export interface LoopTuningPort {

@@ -19,24 +19,24 @@ import {
   type ReconcileResult,
   reconcile,
 } from '../core/reconcile.js';
+import type { EffectiveDesired, ScheduleRow, ScheduleStatus } from '../core/schedule/effective-desired.js';
 import { combineReadings, type SensorSetResult } from '../core/sensor-set.js';
 import { type LoopStatus, markCycleFailed } from '../core/status.js';
-import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
-import type { ActuatorDriver } from '../drivers/types.js';
-import type { AutotuneRequest, NewTuning } from '../store/desired-store.js';
-import type { Clock } from './clock.js';
-import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
-import type { EffectiveDesired, ScheduleRow, ScheduleStatus } from './effective-desired.js';
-import { availability, observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
-import { autotuneMarkOf, LoopTunings } from './loop-reconciler-tuning.js';
-import type { CycleResult } from './loop-runner.js';
 import type {
   ActiveTuning,
   AutotuneDefaults,
   AutotuneEvent,
   AutotuneMark,
   TuningStatus,
-} from './loop-tuning.js';
+} from '../core/tuning/loop-tuning.js';
+import type { AutotuneRequest, NewTuning } from '../core/tuning/stored-tuning.js';
+import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
+import type { ActuatorDriver } from '../drivers/types.js';
+import type { Clock } from './clock.js';
+import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
+import { availability, observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
+import { autotuneMarkOf, LoopTunings } from './loop-reconciler-tuning.js';
+import type { CycleResult } from './loop-runner.js';
 
 /**
  * Desired state as a cycle reads it: reconcile's, plus the last fault reset stored for the loop
