@@ -36,6 +36,16 @@ export interface AutotuneMark {
   tuningRecorded?: { startedAtMs: number; version: number };
 }
 
+/** The autotune marks of a memory, to carry them past reconcile. */
+export function autotuneMarkOf(memory: AutotuneMark): AutotuneMark {
+  const { autotuneRequestGeneration, autotuneRefused, tuningRecorded } = memory;
+  return {
+    ...(autotuneRequestGeneration === undefined ? {} : { autotuneRequestGeneration }),
+    ...(autotuneRefused === undefined ? {} : { autotuneRefused }),
+    ...(tuningRecorded === undefined ? {} : { tuningRecorded }),
+  };
+}
+
 /** An event a cycle's autotune produced, for the event log. */
 export interface AutotuneEvent {
   kind:
