@@ -1,3 +1,4 @@
+/** What a LoopReconciler (loop-reconciler.ts) is built with and what it reports. */
 import type { Logger } from 'pino';
 import type { ActuatorCommand } from '../core/command.js';
 import type { LoopSpec } from '../core/loop-spec.js';
@@ -10,8 +11,6 @@ import type { NewTuning } from '../core/tuning/stored-tuning.js';
 import type { Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
 import type { Clock } from './clock.js';
-
-/** What a LoopReconciler is built with and what it reports (loop-reconciler.ts). */
 
 /** A loop's status as the runtime publishes it: reconcile's, with the tunings and schedule parts. */
 export type PublishedLoopStatus = LoopStatus & { tuning?: TuningStatus; schedule?: ScheduleStatus };

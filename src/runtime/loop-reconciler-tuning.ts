@@ -35,8 +35,8 @@ type MarkedMemory = LoopMemory & AutotuneMark;
 /**
  * One loop's tunings in the cycle (LoopReconciler): the gains in force, the stored autotune
  * request acted on once, a finished run's result stored once, the events and the status part.
- * The decisions are pure (core/tuning/loop-tuning.ts); this keeps what one cycle hands to the
- * next, logs, and stores a result.
+ * The decisions are pure (core/prepare-cycle.ts, core/tuning/); this keeps what one cycle hands
+ * to the next, logs, and stores a result.
  */
 export class LoopTunings {
   /** The autotune as the last cycle left it (at start: as stored, before a restart aborted it). */
