@@ -3,7 +3,7 @@
  * the setpoint in force now, where it comes from, and the next changes in the node's local
  * time. Informational, like planTunings: not changes of the file.
  */
-import { effectiveDesired, hasSchedule, type ScheduleRow } from '../runtime/effective-desired.js';
+import { effectiveDesired, hasSchedule, type ScheduleRow } from '../core/schedule/effective-desired.js';
 import { nodeTimeZone } from './schema/schedule.js';
 import type { Config } from './schema.js';
 

@@ -29,7 +29,7 @@ export interface ActuatorSpec {
   /**
    * Relays only: the file chose no modulation (neither `modulation` nor `windowS`), so the band
    * above is only the default; a tuning's suggested modulation may replace it
-   * (runtime/tuning-modulation.ts). Absent: the file's choice, kept.
+   * (core/tuning/tuning-modulation.ts). Absent: the file's choice, kept.
    */
   modulationDefaulted?: true;
   /**

@@ -222,7 +222,7 @@ export type WithBand<Section extends RawRelayFields> = Omit<
   modulation: 'window' | 'band';
   /**
    * The file gave neither `modulation` nor `windowS`: the modulation is only the default, and a
-   * tuning's suggested modulation may replace it (runtime/tuning-modulation.ts).
+   * tuning's suggested modulation may replace it (core/tuning/tuning-modulation.ts).
    */
   modulationDefaulted: boolean;
 };

@@ -1,22 +1,20 @@
 import type { Logger } from 'pino';
-import { MAX_HALF_BAND } from '../core/duty-band.js';
 import type { LoopSpec } from '../core/loop-spec.js';
-import type { LoopMemory, LoopObserved } from '../core/loop-state.js';
+import type { LoopMemory } from '../core/loop-state.js';
 import type { AutotuneMemory } from '../core/tuning/autotune.js';
-import type { NewTuning } from '../store/desired-store.js';
-import { applyStoredAutotuneRequest } from './autotune-request.js';
 import {
   type ActiveTuning,
   type AutotuneDefaults,
   type AutotuneEvent,
   type AutotuneMark,
+  autotuneMarkOf,
   autotuneTransition,
   mayApplyUnseen,
   type TuningStatus,
-  tunedLoopSpec,
   tuningStatus,
   unrecordedTuning,
-} from './loop-tuning.js';
+} from '../core/tuning/loop-tuning.js';
+import type { NewTuning } from '../core/tuning/stored-tuning.js';
 
 /** What a loop's tunings need from the reconciler's options (see LoopReconcilerOptions). */
 export interface LoopTuningPort {
@@ -37,7 +35,8 @@ type MarkedMemory = LoopMemory & AutotuneMark;
 /**
  * One loop's tunings in the cycle (LoopReconciler): the gains in force, the stored autotune
  * request acted on once, a finished run's result stored once, the events and the status part.
- * The decisions are pure (loop-tuning.ts); this keeps what one cycle hands to the next.
+ * The decisions are pure (core/prepare-cycle.ts, core/tuning/); this keeps what one cycle hands
+ * to the next, logs, and stores a result.
  */
 export class LoopTunings {
   /** The autotune as the last cycle left it (at start: as stored, before a restart aborted it). */
@@ -70,43 +69,35 @@ export class LoopTunings {
     }
   }
 
-  /**
-   * The spec this cycle regulates with: the stored tuning's gains in place of the file's (a
-   * switch is bumpless: the PID re-bases its integral on a new kp or tdS, and a new tiS only
-   * changes how fast it integrates from here).
-   */
-  spec(spec: LoopSpec, desired: TuningDesired): LoopSpec {
-    const inForce = spec.controller.type === 'pid' && desired.tuning ? desired.tuning.version : 'config';
-    if (inForce !== this.gainsInForce) {
-      this.port.logger.info(
-        { tuning: inForce },
-        inForce === 'config' ? 'regulating with the config file gains' : `regulating with tuning ${inForce}`,
-      );
-      this.gainsInForce = inForce;
-    }
-    return inForce === 'config' ? spec : tunedLoopSpec(spec, desired.tuning, MAX_HALF_BAND);
+  /** A change of the gains in force (core/prepare-cycle.ts specInForce) is logged once. */
+  noteGains(inForce: number | 'config'): void {
+    if (inForce === this.gainsInForce) return;
+    this.port.logger.info(
+      { tuning: inForce },
+      inForce === 'config' ? 'regulating with the config file gains' : `regulating with tuning ${inForce}`,
+    );
+    this.gainsInForce = inForce;
   }
 
-  /** The stored request acted on, once (see applyStoredAutotuneRequest). */
-  applyRequest<M extends MarkedMemory>(
-    spec: LoopSpec,
-    desired: Parameters<typeof applyStoredAutotuneRequest>[0]['desired'] & {
-      autotuneRequest?: Parameters<typeof applyStoredAutotuneRequest>[0]['request'];
-    },
-    observed: LoopObserved,
-    memory: M,
-    nowMs: number,
-  ): { memory: M; event?: AutotuneEvent } {
+  /**
+   * What the core needs to act on the stored request (core/tuning/autotune-request.ts): the
+   * config's defaults, and whether the request was stored before this loop was built. Reads no
+   * state it changes: requestActedOn settles it once the cycle got that far.
+   */
+  requestContext(request: { generation: number } | undefined): {
+    defaults: AutotuneDefaults | undefined;
+    storedBeforeStart: boolean;
+  } {
     const defaults = this.port.autotuneDefaults?.();
-    const request = desired.autotuneRequest;
-    if (this.requestGenerationAtStart === 'unknown') this.requestGenerationAtStart = request?.generation;
-    const atStart = this.requestGenerationAtStart;
+    const atStart =
+      this.requestGenerationAtStart === 'unknown' ? request?.generation : this.requestGenerationAtStart;
     const storedBeforeStart = request !== undefined && atStart !== undefined && request.generation <= atStart;
-    return applyStoredAutotuneRequest(
-      { spec, desired, observed, defaults, request, storedBeforeStart },
-      memory,
-      nowMs,
-    );
+    return { defaults, storedBeforeStart };
+  }
+
+  /** The cycle acted on the stored request: an unknown generation at start is this one's. */
+  requestActedOn(request: { generation: number } | undefined): void {
+    if (this.requestGenerationAtStart === 'unknown') this.requestGenerationAtStart = request?.generation;
   }
 
   /**
@@ -170,14 +161,4 @@ export class LoopTunings {
       return { memory, event };
     }
   }
-}
-
-/** The autotune marks of a memory (loop-tuning.ts), to carry them past reconcile. */
-export function autotuneMarkOf(memory: AutotuneMark): AutotuneMark {
-  const { autotuneRequestGeneration, autotuneRefused, tuningRecorded } = memory;
-  return {
-    ...(autotuneRequestGeneration === undefined ? {} : { autotuneRequestGeneration }),
-    ...(autotuneRefused === undefined ? {} : { autotuneRefused }),
-    ...(tuningRecorded === undefined ? {} : { tuningRecorded }),
-  };
 }

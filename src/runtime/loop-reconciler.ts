@@ -1,128 +1,36 @@
-import type { Logger } from 'pino';
 import { shiftLoopMemory } from '../core/clock-step.js';
-import type { ActuatorCommand } from '../core/command.js';
 import type { LatchedFault } from '../core/effect-watch.js';
-import {
-  applyStoredFaultReset,
-  type FaultResetMark,
-  resettableFault,
-  type StoredFaultReset,
-} from '../core/fault-reset.js';
+import { resettableFault, type StoredFaultReset } from '../core/fault-reset.js';
 import type { LoopSpec } from '../core/loop-spec.js';
 import { loopActuators } from '../core/loop-spec.js';
-import { resumeLoopMemory } from '../core/loop-state.js';
+import { initialLoopMemory, type LoopMemory, resumeLoopMemory } from '../core/loop-state.js';
 import {
-  initialLoopMemory,
-  type LoopDesired,
-  type LoopMemory,
-  type LoopObserved,
-  type ReconcileResult,
-  reconcile,
-} from '../core/reconcile.js';
-import { combineReadings, type SensorSetResult } from '../core/sensor-set.js';
-import { type LoopStatus, markCycleFailed } from '../core/status.js';
-import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
-import type { ActuatorDriver } from '../drivers/types.js';
-import type { AutotuneRequest, NewTuning } from '../store/desired-store.js';
-import type { Clock } from './clock.js';
+  type CycleDesired,
+  type CycleMemory,
+  type CycleReadings,
+  committedMemory,
+  cycleWakeMs,
+  type PreparedCycle,
+  prepareCycle,
+} from '../core/prepare-cycle.js';
+import { type ReconcileResult, reconcile } from '../core/reconcile.js';
+import { markCycleFailed } from '../core/status.js';
+import type { ActuatorLevel } from '../core/types.js';
 import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
-import type { EffectiveDesired, ScheduleRow, ScheduleStatus } from './effective-desired.js';
 import { availability, observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
-import { autotuneMarkOf, LoopTunings } from './loop-reconciler-tuning.js';
+import { LoopConditions, type NodeConditionType, type NodeHealth } from './loop-reconciler-conditions.js';
+import type { LoopReconcilerOptions, PublishedLoopStatus } from './loop-reconciler-options.js';
+import { LoopTunings } from './loop-reconciler-tuning.js';
 import type { CycleResult } from './loop-runner.js';
-import type {
-  ActiveTuning,
-  AutotuneDefaults,
-  AutotuneEvent,
-  AutotuneMark,
-  TuningStatus,
-} from './loop-tuning.js';
 
-/**
- * Desired state as a cycle reads it: reconcile's, plus the last fault reset stored for the loop
- * (see core/fault-reset.ts; absent: never reset), the tuning in force (absent: the config's
- * gains), the highest tuning version stored, and the last autotune request (applied once).
- */
-export type CycleDesired = LoopDesired & {
-  faultReset?: StoredFaultReset;
-  tuning?: ActiveTuning;
-  lastTuningVersion?: number;
-  /** `source`: who asked, when the store keeps it (a cancel's reason names it). */
-  autotuneRequest?: AutotuneRequest & { source?: string };
-  /**
-   * The stored schedule state: the preset selected, the last manual change, the
-   * profile started. `setpoint`/`mode` above are the manual ones; the `schedule` option turns
-   * them into the effective ones at the cycle's `now`.
-   */
-  preset?: string;
-  changedAtMs?: number;
-  profileRun?: ScheduleRow['profileRun'];
-};
-
-/** A loop's status as the runtime publishes it: reconcile's, with the tunings and schedule parts. */
-export type PublishedLoopStatus = LoopStatus & { tuning?: TuningStatus; schedule?: ScheduleStatus };
-
-export interface LoopReconcilerOptions {
-  spec: LoopSpec;
-  /** Desired state, read fresh every cycle (the store's in-memory copy: never SQLite on the control path). */
-  desired: () => CycleDesired;
-  /** Latest good reading of the loop's sensor (from the sampler). */
-  latestReading: () => Reading | undefined;
-  /**
-   * A loop with several sensors (spec.sensorSet): the latest reading of each, by sensor id,
-   * combined every cycle (core/sensor-set.ts) in place of latestReading.
-   */
-  sensorReadings?: () => Record<string, Reading | undefined>;
-  /** Latest readings of the loop's interlock sensors, by sensor id. */
-  interlockReadings?: () => Record<string, Reading | undefined>;
-  /**
-   * Latest reading of the loop's disturbance sensor (its PID's feedforward), if it names one.
-   * Judged by the core (feedforward.ts): missing, stale or implausible falls back to the model.
-   */
-  disturbanceReading?: () => Reading | undefined;
-  actuators: Map<string, ActuatorDriver>;
-  clock: Clock;
-  logger: Logger;
-  /** Called with the status after every cycle, successful or not. */
-  onStatus?: (status: LoopStatus) => void;
-  /** Called after every cycle that reconciled (also when a write failed) with what it decided. */
-  onCycle?: (cycle: CompletedCycle) => void;
-  /** Stored memory to resume from; reconciled with the actuators' real state on the first cycle. */
-  memory?: LoopMemory;
-  /** Stored status: shown until the first cycle, and its observedGeneration carried over. */
-  status?: LoopStatus;
-  /** The loop's config `autotune` section, read at every request (absent: the defaults). */
-  autotuneDefaults?: () => AutotuneDefaults | undefined;
-  /**
-   * Stores a finished autotune's result as the loop's next tuning (DesiredStore.recordTuning),
-   * applied when `apply`; returns its version. Throws when it cannot: retried next cycle.
-   * Absent: results stay in memory and status only.
-   */
-  recordTuning?: (tuning: NewTuning, apply: boolean) => { version: number };
-  /**
-   * The effective setpoint and mode at the cycle's `now` from the stored desired state (presets,
-   * weekly schedule, profiles: effective-desired.ts), with the `schedule` status part. Absent,
-   * or a result without `schedule` (a loop without any): the stored setpoint and mode as they are.
-   */
-  schedule?: (desired: CycleDesired, nowMs: number) => EffectiveDesired;
-}
-
-/** What one successful cycle saw and did. */
-export interface CompletedCycle {
-  loop: string;
-  nowMs: number;
-  reading: Reading | undefined;
-  memory: LoopMemory;
-  status: LoopStatus;
-  commands: ActuatorCommand[];
-  /** What the autotune did this cycle (started, refused, done, aborted), for the event log. */
-  events: AutotuneEvent[];
-  /**
-   * Rare state this cycle changed that a crash must not lose (an autotune request acted on, a
-   * run ended, a result stored): the memory should be written now, not with the next batch.
-   */
-  writeNow: boolean;
-}
+// The cycle's desired state is the core's (core/prepare-cycle.ts); importers keep this name.
+export type { CycleDesired } from '../core/prepare-cycle.js';
+export type { NodeConditionType, NodeHealth } from './loop-reconciler-conditions.js';
+export type {
+  CompletedCycle,
+  LoopReconcilerOptions,
+  PublishedLoopStatus,
+} from './loop-reconciler-options.js';
 
 /** What a cycle observed before reconciling. */
 interface ObservedCycle {
@@ -130,74 +38,17 @@ interface ObservedCycle {
   actuators: Record<string, ActuatorLevel>;
 }
 
-/** A cycle's inputs to reconcile (LoopReconciler.prepare). */
-interface PreparedCycle {
-  /** The desired state in force now (the schedule's setpoint and mode, when it has one). */
-  desired: CycleDesired;
-  observed: LoopObserved;
-  scheduled: EffectiveDesired | undefined;
-  faultResetGeneration: number | undefined;
-}
-
-/** What a cycle saw and how its writes went, for its commit. */
-interface CycleOutcome {
-  reading: Reading | undefined;
-  /** The stored fault reset the cycle's memory applied (core/fault-reset.ts). */
-  faultResetGeneration: number | undefined;
-  /** What the cycle's memory remembers of autotune requests and results (loop-tuning.ts). */
-  autotuneMark: AutotuneMark;
-  /** The autotune request's event (a refusal), if the cycle applied one. */
-  requestEvent: AutotuneEvent | undefined;
-  writeFailures: string[];
-  nowMs: number;
-  /** The `schedule` status part (a loop with presets, a schedule or profiles). */
-  schedule?: ScheduleStatus;
-}
-
 /**
- * A loop with several sensors: each one's latest reading, judged and combined at this cycle's
- * `now` (core/sensor-set.ts). Undefined for a loop with one sensor. Without `sensorReadings`
- * every sensor is missing: the loop is held safe, never regulating on one sensor unjudged.
- * `previousAtMs`: the last combined reading's time, so the new one's never goes back.
- */
-function observeSensorSet(
-  spec: LoopSpec,
-  opts: Pick<LoopReconcilerOptions, 'sensorReadings'>,
-  nowMs: number,
-  previousAtMs: number | undefined,
-): SensorSetResult | undefined {
-  if (!spec.sensorSet) return undefined;
-  return combineReadings(spec.sensorSet, opts.sensorReadings?.() ?? {}, nowMs, spec, previousAtMs);
-}
-
-/** Conditions of the whole node that every loop shows. */
-export type NodeConditionType = 'StorageHealthy' | 'ApiServing' | 'NodeIdUnique';
-const NODE_CONDITION_ORDER: readonly NodeConditionType[] = ['StorageHealthy', 'ApiServing', 'NodeIdUnique'];
-
-/** A node condition's value: healthy or not, why, and what to do. */
-export interface NodeHealth {
-  healthy: boolean;
-  reason: string;
-  message: string;
-}
-/**
- * Reconciles one loop, one cycle at a time: observe everything fresh → reconcile (pure) → act
- * on the differences.
+ * Reconciles one loop, one cycle at a time: observe everything fresh → decide (pure: the cycle's
+ * inputs by core/prepare-cycle.ts, then reconcile) → act on the differences → commit.
  * The runner decides when it runs; this decides nothing about time except reading the clock.
  */
 export class LoopReconciler {
-  /**
-   * With the generation of the last stored fault reset it applied (core/fault-reset.ts) and
-   * what it did with autotune requests and results (loop-tuning.ts).
-   */
-  private memory: LoopMemory & FaultResetMark & AutotuneMark;
+  /** With the stored fault reset and autotune requests it applied (core/prepare-cycle.ts). */
+  private memory: CycleMemory;
   private spec: LoopSpec;
-  private configValidity: Condition | undefined;
-  /**
-   * Conditions of the whole node, set by the daemon: `StorageHealthy` (with a supervised
-   * store), `ApiServing` (with the HTTP API on); absent otherwise.
-   */
-  private readonly nodeConditions = new Map<NodeConditionType, Condition>();
+  /** `ConfigValid` and the whole node's conditions, set by the daemon. */
+  private readonly conditions = new LoopConditions();
   /** The desired state of the last cycle: used when reading it fails (see run). */
   private lastDesired: CycleDesired | undefined;
   private resumed = false;
@@ -303,79 +154,65 @@ export class LoopReconciler {
   ): Promise<CycleResult> {
     let prepared: PreparedCycle;
     let result: ReconcileResult;
-    let requestEvent: AutotuneEvent | undefined;
     try {
       // Everything from the schedule to reconcile: a throw anywhere here (a schedule or sensor set
       // defect, a reading callback) must not freeze the actuators where they are.
       prepared = this.prepare(spec, observedCycle, nowMs);
-      const { desired, observed } = prepared;
-      const tuned = this.tunings.spec(spec, desired);
-      // A stored start or cancel acts once (by generation), on this cycle's observations.
-      const requested = this.tunings.applyRequest(tuned, desired, observed, this.memory, nowMs);
-      this.memory = requested.memory;
-      requestEvent = requested.event;
-      result = reconcile(tuned, desired, observed, this.memory, nowMs);
+      result = reconcile(prepared.spec, prepared.desired, prepared.observed, this.memory, nowMs);
     } catch (error) {
       await this.driveSafe(`reconcile failed: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }
-    const { desired, observed, scheduled, faultResetGeneration } = prepared;
-    const schedule = scheduled?.schedule;
-    const reading = observed.reading;
-    if (observed.sensorSet?.reading) this.sensorSetAtMs = observed.sensorSet.reading.atMs;
-    const autotuneMark = autotuneMarkOf(this.memory);
+    this.sensorSetAtMs = prepared.sensorSetAtMs;
     const writeFailures = await writeCommands(this.spec, result.commands, this.opts);
-    this.commit(spec, desired, result, {
-      reading,
-      faultResetGeneration,
-      autotuneMark,
-      requestEvent,
-      writeFailures,
-      nowMs,
-      ...(schedule === undefined ? {} : { schedule }),
-    });
+    this.commit(spec, prepared, result, writeFailures, nowMs);
     // Woken at the next schedule point or profile step, not only at the next resync.
-    const changeAtMs = schedule === undefined ? undefined : scheduled?.nextChangeAtMs;
-    return {
-      nextWakeMs: changeAtMs === undefined ? result.nextWakeMs : Math.min(result.nextWakeMs, changeAtMs),
-    };
+    return { nextWakeMs: cycleWakeMs(result.nextWakeMs, prepared) };
   }
 
   /**
-   * The cycle's desired state in force (schedule) and its observations (readings, a sensor set
-   * combined), with the stored fault reset applied to memory. May throw: run inside the guard
-   * that drives the actuators safe.
+   * The cycle's readings, read now, and what the core decides from them before reconcile
+   * (core/prepare-cycle.ts): the desired state in force at this cycle's final `now` (after any
+   * clock step moved it), the memory with the stored fault reset and autotune request applied,
+   * the observations, the gains in force. May throw: run inside the guard that drives safe.
    */
   private prepare(
     spec: LoopSpec,
     { desired: stored, actuators }: ObservedCycle,
     nowMs: number,
   ): PreparedCycle {
-    // The setpoint and mode in force now (a schedule, a profile, a preset): evaluated at this
-    // cycle's final `now`, after any clock step moved it.
-    const scheduled = this.opts.schedule?.(stored, nowMs);
-    const schedule = scheduled?.schedule;
-    const desired: CycleDesired =
-      schedule === undefined || scheduled === undefined
-        ? stored
-        : { ...stored, setpoint: scheduled.setpoint, mode: scheduled.mode };
-    // A reset stored as desired state clears the latch before reconcile sees it, in the
-    // cycle that first reads it and again after a crash brought an older memory back.
-    this.memory = applyStoredFaultReset(this.memory, this.storedResetInMemoryFrame(desired.faultReset));
-    const { faultResetGeneration } = this.memory;
-    const sensorSet = observeSensorSet(spec, this.opts, nowMs, this.sensorSetAtMs);
-    const reading = sensorSet ? sensorSet.reading : this.opts.latestReading();
-    const interlocks = this.opts.interlockReadings?.();
-    const disturbance = this.opts.disturbanceReading?.();
-    const observed: LoopObserved = {
-      ...(reading ? { reading } : {}),
-      ...(sensorSet ? { sensorSet } : {}),
+    const request = stored.autotuneRequest;
+    const prepared = prepareCycle(
+      {
+        spec,
+        stored,
+        memory: this.memory,
+        faultReset: this.storedResetInMemoryFrame(stored.faultReset),
+        readings: this.readings(spec, actuators),
+        sensorSetAtMs: this.sensorSetAtMs,
+        schedule: this.opts.schedule,
+        autotune: this.tunings.requestContext(request),
+      },
+      nowMs,
+    );
+    this.memory = prepared.memory;
+    this.tunings.noteGains(prepared.gainsInForce);
+    this.tunings.requestActedOn(request);
+    return prepared;
+  }
+
+  /** The latest readings of the loop's sensors and what its actuators' devices say of themselves. */
+  private readings(spec: LoopSpec, actuators: Record<string, ActuatorLevel>): CycleReadings {
+    const { opts } = this;
+    // A sensor set without `sensorReadings` has every sensor missing: held safe, never unjudged.
+    const sensors = spec.sensorSet ? { sensors: opts.sensorReadings?.() } : { latest: opts.latestReading() };
+    return {
+      ...sensors,
       actuators,
-      ...availability(spec, this.opts),
-      ...(interlocks ? { interlocks } : {}),
-      ...(disturbance ? { disturbance } : {}),
+      interlocks: opts.interlockReadings?.(),
+      disturbance: opts.disturbanceReading?.(),
+      availability: availability(spec, opts).availability,
     };
-    return { desired, observed, scheduled, faultResetGeneration };
   }
 
   /**
@@ -384,34 +221,30 @@ export class LoopReconciler {
    * schedule (command memory, backing off per actuator), so one unreachable plug neither
    * fails the loop nor delays its other actuators (a GPIO heater's pulse end, a safe state).
    */
-  private commit(spec: LoopSpec, desired: CycleDesired, result: ReconcileResult, cycle: CycleOutcome): void {
-    const { reading, faultResetGeneration, autotuneMark, requestEvent, writeFailures, nowMs } = cycle;
-    // The reset this memory applied is named in it whatever reconcile keeps: stored with it,
-    // so a restart from this memory does not apply that reset again to a newer latch. The
-    // same for the autotune request acted on and the result stored.
-    const marked = {
-      ...result.memory,
-      ...(faultResetGeneration === undefined ? {} : { faultResetGeneration }),
-      ...autotuneMark,
-    };
-    const tuned = this.tunings.commit(spec, desired, marked, requestEvent);
+  private commit(
+    spec: LoopSpec,
+    prepared: PreparedCycle,
+    result: ReconcileResult,
+    writeFailures: string[],
+    nowMs: number,
+  ): void {
+    const { desired, schedule } = prepared;
+    const tuned = this.tunings.commit(
+      spec,
+      desired,
+      committedMemory(result.memory, prepared),
+      prepared.requestEvent,
+    );
     this.memory = tuned.memory;
-    const { events, writeNow } = tuned;
     const status: PublishedLoopStatus = {
       ...result.status,
       tuning: tuned.status,
-      ...(cycle.schedule === undefined ? {} : { schedule: cycle.schedule }),
+      ...(schedule === undefined ? {} : { schedule }),
     };
     this.writeFailures.report(writeFailures);
     if (writeFailures.length > 0) {
-      this.publish(
-        markCycleFailed(
-          status,
-          this.observedGeneration,
-          `actuator write failed: ${writeFailures.join('; ')}`,
-          nowMs,
-        ),
-      );
+      const message = `actuator write failed: ${writeFailures.join('; ')}`;
+      this.publish(markCycleFailed(status, this.observedGeneration, message, nowMs));
     } else {
       this.observedGeneration = desired.generation;
       this.publish(status);
@@ -419,12 +252,12 @@ export class LoopReconciler {
     this.opts.onCycle?.({
       loop: spec.id,
       nowMs,
-      reading,
+      reading: prepared.observed.reading,
       memory: this.memory,
       status,
       commands: result.commands,
-      events,
-      writeNow,
+      events: tuned.events,
+      writeNow: tuned.writeNow,
     });
   }
 
@@ -545,52 +378,21 @@ export class LoopReconciler {
    * the problem and what to do. Regulation never depends on it.
    */
   setNodeCondition(type: NodeConditionType, health: NodeHealth, nowMs: number): void {
-    const status = health.healthy ? 'True' : 'False';
-    const before = this.nodeConditions.get(type);
-    if (before?.status === status && before.reason === health.reason && before.message === health.message)
-      return;
-    this.nodeConditions.set(type, {
-      type,
-      status,
-      reason: health.reason,
-      message: health.message,
-      lastTransitionMs: before && before.status === status ? before.lastTransitionMs : nowMs,
-      observedGeneration: this.lastStatus?.generation ?? 0,
-    });
-    if (this.lastStatus) this.publish(this.lastStatus);
+    const generation = this.lastStatus?.generation ?? 0;
+    if (this.conditions.setNodeCondition(type, health, nowMs, generation) && this.lastStatus)
+      this.publish(this.lastStatus);
   }
 
   /** The `ConfigValid` condition: False while the file on disk is invalid (the last good one runs). */
   setConfigValidity(valid: boolean, message: string, nowMs: number, reason?: string): void {
-    const status = valid ? 'True' : 'False';
-    const unchanged = this.configValidity?.status === status && this.configValidity.message === message;
-    if (unchanged) return;
-    this.configValidity = {
-      type: 'ConfigValid',
-      status,
-      reason: reason ?? (valid ? 'Applied' : 'Invalid'),
-      message,
-      lastTransitionMs:
-        this.configValidity && this.configValidity.status === status
-          ? this.configValidity.lastTransitionMs
-          : nowMs,
-      observedGeneration: this.lastStatus?.generation ?? 0,
-    };
-    if (this.lastStatus) this.publish(this.lastStatus);
+    const generation = this.lastStatus?.generation ?? 0;
+    if (this.conditions.setConfigValidity(valid, message, nowMs, reason, generation) && this.lastStatus)
+      this.publish(this.lastStatus);
   }
 
   private publish(status: PublishedLoopStatus): void {
     // Conditions the runtime sets, not reconcile: appended in a fixed order after reconcile's.
-    const nodeConditions = NODE_CONDITION_ORDER.map((type) => this.nodeConditions.get(type));
-    for (const extra of [this.configValidity, ...nodeConditions]) {
-      if (!extra) continue;
-      const conditions = status.conditions.filter((c) => c.type !== extra.type);
-      status = {
-        ...status,
-        conditions: [...conditions, { ...extra, observedGeneration: status.generation }],
-      };
-    }
-    this.lastStatus = status;
-    this.opts.onStatus?.(status);
+    this.lastStatus = this.conditions.applyTo(status);
+    this.opts.onStatus?.(this.lastStatus);
   }
 }

@@ -8,8 +8,8 @@
  */
 import { nodeTimeZone } from '../../src/config/schema/schedule.js';
 import { effectiveSetpoint } from '../../src/core/schedule/effective.js';
+import { effectiveDesired, type ScheduleConfig } from '../../src/core/schedule/effective-desired.js';
 import type { EffectiveInput, Presets, WeeklySchedule } from '../../src/core/schedule/types.js';
-import { effectiveDesired, type ScheduleConfig } from '../../src/runtime/effective-desired.js';
 
 const CYCLE_MS = 1_000;
 const CALLS = 20_000;

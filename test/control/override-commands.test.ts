@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
+import { effectiveDesired } from '../../src/core/schedule/effective-desired.js';
 import { applyConfig } from '../../src/daemon/store.js';
-import { effectiveDesired } from '../../src/runtime/effective-desired.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { commandPath, storeOnFile } from '../support/commands.js';
 import { validConfig } from '../support/config.js';

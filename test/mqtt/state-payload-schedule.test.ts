@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { ScheduleStatus } from '../../src/core/schedule/effective-desired.js';
 import type { LoopStatus } from '../../src/core/status.js';
 import { stateFingerprint, statePayload } from '../../src/mqtt/state-payload.js';
-import type { ScheduleStatus } from '../../src/runtime/effective-desired.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 

@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import pino from 'pino';
 import type { LoopSpec } from '../../src/core/loop-spec.js';
 import type { LoopMemory } from '../../src/core/loop-state.js';
+import type { AutotuneDefaults } from '../../src/core/tuning/loop-tuning.js';
 import type { Reading } from '../../src/core/types.js';
 import { FopdtPlant } from '../../src/drivers/sim/plant.js';
 import { Random } from '../../src/drivers/sim/random.js';
@@ -19,7 +20,6 @@ import {
   LoopReconciler,
   type PublishedLoopStatus,
 } from '../../src/runtime/loop-reconciler.js';
-import type { AutotuneDefaults } from '../../src/runtime/loop-tuning.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import type { NewTuning } from '../../src/store/desired-store.js';
 import { continuousLoop, heaterRelayLoop, hysteresisHeaterLoop, relay, s, T0 } from '../core/fixtures.js';

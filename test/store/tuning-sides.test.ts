@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import { usableTuning } from '../../src/runtime/loop-tuning.js';
+import { usableTuning } from '../../src/core/tuning/loop-tuning.js';
 import { type ConfigLoop, type NewTuning, sha256, TuningError } from '../../src/store/desired-store.js';
 import { StateStore } from '../../src/store/state-store.js';
 import { MAX_AUTOTUNE_OPTION_S } from '../../src/store/tuning-records.js';

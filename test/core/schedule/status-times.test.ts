@@ -1,11 +1,11 @@
 /**
- * The `schedule` status part (runtime/effective-desired.ts) never throws on times that are not
+ * The `schedule` status part (core/schedule/effective-desired.ts) never throws on times that are not
  * dates (manualHoldS or a hold of 1e13 s made every cycle throw "Invalid
  * time value" in the status builder), and carries a profile's stable end times.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { effectiveDesired, type ScheduleConfig } from '../../../src/runtime/effective-desired.js';
+import { effectiveDesired, type ScheduleConfig } from '../../../src/core/schedule/effective-desired.js';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const H = 3_600_000;

@@ -10,15 +10,15 @@ import { toLoopSpec } from '../../../src/config/to-loop-spec.js';
 import type { LoopSpec } from '../../../src/core/loop-spec.js';
 import { initialLoopMemory, type LoopMemory, type LoopObserved } from '../../../src/core/loop-state.js';
 import { startLoopAutotune } from '../../../src/core/reconcile.js';
+import { applyStoredAutotuneRequest } from '../../../src/core/tuning/autotune-request.js';
 import { stepLoopAutotune } from '../../../src/core/tuning/loop-autotune.js';
+import type { AutotuneMark } from '../../../src/core/tuning/loop-tuning.js';
 import {
   AUTOTUNE_READING_EVERY_MS,
   quietReadingProblem,
   readingCadenceProblem,
 } from '../../../src/core/tuning/reading-cadence.js';
 import type { Reading } from '../../../src/core/types.js';
-import { applyStoredAutotuneRequest } from '../../../src/runtime/autotune-request.js';
-import type { AutotuneMark } from '../../../src/runtime/loop-tuning.js';
 import { validConfig } from '../../support/config.js';
 import { desired, heaterRelayLoop, min, T0 } from '../fixtures.js';
 

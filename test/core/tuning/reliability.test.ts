@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { mayApplyUnseen } from '../../../src/core/tuning/loop-tuning.js';
 import { judgeModel, judgeStoredModel, type RunFigures } from '../../../src/core/tuning/reliability.js';
-import { mayApplyUnseen } from '../../../src/runtime/loop-tuning.js';
 import type { NewTuning } from '../../../src/store/desired-store.js';
 import { continuousLoop } from '../fixtures.js';
 
@@ -110,7 +110,7 @@ describe('judgeStoredModel: the same verdict from what the store keeps', () => {
   });
 });
 
-describe('autoApply reads the verdict (runtime/loop-tuning.ts mayApplyUnseen)', () => {
+describe('autoApply reads the verdict (core/tuning/loop-tuning.ts mayApplyUnseen)', () => {
   // kp within 10× of the file's (0.2): only the verdict differs between the rows.
   const spec = continuousLoop();
   const tuning = (identification: Identification): NewTuning => ({

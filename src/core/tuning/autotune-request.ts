@@ -3,18 +3,13 @@
  * core/fault-reset.ts): a start begins the relay experiment, a cancel asks the run to abort, and
  * a start stored before this process started ends as aborted instead of starting. Pure.
  */
-import type { LoopSpec } from '../core/loop-spec.js';
-import {
-  AUTOTUNE_INTERRUPTED,
-  type LoopDesired,
-  type LoopMemory,
-  type LoopObserved,
-} from '../core/loop-state.js';
-import { cancelLoopAutotune, startLoopAutotune } from '../core/reconcile.js';
-import type { AutotuneOptions } from '../core/tuning/autotune.js';
-import { abortAutotune, isActive } from '../core/tuning/autotune.js';
-import type { AutotuneRequest } from '../store/desired-store.js';
+import type { LoopSpec } from '../loop-spec.js';
+import { AUTOTUNE_INTERRUPTED, type LoopDesired, type LoopMemory, type LoopObserved } from '../loop-state.js';
+import { cancelLoopAutotune, startLoopAutotune } from '../reconcile.js';
+import type { AutotuneOptions } from './autotune.js';
+import { abortAutotune, isActive } from './autotune.js';
 import type { AutotuneDefaults, AutotuneEvent, AutotuneMark } from './loop-tuning.js';
+import type { AutotuneRequest } from './stored-tuning.js';
 
 /** The core's options for a request: the loop's config defaults, the request's own winning. */
 export function autotuneOptions(

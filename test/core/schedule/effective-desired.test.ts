@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { effectiveDesired, hasSchedule, type ScheduleConfig } from '../../src/runtime/effective-desired.js';
+import {
+  effectiveDesired,
+  hasSchedule,
+  type ScheduleConfig,
+} from '../../../src/core/schedule/effective-desired.js';
 
 // Monday 2026-03-02 in Berlin (UTC+1): 07:00 local is 06:00 UTC.
 const MON_0700_BERLIN = Date.UTC(2026, 2, 2, 6, 0);

@@ -1,7 +1,7 @@
-import { MAX_HALF_BAND } from '../core/duty-band.js';
-import type { ActuatorSpec } from '../core/loop-spec.js';
-import { BUDGET_WINDOW_S, type ModulationSuggestion } from '../core/tuning/modulation.js';
-import type { Direction } from '../core/types.js';
+import { MAX_HALF_BAND } from '../duty-band.js';
+import type { ActuatorSpec } from '../loop-spec.js';
+import type { Direction } from '../types.js';
+import { BUDGET_WINDOW_S, type ModulationSuggestion } from './modulation.js';
 
 /**
  * A relay's modulation from its loop's tuning ("derive the relay modulation and window

@@ -1,20 +1,20 @@
 /**
- * The runtime's pure tuning helpers (runtime/loop-tuning.ts): a stored tuning's gains in the
+ * The pure tuning helpers (core/tuning/loop-tuning.ts): a stored tuning's gains in the
  * spec, a request's options merged over the config's, and the autotune's events.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { LoopMemory } from '../../src/core/loop-state.js';
-import { autotuneStatus } from '../../src/core/status.js';
-import type { AutotuneMemory } from '../../src/core/tuning/autotune.js';
-import { autotuneOptions } from '../../src/runtime/autotune-request.js';
+import type { LoopMemory } from '../../../src/core/loop-state.js';
+import { autotuneStatus } from '../../../src/core/status.js';
+import type { AutotuneMemory } from '../../../src/core/tuning/autotune.js';
+import { autotuneOptions } from '../../../src/core/tuning/autotune-request.js';
 import {
   autotuneTransition,
   mayApplyUnseen,
   tunedLoopSpec,
   unrecordedTuning,
-} from '../../src/runtime/loop-tuning.js';
-import { heaterRelayLoop, hysteresisHeaterLoop, relay, splitRangeLoop } from '../core/fixtures.js';
+} from '../../../src/core/tuning/loop-tuning.js';
+import { heaterRelayLoop, hysteresisHeaterLoop, relay, splitRangeLoop } from '../fixtures.js';
 
 const TUNING = {
   version: 3,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ActuatorSpec } from '../../src/core/loop-spec.js';
-import { defaultDerivativeFilterS } from '../../src/core/pid.js';
-import type { ModulationSuggestion } from '../../src/core/tuning/modulation.js';
-import { tunedLoopSpec } from '../../src/runtime/loop-tuning.js';
-import { modulationSuggestionFor, tunedRelayModulation } from '../../src/runtime/tuning-modulation.js';
-import { heaterRelayLoop, relay, splitRangeLoop } from '../core/fixtures.js';
+import type { ActuatorSpec } from '../../../src/core/loop-spec.js';
+import { defaultDerivativeFilterS } from '../../../src/core/pid.js';
+import { tunedLoopSpec } from '../../../src/core/tuning/loop-tuning.js';
+import type { ModulationSuggestion } from '../../../src/core/tuning/modulation.js';
+import { modulationSuggestionFor, tunedRelayModulation } from '../../../src/core/tuning/tuning-modulation.js';
+import { heaterRelayLoop, relay, splitRangeLoop } from '../fixtures.js';
 
 const windowSuggestion: ModulationSuggestion = {
   recommended: 'window',
