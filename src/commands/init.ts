@@ -9,11 +9,11 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseConfigText } from '../config/load.js';
 import { DEFAULT_SYSFS_ROOT } from '../config/schema.js';
-import { chooseStarter } from '../init/choose.js';
-import { isServiceConfigPath, nodeIdFromHostname, SERVICE_DB_PATH } from '../init/plan.js';
+import { type Choice, chooseStarter } from '../init/choose.js';
+import { isServiceConfigPath, nodeIdFromHostname, SERVICE_DB_PATH, type StarterPlan } from '../init/plan.js';
 import { type Ask, NoAnswer, terminalAsk } from '../init/prompt.js';
 import { formatScan, formatWritten } from '../init/report.js';
-import { scanHardware } from '../init/scan.js';
+import { type HardwareScan, scanHardware } from '../init/scan.js';
 import { renderStarter } from '../init/starter.js';
 import { cannotCreate, pathTaken, writeNewFile } from '../init/write-file.js';
 import { messageOf } from '../kinds/types.js';
@@ -52,19 +52,10 @@ export async function initCommand(
   deps: InitDeps = {},
 ): Promise<number> {
   const outPath = resolve(opts.outPath);
-  const refusal = () =>
-    write(
-      `init: ${outPath} exists; nothing written (init never overwrites a config): ` +
-        'give another path, homeostat init FILE (or --out FILE)',
-    );
   // Before the questions: nobody should answer them for a file that cannot be written.
-  if (await pathTaken(outPath)) {
-    refusal();
-    return 1;
-  }
-  const unwritable = await cannotCreate(outPath);
-  if (unwritable !== undefined) {
-    write(`init: cannot write ${outPath}: ${unwritable}; nothing written: ${WRITE_FIX}`);
+  const notWritable = await whyNotWritable(outPath);
+  if (notWritable !== undefined) {
+    write(notWritable);
     return 1;
   }
 
@@ -72,11 +63,55 @@ export async function initCommand(
   const scan = await scanHardware(sysfsRoot, deps.nowMs ? { nowMs: deps.nowMs } : {});
   for (const line of formatScan(scan)) write(line);
 
+  const choice = await chooseOrCancel(opts, scan, sysfsRoot, write, deps);
+  if (choice === undefined) return 1;
+  if ('error' in choice) {
+    write(choice.error.startsWith('init:') ? choice.error : `init: ${choice.error}`);
+    return choice.usage ? 2 : 1;
+  }
+
+  const plan =
+    choice.plan.kind === 'sim' && isServiceConfigPath(outPath, process.env.CONFIGURATION_DIRECTORY)
+      ? { ...choice.plan, storagePath: SERVICE_DB_PATH }
+      : choice.plan;
+  const text = validStarter(plan, outPath, write);
+  if (text === undefined || !(await writeStarter(outPath, text, write))) return 1;
+  for (const note of choice.notes) write(`note: ${note}`);
+  for (const line of formatWritten(outPath, plan)) write(line);
+  return 0;
+}
+
+/** init never overwrites a config: the line that says so (before the questions, or at the write). */
+function existsRefusal(outPath: string): string {
+  return (
+    `init: ${outPath} exists; nothing written (init never overwrites a config): ` +
+    'give another path, homeostat init FILE (or --out FILE)'
+  );
+}
+
+/** Why `outPath` cannot be written (it exists, or its directory refuses), or undefined. */
+async function whyNotWritable(outPath: string): Promise<string | undefined> {
+  if (await pathTaken(outPath)) return existsRefusal(outPath);
+  const unwritable = await cannotCreate(outPath);
+  if (unwritable === undefined) return undefined;
+  return `init: cannot write ${outPath}: ${unwritable}; nothing written: ${WRITE_FIX}`;
+}
+
+/**
+ * The starter from the flags and (interactive) the answers; undefined, the reason written, when
+ * a question got no answer or refused its last one. The terminal is closed either way.
+ */
+async function chooseOrCancel(
+  opts: InitOptions,
+  scan: HardwareScan,
+  sysfsRoot: string,
+  write: (line: string) => void,
+  deps: InitDeps,
+): Promise<Choice | undefined> {
   const terminal = opts.interactive && !deps.ask ? terminalAsk() : undefined;
   const ask = opts.interactive ? (deps.ask ?? terminal?.ask) : undefined;
-  let choice: Awaited<ReturnType<typeof chooseStarter>>;
   try {
-    choice = await chooseStarter(
+    return await chooseStarter(
       scan,
       { sensor: opts.sensor, relayPin: opts.relayPin, setpoint: opts.setpoint, loop: opts.loop },
       {
@@ -92,38 +127,30 @@ export async function initCommand(
         ? 'init: cancelled (no answer); nothing written'
         : `init: ${messageOf(error)}; nothing written`,
     );
-    return 1;
+    return undefined;
   } finally {
     terminal?.close();
   }
-  if ('error' in choice) {
-    write(choice.error.startsWith('init:') ? choice.error : `init: ${choice.error}`);
-    return choice.usage ? 2 : 1;
-  }
+}
 
-  const plan =
-    choice.plan.kind === 'sim' && isServiceConfigPath(outPath, process.env.CONFIGURATION_DIRECTORY)
-      ? { ...choice.plan, storagePath: SERVICE_DB_PATH }
-      : choice.plan;
+/** The starter's text, validated: one that does not validate is a bug here, never a file for the person to debug. */
+function validStarter(plan: StarterPlan, outPath: string, write: (line: string) => void): string | undefined {
   const text = renderStarter(plan);
-  // A starter that does not validate is a bug here, never a file for the person to debug.
   const checked = parseConfigText(text, outPath);
-  if (!checked.ok) {
-    write(`init: the config generated does not validate (a bug in homeostat init); nothing written:`);
-    for (const error of checked.errors) write(`  ${error}`);
-    return 1;
-  }
+  if (checked.ok) return text;
+  write(`init: the config generated does not validate (a bug in homeostat init); nothing written:`);
+  for (const error of checked.errors) write(`  ${error}`);
+  return undefined;
+}
+
+/** Writes the new file; false (the reason written) when it appeared meanwhile or cannot be written. */
+async function writeStarter(outPath: string, text: string, write: (line: string) => void): Promise<boolean> {
   try {
     await writeNewFile(outPath, text);
+    return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      refusal();
-      return 1;
-    }
-    write(`init: cannot write ${outPath}: ${messageOf(error)}; nothing written: ${WRITE_FIX}`);
-    return 1;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') write(existsRefusal(outPath));
+    else write(`init: cannot write ${outPath}: ${messageOf(error)}; nothing written: ${WRITE_FIX}`);
+    return false;
   }
-  for (const note of choice.notes) write(`note: ${note}`);
-  for (const line of formatWritten(outPath, plan)) write(line);
-  return 0;
 }

@@ -137,68 +137,89 @@ export async function installService(given: InstallOptions, deps: InstallDeps, o
     out.fail(`homeostat install-service: ${ready.reason}`);
     return 1;
   }
-  const { opts, manifest, config } = ready;
-  const programDir = under(opts.root, PROGRAM_DIR);
-  const installedConfig = under(opts.root, CONFIG_PATH);
-
-  if (opts.root !== '/') out.write(`installing into ${opts.root}`);
+  if (ready.opts.root !== '/') out.write(`installing into ${ready.opts.root}`);
   const steps: Step[] = [];
   const say = (step: Step) => {
     steps.push(step);
     out.write(formatStep(step));
   };
   try {
-    ensureAccounts(opts.root).forEach(say);
-    const ids = serviceIds(opts.root);
-    const configOwner: Owner = { uid: 0, gid: ids.gid, label: `root:${SERVICE_GROUP}` };
-    const stateOwner: Owner = { uid: ids.uid, gid: ids.gid, label: `${SERVICE_USER}:${SERVICE_GROUP}` };
-
-    const program = manifest
-      ? syncProgram(manifest, programDir, PROGRAM_DIR, ROOT_OWNER)
-      : ({ change: 'unchanged', what: PROGRAM_DIR, detail: 'the installer runs from it' } satisfies Step);
-    say(program);
-    say(ensureSymlink(under(opts.root, LINK_PATH), LINK_PATH, PROGRAM_CLI));
-
-    const configSteps = [
-      ensureDir(under(opts.root, CONFIG_DIR), CONFIG_DIR, 0o750, configOwner),
-      installConfig(installedConfig, opts.configPath, configOwner),
-    ];
-    configSteps.forEach(say);
-    for (const line of config.warnings) out.write(`  ${line}`);
-    out.write(`valid ${CONFIG_PATH} (${config.loops} loop(s))`);
-
-    // The database in it: created 0640 by the store under the unit's UMask=0027, and an older
-    // install's 0600 file given group read at the daemon's next start (src/store/database.ts).
-    say(ensureDir(under(opts.root, STATE_DIR), STATE_DIR, 0o750, stateOwner));
-
-    const shipped = readFileSync(join(deps.sourceDir, 'systemd', UNIT_NAME), 'utf8');
-    const unit = ensureFile(
-      under(opts.root, UNIT_PATH),
-      UNIT_PATH,
-      unitText(shipped, deps.nodePath),
-      0o644,
-      ROOT_OWNER,
-    );
-    say(unit);
-
-    const live = deps.live ?? opts.root === '/';
-    if (live) runDoctor(deps, out);
-    else out.write(`skipped doctor (--root: user ${SERVICE_USER} does not exist on this machine)`);
-
-    if (!opts.systemctl) {
-      out.write(
-        'skipped systemctl (--no-systemctl): systemctl daemon-reload && systemctl enable --now homeostat',
-      );
-      return 0;
-    }
-    if (!live) return enableOffline(opts.root, deps.systemctl, out);
-    const restartWanted = changedAny([program, ...configSteps, unit]);
-    return startService(deps.systemctl, { unitChanged: unit.change !== 'unchanged', restartWanted }, out);
+    const installed = installFiles(ready, deps, say, out);
+    return checkAndStart(ready.opts, deps, installed, out);
   } catch (error) {
     out.fail(`homeostat install-service: ${(error as Error).message}`);
     if (steps.length > 0) out.fail('the steps above were done; fix the cause and run it again (it resumes)');
     return 1;
   }
+}
+
+/** What the file steps changed that decides whether systemd reloads and the service restarts. */
+interface Installed {
+  unitChanged: boolean;
+  restartWanted: boolean;
+}
+
+/**
+ * The accounts and every file of the layout (program, link, config, state directory, unit), in
+ * that order, each step said as it is done.
+ */
+function installFiles(ready: Ready, deps: InstallDeps, say: (step: Step) => void, out: Output): Installed {
+  const { opts, manifest, config } = ready;
+  ensureAccounts(opts.root).forEach(say);
+  const ids = serviceIds(opts.root);
+  const configOwner: Owner = { uid: 0, gid: ids.gid, label: `root:${SERVICE_GROUP}` };
+  const stateOwner: Owner = { uid: ids.uid, gid: ids.gid, label: `${SERVICE_USER}:${SERVICE_GROUP}` };
+
+  const program = manifest
+    ? syncProgram(manifest, under(opts.root, PROGRAM_DIR), PROGRAM_DIR, ROOT_OWNER)
+    : ({ change: 'unchanged', what: PROGRAM_DIR, detail: 'the installer runs from it' } satisfies Step);
+  say(program);
+  say(ensureSymlink(under(opts.root, LINK_PATH), LINK_PATH, PROGRAM_CLI));
+
+  const configSteps = [
+    ensureDir(under(opts.root, CONFIG_DIR), CONFIG_DIR, 0o750, configOwner),
+    installConfig(under(opts.root, CONFIG_PATH), opts.configPath, configOwner),
+  ];
+  configSteps.forEach(say);
+  for (const line of config.warnings) out.write(`  ${line}`);
+  out.write(`valid ${CONFIG_PATH} (${config.loops} loop(s))`);
+
+  // The database in it: created 0640 by the store under the unit's UMask=0027, and an older
+  // install's 0600 file given group read at the daemon's next start (src/store/database.ts).
+  say(ensureDir(under(opts.root, STATE_DIR), STATE_DIR, 0o750, stateOwner));
+
+  const shipped = readFileSync(join(deps.sourceDir, 'systemd', UNIT_NAME), 'utf8');
+  const unit = ensureFile(
+    under(opts.root, UNIT_PATH),
+    UNIT_PATH,
+    unitText(shipped, deps.nodePath),
+    0o644,
+    ROOT_OWNER,
+  );
+  say(unit);
+  return {
+    unitChanged: unit.change !== 'unchanged',
+    restartWanted: changedAny([program, ...configSteps, unit]),
+  };
+}
+
+/**
+ * After the files: doctor as the service user on the running system, then systemctl (skipped
+ * with --no-systemctl; below another root only enabled, never started).
+ */
+function checkAndStart(opts: InstallOptions, deps: InstallDeps, installed: Installed, out: Output): number {
+  const live = deps.live ?? opts.root === '/';
+  if (live) runDoctor(deps, out);
+  else out.write(`skipped doctor (--root: user ${SERVICE_USER} does not exist on this machine)`);
+
+  if (!opts.systemctl) {
+    out.write(
+      'skipped systemctl (--no-systemctl): systemctl daemon-reload && systemctl enable --now homeostat',
+    );
+    return 0;
+  }
+  if (!live) return enableOffline(opts.root, deps.systemctl, out);
+  return startService(deps.systemctl, installed, out);
 }
 
 /** A root other than / must be a system tree: shadow's tools edit its etc/passwd and the rest. */

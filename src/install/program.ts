@@ -176,69 +176,15 @@ export function syncProgram(manifest: Manifest, destDir: string, display: string
   if (existed !== undefined && !existed.isDirectory()) throw new Error(`${display} is not a directory`);
   if (existed === undefined) mkdirSync(destDir, { recursive: true, mode: 0o755 });
   const rootChanges = fixAttributes(destDir, lstatSync(destDir), 0o755, owner);
-
-  const present = listTree(destDir);
-  let removed = 0;
-  // Whatever the source does not have (or has as another kind) goes; a removed directory
-  // takes its children with it.
-  for (const [rel, stats] of present) {
-    const wanted = manifest.get(rel);
-    if (wanted !== undefined && wanted.kind === kindOf(stats)) continue;
-    if (lstatOrUndefined(join(destDir, rel)) === undefined) continue;
-    rmSync(join(destDir, rel), { recursive: true, force: true });
-    present.delete(rel);
-    removed++;
-  }
-
+  const removed = removeUnwanted(manifest, destDir);
   let copied = 0;
   let fixed = 0;
   for (const [rel, entry] of manifest) {
-    const to = join(destDir, rel);
-    const current = lstatOrUndefined(to);
-    if (entry.kind === 'dir') {
-      if (current === undefined) {
-        mkdirSync(to, { mode: 0o755 });
-        fixAttributes(to, lstatSync(to), 0o755, owner);
-        copied++;
-      } else if (fixAttributes(to, current, 0o755, owner).length > 0) fixed++;
-    } else if (entry.kind === 'symlink') {
-      if (current !== undefined && readlinkSync(to) === entry.target) continue;
-      const temporary = `${to}.homeostat-new`;
-      rmSync(temporary, { force: true });
-      symlinkSync(entry.target!, temporary);
-      renameSync(temporary, to);
-      copied++;
-    } else {
-      const mode = fileMode(rel, entry.stats);
-      if (current === undefined || current.size !== entry.stats.size) {
-        writeAtomic(to, { copyFrom: entry.from }, mode, owner, entry.stats);
-        copied++;
-        continue;
-      }
-      // utimes takes seconds as a double, so the copy's mtime can be a microsecond or two off.
-      if (Math.abs(current.mtimeMs - entry.stats.mtimeMs) >= MTIME_TOLERANCE_MS) {
-        if (!sameContent(entry.from, to)) {
-          writeAtomic(to, { copyFrom: entry.from }, mode, owner, entry.stats);
-          copied++;
-          continue;
-        }
-        // Same bytes (npm ci rewrote an unchanged file): align the mtime so that the next
-        // run need not read it again. Not a change of the program.
-        setTimes(to, entry.stats);
-      }
-      if (fixAttributes(to, current, mode, owner).length > 0) fixed++;
-    }
+    const change = syncEntry(rel, entry, destDir, owner);
+    if (change === 'copied') copied++;
+    if (change === 'fixed') fixed++;
   }
-  for (const [rel] of manifest) {
-    // Links are created by root: only their owner could differ, and only after a hand edit.
-    if (manifest.get(rel)?.kind === 'symlink') {
-      const stats = lstatSync(join(destDir, rel));
-      if (stats.uid !== owner.uid || stats.gid !== owner.gid) {
-        lchownSync(join(destDir, rel), owner.uid, owner.gid);
-        fixed++;
-      }
-    }
-  }
+  fixed += fixLinkOwners(manifest, destDir, owner);
 
   const files = [...manifest.values()].filter((e) => e.kind !== 'dir').length;
   if (existed === undefined)
@@ -253,4 +199,94 @@ export function syncProgram(manifest: Manifest, destDir: string, display: string
     ...rootChanges,
   ].filter((part) => part !== '');
   return { change: 'updated', what: display, detail: parts.join(', ') };
+}
+
+/**
+ * Deletes whatever the source does not have (or has as another kind); a removed directory
+ * takes its children with it. Returns how many paths it removed.
+ */
+function removeUnwanted(manifest: Manifest, destDir: string): number {
+  let removed = 0;
+  for (const [rel, stats] of listTree(destDir)) {
+    const wanted = manifest.get(rel);
+    if (wanted !== undefined && wanted.kind === kindOf(stats)) continue;
+    // Already gone with a parent directory removed before it.
+    if (lstatOrUndefined(join(destDir, rel)) === undefined) continue;
+    rmSync(join(destDir, rel), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
+/** What syncing one entry did: copied (created or replaced), only its mode or owner fixed, or nothing. */
+type EntryChange = 'copied' | 'fixed' | undefined;
+
+/** Brings one manifest entry at `destDir/rel` to the source's (after removeUnwanted: same kind or absent). */
+function syncEntry(rel: string, entry: SourceEntry, destDir: string, owner: Owner): EntryChange {
+  const to = join(destDir, rel);
+  const current = lstatOrUndefined(to);
+  if (entry.kind === 'dir') {
+    if (current === undefined) {
+      mkdirSync(to, { mode: 0o755 });
+      fixAttributes(to, lstatSync(to), 0o755, owner);
+      return 'copied';
+    }
+    return fixAttributes(to, current, 0o755, owner).length > 0 ? 'fixed' : undefined;
+  }
+  if (entry.kind === 'symlink') {
+    if (current !== undefined && readlinkSync(to) === entry.target) return undefined;
+    const temporary = `${to}.homeostat-new`;
+    rmSync(temporary, { force: true });
+    symlinkSync(entry.target!, temporary);
+    renameSync(temporary, to);
+    return 'copied';
+  }
+  return syncFile(rel, entry, to, current, owner);
+}
+
+/**
+ * A file: copied when its size differs, or its mtime and then its bytes do; else only its mode
+ * and owner fixed where they differ.
+ */
+function syncFile(
+  rel: string,
+  entry: SourceEntry,
+  to: string,
+  current: Stats | undefined,
+  owner: Owner,
+): EntryChange {
+  const mode = fileMode(rel, entry.stats);
+  if (current === undefined || current.size !== entry.stats.size) {
+    writeAtomic(to, { copyFrom: entry.from }, mode, owner, entry.stats);
+    return 'copied';
+  }
+  // utimes takes seconds as a double, so the copy's mtime can be a microsecond or two off.
+  if (Math.abs(current.mtimeMs - entry.stats.mtimeMs) >= MTIME_TOLERANCE_MS) {
+    if (!sameContent(entry.from, to)) {
+      writeAtomic(to, { copyFrom: entry.from }, mode, owner, entry.stats);
+      return 'copied';
+    }
+    // Same bytes (npm ci rewrote an unchanged file): align the mtime so that the next
+    // run need not read it again. Not a change of the program.
+    setTimes(to, entry.stats);
+  }
+  return fixAttributes(to, current, mode, owner).length > 0 ? 'fixed' : undefined;
+}
+
+/**
+ * Links are created by root: only their owner could differ, and only after a hand edit.
+ * Returns how many it fixed.
+ */
+function fixLinkOwners(manifest: Manifest, destDir: string, owner: Owner): number {
+  let fixed = 0;
+  for (const [rel] of manifest) {
+    if (manifest.get(rel)?.kind === 'symlink') {
+      const stats = lstatSync(join(destDir, rel));
+      if (stats.uid !== owner.uid || stats.gid !== owner.gid) {
+        lchownSync(join(destDir, rel), owner.uid, owner.gid);
+        fixed++;
+      }
+    }
+  }
+  return fixed;
 }

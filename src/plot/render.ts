@@ -69,13 +69,7 @@ export function renderPlot(input: PlotInput): string {
   const fromMs = input.fromMs;
   const toMs = input.toMs > input.fromMs ? input.toMs : input.fromMs + 1;
   const x = (tMs: number) => LEFT + ((tMs - fromMs) / (toMs - fromMs)) * (RIGHT - LEFT);
-  const title = `${input.loop}${input.unit === '' ? '' : ` (${input.unit})`}: ${formatLocal(fromMs, offsetMs)} to ${formatLocal(toMs, offsetMs)}`;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${PLOT_WIDTH}" height="${PLOT_HEIGHT}" viewBox="0 0 ${PLOT_WIDTH} ${PLOT_HEIGHT}">`,
-    `<title>${escapeXml(title)}</title>`,
-    `<rect x="0" y="0" width="${PLOT_WIDTH}" height="${PLOT_HEIGHT}" fill="#ffffff"/>`,
-    `<text x="${LEFT}" y="24" font-family="sans-serif" font-size="15" font-weight="bold" fill="#222222">${escapeXml(title)}</text>`,
-  ];
+  const parts = plotHead(input, fromMs, toMs, offsetMs);
   const points = [...input.points]
     .filter((p) => p.tMs >= fromMs && p.tMs <= toMs)
     .sort((a, b) => a.tMs - b.tMs);
@@ -89,60 +83,20 @@ export function renderPlot(input: PlotInput): string {
     );
     return parts.join('\n');
   }
-
-  const breaks = gapsBefore(points.map((p) => p.tMs));
-  const bucketMs = (toMs - fromMs) / PLOT_BUCKETS;
-  const measuredRuns = minMaxPerBucket(
-    splitRuns(
-      points.map((p) => ({ tMs: p.tMs, value: p.measured })),
-      breaks,
-    ),
-    fromMs,
-    bucketMs,
-  );
-  const setpointRuns = stepRuns(
-    splitRuns(
-      points.map((p) => ({ tMs: p.tMs, value: p.setpoint })),
-      breaks,
-    ),
-  );
-  const outputRuns = minMaxPerBucket(
-    splitRuns(
-      points.map((p) => ({ tMs: p.tMs, value: p.output * 100 })),
-      breaks,
-    ),
-    fromMs,
-    bucketMs,
-  );
-
-  // Value axis: measured and setpoint together, padded so a flat line is not on the frame.
-  const values = [...measuredRuns.flat(), ...setpointRuns.flat()].map((p) => p.value);
-  let low = Math.min(...values);
-  let high = Math.max(...values);
-  const pad = Math.max((high - low) * 0.08, 0.25);
-  low -= pad;
-  high += pad;
-  const topTicks = valueTicks(low, high, 6);
-  low = Math.min(low, topTicks[0]!);
-  high = Math.max(high, topTicks[topTicks.length - 1]!);
-  const yTop = (v: number) => TOP.y1 - ((v - low) / (high - low)) * (TOP.y1 - TOP.y0);
-
-  const split = input.splitRange === true || points.some((p) => p.output < 0);
-  const outLow = split ? -100 : 0;
-  const yOut = (v: number) => BOTTOM.y1 - ((v - outLow) / (100 - outLow)) * (BOTTOM.y1 - BOTTOM.y0);
-  const outTicks = split ? [-100, -50, 0, 50, 100] : [0, 50, 100];
-
+  const series = plotSeries(points, fromMs, toMs);
+  const top = valueScale(series);
+  const out = outputScale(input.splitRange === true || points.some((p) => p.output < 0));
   parts.push(
-    valueAxis(TOP, topTicks, yTop, `${input.unit === '' ? 'value' : escapeXml(input.unit)}`),
-    valueAxis(BOTTOM, outTicks, yOut, 'output %'),
+    valueAxis(TOP, top.ticks, top.y, `${input.unit === '' ? 'value' : escapeXml(input.unit)}`),
+    valueAxis(BOTTOM, out.ticks, out.y, 'output %'),
     timeGrid(fromMs, toMs, x, offsetMs),
     eventMarks(input.events, fromMs, toMs, x, offsetMs),
     `<g clip-path="url(#top)">`,
-    path(measuredRuns, x, yTop, COLORS.measured, 'stroke-width="1.5"'),
+    path(series.measured, x, top.y, COLORS.measured, 'stroke-width="1.5"'),
     // The setpoint over the measured line: where they coincide, the target still shows.
-    path(setpointRuns, x, yTop, COLORS.setpoint, 'stroke-dasharray="6 3" stroke-width="1.5"'),
+    path(series.setpoint, x, top.y, COLORS.setpoint, 'stroke-dasharray="6 3" stroke-width="1.5"'),
     '</g>',
-    path(outputRuns, x, yOut, COLORS.output, 'stroke-width="1.2"'),
+    path(series.output, x, out.y, COLORS.output, 'stroke-width="1.2"'),
     `<clipPath id="top"><rect x="${LEFT}" y="${TOP.y0}" width="${RIGHT - LEFT}" height="${TOP.y1 - TOP.y0}"/></clipPath>`,
     frame(TOP),
     frame(BOTTOM),
@@ -151,6 +105,81 @@ export function renderPlot(input: PlotInput): string {
     '</svg>',
   );
   return parts.join('\n');
+}
+
+/** The picture's opening: the svg element, its title (also the tooltip), the white background. */
+function plotHead(
+  input: PlotInput,
+  fromMs: number,
+  toMs: number,
+  offsetMs: (tMs: number) => number,
+): string[] {
+  const title = `${input.loop}${input.unit === '' ? '' : ` (${input.unit})`}: ${formatLocal(fromMs, offsetMs)} to ${formatLocal(toMs, offsetMs)}`;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${PLOT_WIDTH}" height="${PLOT_HEIGHT}" viewBox="0 0 ${PLOT_WIDTH} ${PLOT_HEIGHT}">`,
+    `<title>${escapeXml(title)}</title>`,
+    `<rect x="0" y="0" width="${PLOT_WIDTH}" height="${PLOT_HEIGHT}" fill="#ffffff"/>`,
+    `<text x="${LEFT}" y="24" font-family="sans-serif" font-size="15" font-weight="bold" fill="#222222">${escapeXml(title)}</text>`,
+  ];
+}
+
+/** The three lines, split at the readings' gaps; measured and output thinned to a min and max per bucket. */
+interface PlotSeries {
+  measured: XY[][];
+  setpoint: XY[][];
+  output: XY[][];
+}
+
+function plotSeries(points: readonly PlotPoint[], fromMs: number, toMs: number): PlotSeries {
+  const breaks = gapsBefore(points.map((p) => p.tMs));
+  const bucketMs = (toMs - fromMs) / PLOT_BUCKETS;
+  const runsOf = (value: (p: PlotPoint) => number | null) =>
+    splitRuns(
+      points.map((p) => ({ tMs: p.tMs, value: value(p) })),
+      breaks,
+    );
+  return {
+    measured: minMaxPerBucket(
+      runsOf((p) => p.measured),
+      fromMs,
+      bucketMs,
+    ),
+    setpoint: stepRuns(runsOf((p) => p.setpoint)),
+    output: minMaxPerBucket(
+      runsOf((p) => p.output * 100),
+      fromMs,
+      bucketMs,
+    ),
+  };
+}
+
+/** A panel's ticks and its value-to-y mapping. */
+interface Scale {
+  ticks: readonly number[];
+  y: (value: number) => number;
+}
+
+/** Value axis: measured and setpoint together, padded so a flat line is not on the frame. */
+function valueScale(series: PlotSeries): Scale {
+  const values = [...series.measured.flat(), ...series.setpoint.flat()].map((p) => p.value);
+  let low = Math.min(...values);
+  let high = Math.max(...values);
+  const pad = Math.max((high - low) * 0.08, 0.25);
+  low -= pad;
+  high += pad;
+  const ticks = valueTicks(low, high, 6);
+  low = Math.min(low, ticks[0]!);
+  high = Math.max(high, ticks[ticks.length - 1]!);
+  return { ticks, y: (v: number) => TOP.y1 - ((v - low) / (high - low)) * (TOP.y1 - TOP.y0) };
+}
+
+/** Output axis in %: 0..100, or −100..100 when the loop also lowers (`split`). */
+function outputScale(split: boolean): Scale {
+  const outLow = split ? -100 : 0;
+  return {
+    ticks: split ? [-100, -50, 0, 50, 100] : [0, 50, 100],
+    y: (v: number) => BOTTOM.y1 - ((v - outLow) / (100 - outLow)) * (BOTTOM.y1 - BOTTOM.y0),
+  };
 }
 
 /** The setpoint holds until it changes: drawn as steps, one corner per change. */

@@ -1,4 +1,4 @@
-import type { AutotuneMemory } from './autotune.js';
+import type { AutotuneMemory } from './autotune-memory.js';
 import type { FopdtIdentification } from './identify-fopdt.js';
 import { identifyRecord } from './identify-start.js';
 import { type ModulationSuggestion, suggestModulation } from './modulation.js';

@@ -1,7 +1,8 @@
 import { type FopdtIdentification, identifyFopdt } from './identify-fopdt.js';
-import { jackknifeError, solveNormal } from './least-squares.js';
+import { jackknifeError } from './least-squares.js';
 import type { OscillationAnalysis } from './relay-analysis.js';
 import type { RelayExperiment } from './relay-experiment.js';
+import { type Fit, fitModel } from './sopdt-fit.js';
 
 /**
  * FOPDT model by Skogestad's half rule from a fitted second-order-plus-dead-time model, pure.
@@ -25,15 +26,6 @@ import type { RelayExperiment } from './relay-experiment.js';
 export interface HalfRuleIdentification extends FopdtIdentification {
   /** The fitted second lag τ2, s (0: a first-order plant). */
   secondLagS: number;
-}
-
-interface Fit {
-  tau1S: number;
-  tau2S: number;
-  theta0S: number;
-  gain: number;
-  ambient: number;
-  sse: number;
 }
 
 export interface HalfRuleOptions {
@@ -252,124 +244,4 @@ function refine(
     }
   }
   return best;
-}
-
-/**
- * For fixed τ1, τ2, θ0: the unit-gain response z of the two lags in series to the delayed,
- * piecewise-constant output (exact between switches), then y ≈ A + K·z by least squares; with
- * `freeFromMs`, + C1·e^{−(t−from)/τ1} + C2·e^{−(t−from)/τ2} (the lags' free state then).
- */
-function fitModel(
-  experiment: RelayExperiment,
-  mask: readonly boolean[],
-  tau1S: number,
-  tau2S: number,
-  theta0S: number,
-  freeFromMs: number | undefined,
-): Fit {
-  const { samples, switches } = experiment;
-  const t1 = Math.max(tau1S, 1e-3) * 1000;
-  // Equal lags make the exact formula 0/0: a hair apart is the same response.
-  let t2 = tau2S * 1000;
-  if (Math.abs(t1 - t2) < 1e-6 * t1) t2 = t1 * (1 - 1e-6);
-  const delayMs = theta0S * 1000;
-  let level = experiment.initialLevel;
-  let z1 = level;
-  let z2 = level;
-  let atMs = samples[0]!.tMs;
-  let next = 0;
-  const advance = (toMs: number) => {
-    const dt = toMs - atMs;
-    if (dt <= 0) return;
-    const e1 = Math.exp(-dt / t1);
-    if (t2 <= 0) {
-      z1 = level + (z1 - level) * e1;
-      z2 = z1;
-    } else {
-      const e2 = Math.exp(-dt / t2);
-      z2 = level + (z2 - level) * e2 + ((z1 - level) * t1 * (e1 - e2)) / (t1 - t2);
-      z1 = level + (z1 - level) * e1;
-    }
-    atMs = toMs;
-  };
-  const free = freeFromMs !== undefined;
-  const columns = free ? (t2 > 0 ? 4 : 3) : 2;
-  // Each masked sample's row (1, z, and the free terms) and value, for the least squares.
-  const width = columns + 1;
-  const kept = new Float64Array(samples.length * width);
-  let rows = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const sample = samples[i]!;
-    for (; next < switches.length && switches[next]!.tMs + delayMs <= sample.tMs; next++) {
-      advance(switches[next]!.tMs + delayMs);
-      level = switches[next]!.level;
-    }
-    advance(sample.tMs);
-    if (!mask[i]) continue;
-    const at = rows * width;
-    kept[at] = 1;
-    kept[at + 1] = z2;
-    if (free) {
-      const ageMs = sample.tMs - freeFromMs;
-      kept[at + 2] = Math.exp(-ageMs / t1);
-      if (columns === 4) kept[at + 3] = Math.exp(-ageMs / t2);
-    }
-    kept[at + columns] = sample.value;
-    rows++;
-  }
-  const solved = free ? solveFree(kept, rows, columns) : solveAtRest(kept, rows);
-  return { tau1S, tau2S, theta0S, ...solved };
-}
-
-type Solution = Pick<Fit, 'ambient' | 'gain' | 'sse'>;
-
-/**
- * y ≈ A + K·z: the closed form. The sum of squares from the residuals themselves, not the
- * expansion Σy² − A·Σy − K·Σzy, which cancels (see solveFree).
- */
-function solveAtRest(kept: Float64Array, rows: number): Solution {
-  let sz = 0;
-  let szz = 0;
-  let sy = 0;
-  let szy = 0;
-  for (let r = 0; r < rows; r++) {
-    const z = kept[r * 3 + 1]!;
-    const y = kept[r * 3 + 2]!;
-    sz += z;
-    szz += z * z;
-    sy += y;
-    szy += z * y;
-  }
-  const det = rows * szz - sz * sz;
-  const gain = Math.abs(det) < 1e-300 ? 0 : (rows * szy - sz * sy) / det;
-  const ambient = (sy - gain * sz) / rows;
-  let sse = 0;
-  for (let r = 0; r < rows; r++) sse += (kept[r * 3 + 2]! - ambient - gain * kept[r * 3 + 1]!) ** 2;
-  return { gain, ambient, sse: Number.isFinite(sse) ? sse : Number.POSITIVE_INFINITY };
-}
-
-/**
- * y ≈ A + K·z + C1·e^(−t/τ1) (+ C2·e^(−t/τ2)) by the normal equations; Σ(y − Xc)² from the
- * residuals themselves, not Σy² − cᵀXᵀy: with a slow lag of 10⁷ s its free term is the constant
- * column to 10 digits, the coefficients are 10⁸ and that difference cancelled to 0, so the search
- * took the absurd fit as a perfect one (K 5.5·10⁵, τ 9.4·10⁶ s on a second-order plant
- * started while settling).
- */
-function solveFree(kept: Float64Array, rows: number, columns: number): Solution {
-  const width = columns + 1;
-  const normal = Array.from({ length: columns }, () => new Array<number>(width).fill(0));
-  for (let r = 0; r < rows; r++) {
-    for (let a = 0; a < columns; a++) {
-      for (let b = 0; b <= columns; b++) normal[a]![b]! += kept[r * width + a]! * kept[r * width + b]!;
-    }
-  }
-  const c = solveNormal(normal);
-  let sse = 0;
-  for (let r = 0; r < rows; r++) {
-    let predicted = 0;
-    for (let k = 0; k < columns; k++) predicted += kept[r * width + k]! * c[k]!;
-    sse += (kept[r * width + columns]! - predicted) ** 2;
-  }
-  const ok = c.every(Number.isFinite) && Number.isFinite(sse);
-  return { ambient: c[0]!, gain: c[1]!, sse: ok ? sse : Number.POSITIVE_INFINITY };
 }
