@@ -18,31 +18,40 @@ export function liveRow(stmt: DesiredStatements, loop: string): DesiredRecord {
   return row;
 }
 
+/** What setDesiredInTransaction is asked. */
+interface SetDesiredRequest {
+  loop: string;
+  change: { setpoint?: number; mode?: Mode };
+  source: ChangeSource;
+  requestId?: string;
+  /**
+   * The values asked for are the stored ones, but a schedule or profile overrides them now:
+   * asking again is a manual change that takes over (the override rule, core/schedule), not a
+   * duplicate. The caller decides it (it knows the schedule; DesiredCommands).
+   */
+  override?: boolean;
+}
+
+/** What a runtime change of setpoint and/or mode changes of the stored row. */
+interface DesiredDelta {
+  setpointChanged: boolean;
+  modeChanged: boolean;
+  /** A setpoint given by hand leaves the preset even when it equals the preset's (shown as none). */
+  presetLeft: boolean;
+  /** Nothing differs, but the change takes over from a schedule or profile (`override`). */
+  retaken: boolean;
+}
+
 /** A runtime change of setpoint and/or mode; `committed` is absent when it changed nothing. */
 export function setDesiredInTransaction(
   stmt: DesiredStatements,
   nowMs: () => number,
-  request: {
-    loop: string;
-    change: { setpoint?: number; mode?: Mode };
-    source: ChangeSource;
-    requestId?: string;
-    /**
-     * The values asked for are the stored ones, but a schedule or profile overrides them now:
-     * asking again is a manual change that takes over (the override rule, core/schedule), not a
-     * duplicate. The caller decides it (it knows the schedule; DesiredCommands).
-     */
-    override?: boolean;
-  },
+  request: SetDesiredRequest,
 ): { changed: boolean; generation: number; committed?: DesiredRecord } {
   const { loop, change, source, requestId } = request;
   const row = liveRow(stmt, loop);
-  const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
-  const modeChanged = change.mode !== undefined && change.mode !== row.mode;
-  // A setpoint given by hand leaves the preset even when it equals the preset's (shown as none).
-  const presetLeft = change.setpoint !== undefined && row.preset !== null && row.preset !== undefined;
-  const retaken = request.override === true && !setpointChanged && !modeChanged && !presetLeft;
-  if (!setpointChanged && !modeChanged && !presetLeft && !retaken) {
+  const delta = desiredDelta(row, request);
+  if (!delta.setpointChanged && !delta.modeChanged && !delta.presetLeft && !delta.retaken) {
     return { changed: false, generation: row.generation };
   }
 
@@ -56,7 +65,49 @@ export function setDesiredInTransaction(
     changed_at_ms: now,
     ...(change.setpoint === undefined ? {} : { preset: null }),
   };
-  if (retaken) {
+  writeTakeoverEvents(stmt, row, request, delta, { now, generation });
+  const recorded = { now, loop, source, generation, requestId };
+  if (delta.setpointChanged && change.setpoint !== undefined) {
+    next.setpoint = change.setpoint;
+    next.setpoint_source = source;
+    writeDesiredChangeEvent(stmt, 'setpoint', {
+      ...recorded,
+      from: row.setpoint,
+      to: change.setpoint,
+    });
+  }
+  if (delta.modeChanged && change.mode !== undefined) {
+    next.mode = change.mode;
+    next.mode_source = source;
+    writeDesiredChangeEvent(stmt, 'mode', { ...recorded, from: row.mode, to: change.mode });
+  }
+  stmt.upsert.run(next);
+  return { changed: true, generation, committed: next };
+}
+
+function desiredDelta(row: DesiredRecord, request: SetDesiredRequest): DesiredDelta {
+  const { change } = request;
+  const setpointChanged = change.setpoint !== undefined && change.setpoint !== row.setpoint;
+  const modeChanged = change.mode !== undefined && change.mode !== row.mode;
+  const presetLeft = change.setpoint !== undefined && row.preset !== null && row.preset !== undefined;
+  const retaken = request.override === true && !setpointChanged && !modeChanged && !presetLeft;
+  return { setpointChanged, modeChanged, presetLeft, retaken };
+}
+
+/**
+ * The events written before the setpoint and mode ones: 'manual-override' (the stored values
+ * asked for again over a schedule or profile) and 'preset-changed' (a setpoint leaves the preset).
+ */
+function writeTakeoverEvents(
+  stmt: DesiredStatements,
+  row: DesiredRecord,
+  request: SetDesiredRequest,
+  delta: DesiredDelta,
+  at: { now: number; generation: number },
+): void {
+  const { loop, change, source, requestId } = request;
+  const { now, generation } = at;
+  if (delta.retaken) {
     const what = [
       ...(change.setpoint === undefined ? [] : [`setpoint ${row.setpoint}`]),
       ...(change.mode === undefined ? [] : [`mode ${row.mode}`]),
@@ -70,7 +121,7 @@ export function setDesiredInTransaction(
       data: { ...change, generation, ...(requestId === undefined ? {} : { requestId }) },
     });
   }
-  if (presetLeft) {
+  if (delta.presetLeft) {
     writeEvent(stmt, {
       atMs: now,
       loop,
@@ -80,23 +131,6 @@ export function setDesiredInTransaction(
       data: { from: row.preset, to: null, generation, ...(requestId === undefined ? {} : { requestId }) },
     });
   }
-  const recorded = { now, loop, source, generation, requestId };
-  if (setpointChanged && change.setpoint !== undefined) {
-    next.setpoint = change.setpoint;
-    next.setpoint_source = source;
-    writeDesiredChangeEvent(stmt, 'setpoint', {
-      ...recorded,
-      from: row.setpoint,
-      to: change.setpoint,
-    });
-  }
-  if (modeChanged && change.mode !== undefined) {
-    next.mode = change.mode;
-    next.mode_source = source;
-    writeDesiredChangeEvent(stmt, 'mode', { ...recorded, from: row.mode, to: change.mode });
-  }
-  stmt.upsert.run(next);
-  return { changed: true, generation, committed: next };
 }
 
 /** A person's fault reset, stored with the next generation and a 'fault-reset' event. */

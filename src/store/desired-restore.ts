@@ -8,13 +8,8 @@ import {
   storeProfileRun,
 } from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
-import {
-  checkedAutotuneOptions,
-  type StoredTuning,
-  sameTuning,
-  toStoredTuning,
-  toTuningRecord,
-} from './tuning-records.js';
+import { sameTuning, toStoredTuning, toTuningRecord } from './tuning-codec.js';
+import { checkedAutotuneOptions, type StoredTuning } from './tuning-records.js';
 import { insertTuningRow, nextTuningVersion } from './tunings.js';
 
 /**

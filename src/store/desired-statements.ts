@@ -8,8 +8,12 @@ import type { TuningRecord } from './tuning-records.js';
  * DesiredStore empties it at every operation's start and end).
  */
 export function prepareStatements(db: Database.Database) {
+  return { written: [] as StoredEvent[], ...desiredStatements(db), ...tuningStatements(db) };
+}
+
+/** The statements on desired state: the generation counter, applied configs, loops, the event log. */
+function desiredStatements(db: Database.Database) {
   return {
-    written: [] as StoredEvent[],
     getGeneration: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'lastGeneration'"),
     setGeneration: db.prepare<[string]>(
       "INSERT INTO meta (key, value) VALUES ('lastGeneration', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -38,6 +42,23 @@ export function prepareStatements(db: Database.Database) {
          @preset, @changed_at_ms, @profile, @profile_started_at_ms, @profile_paused_at_ms,
          @profile_paused_total_ms, @profile_resumed_at_ms)`,
     ),
+    markRemoved: db.prepare<[number, string]>('UPDATE loop_desired SET removed_at_ms = ? WHERE loop = ?'),
+    deleteRemoved: db.prepare<[string]>(
+      'DELETE FROM loop_desired WHERE loop = ? AND removed_at_ms IS NOT NULL',
+    ),
+    deleteLoopState: db.prepare<[string]>('DELETE FROM loop_state WHERE loop = ?'),
+    pending: db.prepare<[], { loop: string }>(
+      'SELECT loop FROM loop_desired WHERE removed_at_ms IS NOT NULL ORDER BY loop',
+    ),
+    insertEvent: db.prepare<[number, string | null, string, string | null, string, string | null]>(
+      'INSERT INTO events (at_ms, loop, kind, source, message, data_json) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+  };
+}
+
+/** The statements on versioned tunings (tunings.ts). */
+function tuningStatements(db: Database.Database) {
+  return {
     tuning: db.prepare<[string, number], TuningRecord>(
       'SELECT * FROM tunings WHERE loop = ? AND version = ?',
     ),
@@ -61,17 +82,6 @@ export function prepareStatements(db: Database.Database) {
          @lower_kp, @lower_ti_s, @lower_td_s, @lower_setpoint_weight,
          @model_gain, @model_time_constant_s, @model_dead_time_s, @model_ambient, @se_gain,
          @se_time_constant_s, @se_dead_time_s, @rms_residual, @details_json)`,
-    ),
-    markRemoved: db.prepare<[number, string]>('UPDATE loop_desired SET removed_at_ms = ? WHERE loop = ?'),
-    deleteRemoved: db.prepare<[string]>(
-      'DELETE FROM loop_desired WHERE loop = ? AND removed_at_ms IS NOT NULL',
-    ),
-    deleteLoopState: db.prepare<[string]>('DELETE FROM loop_state WHERE loop = ?'),
-    pending: db.prepare<[], { loop: string }>(
-      'SELECT loop FROM loop_desired WHERE removed_at_ms IS NOT NULL ORDER BY loop',
-    ),
-    insertEvent: db.prepare<[number, string | null, string, string | null, string, string | null]>(
-      'INSERT INTO events (at_ms, loop, kind, source, message, data_json) VALUES (?, ?, ?, ?, ?, ?)',
     ),
   };
 }

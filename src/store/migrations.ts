@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { redactConfigText } from '../redact.js';
-import { sha256 } from './desired-store.js';
+import { sha256 } from './desired-records.js';
 
 /**
  * Schema migrations, versioned through SQLite's `PRAGMA user_version` (0 for a new, empty file).

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { type BackoffOptions, backoffDelayMs } from '../runtime/backoff.js';
 import type { Clock, TimerHandle } from '../runtime/clock.js';
-import { closeStore, moveAside, openStandIn, openStore } from './database.js';
+import { closeStore, openStandIn, openStore } from './database.js';
 import { DesiredStore } from './desired-store.js';
 import { EventFeed } from './event-feed.js';
 import {
@@ -22,6 +22,14 @@ import {
   type RunningState,
   writeDesiredInto,
 } from './store-handover.js';
+import {
+  damagedEvent,
+  logDamageRecovered,
+  openedEvent,
+  type RecoveryTarget,
+  replaceDamaged,
+  standInMessage,
+} from './store-recovery.js';
 
 // Defined with the handover it describes (store-handover.ts); importers keep this module's path.
 export type { RunningState } from './store-handover.js';
@@ -106,12 +114,7 @@ export class StoreSupervisor implements StoreObserver {
       feed: this.events,
     });
     this.state = new StateStore(db, this, { feed: this.events });
-    if (recovered) {
-      this.desired.recordEvent({
-        kind: 'database-recovered',
-        message: `unreadable database moved to ${recovered.movedTo} (${recovered.reason}); started a fresh one`,
-      });
-    }
+    if (recovered) this.desired.recordEvent(openedEvent(opts.path, recovered));
     if (openError !== undefined) this.standInAfter(openError);
   }
 
@@ -262,34 +265,14 @@ export class StoreSupervisor implements StoreObserver {
   private recover(error: unknown): void {
     if (this.closed) return;
     const reason = error instanceof Error ? error.message : String(error);
-    let movedTo: string;
-    try {
-      // As at start-up: files renamed while the damaged connection is still open (see openStore).
-      movedTo = moveAside(this.opts.path, 'corrupt', this.opts.clock.nowMs());
-    } catch (moveError) {
-      this.standInAfter(moveError);
-      return;
-    }
     const damaged = this.db;
     try {
-      const { db } = openStore({
-        path: this.opts.path,
-        logger: this.opts.logger,
-        nowMs: () => this.opts.clock.nowMs(),
-      });
-      this.adopt(db, {
-        kind: 'database-recovered',
-        message: `database damaged while running (${reason}): moved to ${movedTo}; a fresh one took over with the desired state kept in memory`,
-        data: { movedTo },
-      });
+      const { db, movedTo } = replaceDamaged(this.recoveryTarget());
+      this.adopt(db, damagedEvent(reason, movedTo));
       closeQuietly(damaged);
-      this.opts.logger.error(
-        { db: this.opts.path, movedTo, reason },
-        `database ${this.opts.path} was damaged (${reason}); moved it to ${movedTo} and started a fresh one ` +
-          'with the running config, the desired state and the loops’ memory; history before now is in the moved file',
-      );
-    } catch (openError) {
-      this.standInAfter(openError);
+      logDamageRecovered(this.recoveryTarget(), movedTo, reason);
+    } catch (replaceError) {
+      this.standInAfter(replaceError);
     }
   }
 
@@ -324,7 +307,7 @@ export class StoreSupervisor implements StoreObserver {
    */
   private standInAfter(error: unknown): void {
     const problem = classifyStorageError(error) ?? 'Failed';
-    const message = `${describeProblem(problem, this.opts.path, error)}; running on an in-memory stand-in until it opens`;
+    const message = standInMessage(problem, this.opts.path, error);
     if (this.onFile) {
       const previous = this.db;
       try {
@@ -356,6 +339,11 @@ export class StoreSupervisor implements StoreObserver {
     }, delayMs);
   }
 
+  /** Where the file is and how a replacement is opened (store-recovery.ts). */
+  private recoveryTarget(): RecoveryTarget {
+    return { path: this.opts.path, logger: this.opts.logger, nowMs: () => this.opts.clock.nowMs() };
+  }
+
   /** One attempt to open the file and carry the stand-in's state over into it. */
   private reopen(): void {
     if (this.closed || this.onFile) return;
@@ -369,18 +357,7 @@ export class StoreSupervisor implements StoreObserver {
         nowMs: () => this.opts.clock.nowMs(),
         quickCheck: false,
       });
-      this.adopt(
-        db,
-        recovered
-          ? {
-              kind: 'database-recovered',
-              message: `unreadable database moved to ${recovered.movedTo} (${recovered.reason}); started a fresh one`,
-            }
-          : {
-              kind: 'database-opened',
-              message: `database ${this.opts.path} opened; state kept in memory carried over`,
-            },
-      );
+      this.adopt(db, openedEvent(this.opts.path, recovered));
       closeQuietly(standIn);
       const seconds = this.streak ? Math.round((this.opts.clock.nowMs() - this.streak.sinceMs) / 1000) : 0;
       this.opts.logger.info(
@@ -389,7 +366,7 @@ export class StoreSupervisor implements StoreObserver {
       );
     } catch (error) {
       const problem = classifyStorageError(error) ?? 'Failed';
-      const message = `${describeProblem(problem, this.opts.path, error)}; running on an in-memory stand-in until it opens`;
+      const message = standInMessage(problem, this.opts.path, error);
       if (this.streak?.problem !== problem) {
         this.streak = { problem, failures: 1, sinceMs: this.opts.clock.nowMs() };
         this.opts.logger.error({ err: error, db: this.opts.path }, message);

@@ -2,6 +2,7 @@ import { liveRow } from './desired-changes.js';
 import { writeEvent } from './desired-events.js';
 import { type DesiredRecord, type LoopDesiredRow, toDesiredRow } from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
+import { toStoredTuning, toTuningRecord } from './tuning-codec.js';
 import {
   checkedTuning,
   type NewTuning,
@@ -9,8 +10,6 @@ import {
   type TuningChangeSource,
   type TuningRecord,
   type TuningSource,
-  toStoredTuning,
-  toTuningRecord,
   UnknownTuningError,
 } from './tuning-records.js';
 

@@ -20,7 +20,7 @@ import {
   UnknownTuningError,
 } from '../../src/store/desired-store.js';
 import { EventFeed } from '../../src/store/event-feed.js';
-import { sameTuning, toStoredTuning, toTuningRecord } from '../../src/store/tuning-records.js';
+import { sameTuning, toStoredTuning, toTuningRecord } from '../../src/store/tuning-codec.js';
 import { desiredStoreFileEachTest } from '../support/store.js';
 
 const silent = pino({ level: 'silent' });
