@@ -13,7 +13,7 @@
  * Pure: no clock, no IO.
  */
 import { allowedModes, defaultMode, type LoopConfig } from '../config/schema.js';
-import { NO_PRESET } from './commands.js';
+import { NO_PRESET } from '../control/commands.js';
 import { CLIMATE_MODE, STATE_TEMPLATES } from './discovery-templates.js';
 import type { DiscoveryComponent, Platform } from './discovery-types.js';
 import type { Topics } from './topics.js';
