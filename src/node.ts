@@ -22,12 +22,12 @@ import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt
 import { NodePresence, newInstanceRecord } from './mqtt/presence.js';
 import { topicsFor } from './mqtt/topics.js';
 import { redactUrl } from './redact.js';
-import type { Clock } from './runtime/clock.js';
 import { ConfigWatcher } from './runtime/config-watcher.js';
 import { currentOwner, DaemonLock, DatabaseLockedError, probeLock } from './store/daemon-lock.js';
 import { StoreSupervisor } from './store/supervisor.js';
 import { createNotifier, type Notifier } from './systemd/notify.js';
 import { monotonicClock, systemdStatusLine, WatchdogGate } from './systemd/watchdog.js';
+import type { Clock } from './time/clock.js';
 
 /**
  * With MQTT sensors or actuators, regulation starts once the broker is connected or after

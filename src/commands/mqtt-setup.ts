@@ -5,8 +5,8 @@ import type { DesiredCommands } from '../control/desired-commands.js';
 import { type LoopControl, MqttBridge } from '../mqtt/bridge.js';
 import { MqttConnection, type MqttConnectionOptions, type MqttSettings } from '../mqtt/client.js';
 import { topicsFor } from '../mqtt/topics.js';
-import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import type { Clock } from '../time/clock.js';
 import { homeostatVersion } from '../version.js';
 
 /**

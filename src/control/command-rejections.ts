@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import type { Clock } from '../time/clock.js';
 import type { CommandKind } from './commands.js';
 import { RejectedCommandLog } from './rejection-log.js';
 import type { StorageGuard } from './storage-guard.js';

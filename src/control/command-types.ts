@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../runtime/clock.js';
 import type { ChangeSource } from '../store/desired-records.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import type { Clock } from '../time/clock.js';
 import type { ChangeLimit } from './change-limiter.js';
 import type { CommandKind, CommandOutcome } from './commands.js';
 import type { LoopControl } from './loop-control.js';

@@ -4,7 +4,6 @@ import type { Config } from '../config/schema.js';
 import { toLoopSpec } from '../config/to-loop-spec.js';
 import type { LoopStatus } from '../core/status.js';
 import type { ActuatorDriver } from '../drivers/types.js';
-import type { Clock } from '../runtime/clock.js';
 import { effectiveDesired } from '../runtime/effective-desired.js';
 import { type CycleDesired, LoopReconciler } from '../runtime/loop-reconciler.js';
 import { LoopRunner } from '../runtime/loop-runner.js';
@@ -12,6 +11,7 @@ import { tuningRunStartedAtMs } from '../runtime/loop-tuning.js';
 import type { Sampler } from '../runtime/sampler.js';
 import type { NewTuning } from '../store/desired-store.js';
 import type { LoopLiveness } from '../systemd/watchdog.js';
+import type { Clock } from '../time/clock.js';
 import type { CycleRecorder } from './cycle-recorder.js';
 import { type DaemonStore, storedLoopState } from './store.js';
 

@@ -1,5 +1,5 @@
 import type { RejectedCommandLog } from '../control/rejection-log.js';
-import type { TimerHandle } from '../runtime/clock.js';
+import type { TimerHandle } from '../time/clock.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
 import { DEFAULT_MAX_QUEUED_COMMANDS } from './command-queue.js';

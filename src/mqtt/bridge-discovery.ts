@@ -1,6 +1,6 @@
 import { type Config, mqttOf } from '../config/schema.js';
 import type { StorageGuard } from '../control/storage-guard.js';
-import type { Clock, TimerHandle } from '../runtime/clock.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
 import {

@@ -24,7 +24,7 @@ import { type LoopStatus, markCycleFailed } from '../core/status.js';
 import type { ActuatorLevel, Condition, Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
 import type { AutotuneRequest, NewTuning } from '../store/desired-store.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../time/clock.js';
 import { type DriveSafeOptions, driveSafe, type SafeOutcome } from './drive-safe.js';
 import type { EffectiveDesired, ScheduleRow, ScheduleStatus } from './effective-desired.js';
 import { availability, observeActuators, WriteFailureStreak, writeCommands } from './loop-reconciler-act.js';
