@@ -1,13 +1,5 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
-import {
-  configUsesMqtt,
-  createMqttBridge,
-  createMqttConnection,
-  mqttSettings,
-  waitForConnection,
-} from './commands/mqtt-setup.js';
-import { SafeManifestWriter } from './commands/safe-manifest.js';
 import { loadConfigFileOffThread } from './config/load.js';
 import { type Config, mqttOf } from './config/schema.js';
 import { DesiredCommands } from './control/desired-commands.js';
@@ -20,9 +12,17 @@ import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions, MqttSettings } from './mqtt/client.js';
 import { NodePresence, newInstanceRecord } from './mqtt/presence.js';
+import {
+  configUsesMqtt,
+  createMqttBridge,
+  createMqttConnection,
+  mqttSettings,
+  waitForConnection,
+} from './mqtt/setup.js';
 import { topicsFor } from './mqtt/topics.js';
 import { redactUrl } from './redact.js';
 import { ConfigWatcher } from './runtime/config-watcher.js';
+import { SafeManifestWriter } from './safe/manifest.js';
 import { currentOwner, DaemonLock, DatabaseLockedError, probeLock } from './store/daemon-lock.js';
 import { StoreSupervisor } from './store/supervisor.js';
 import { createNotifier, type Notifier } from './systemd/notify.js';
