@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { SafeManifestWriter } from './commands/safe-manifest.js';
 import { loadConfigFileOffThread } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { DesiredCommands } from './control/desired-commands.js';
@@ -14,12 +13,13 @@ import { NodeSetupError } from './node/errors.js';
 import { NodeBridge, openMqtt } from './node/mqtt-wiring.js';
 import { lockDatabase, openStore } from './node/store-wiring.js';
 import { redactUrl } from './redact.js';
-import type { Clock } from './runtime/clock.js';
 import { ConfigWatcher } from './runtime/config-watcher.js';
 import type { DaemonLock } from './store/daemon-lock.js';
 import type { StoreSupervisor } from './store/supervisor.js';
+import { SafeManifestWriter } from './safe/manifest.js';
 import { createNotifier, type Notifier } from './systemd/notify.js';
 import { monotonicClock, systemdStatusLine, WatchdogGate } from './systemd/watchdog.js';
+import type { Clock } from './time/clock.js';
 
 export { DatabaseInUseError, NodeSetupError } from './node/errors.js';
 export { MQTT_START_WAIT_MS } from './node/mqtt-wiring.js';
@@ -91,7 +91,7 @@ export class Node {
   private readonly logger: Logger;
   /** One daemon per database: held from the constructor until the store is closed. */
   private readonly lock: DaemonLock | undefined;
-  /** The last applied config for `homeostat safe`, beside the database (commands/safe-manifest.ts). */
+  /** The last applied config for `homeostat safe`, beside the database (safe/manifest.ts). */
   private readonly safeManifest: SafeManifestWriter | undefined;
   /** The start, then every reload, chained: see `start()`. */
   private pending: Promise<unknown> | undefined;

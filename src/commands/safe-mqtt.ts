@@ -8,9 +8,9 @@
  */
 import mqtt from 'mqtt';
 import type { Config } from '../config/schema.js';
+import { mqttSettings } from '../mqtt/setup.js';
 import { redactUrl } from '../redact.js';
-import { mqttSettings } from './mqtt-setup.js';
-import type { SafeBroker, SafePlug } from './safe-plan.js';
+import type { SafeBroker, SafePlug } from '../safe/plan.js';
 
 /** Per actuator id: `sent` (the broker acknowledged it), or why not. */
 export type MqttSafeResult = Map<string, { sent: true } | { sent: false; reason: string }>;

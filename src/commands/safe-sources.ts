@@ -1,6 +1,6 @@
 /**
  * Which actuators `homeostat safe` drives: from the config file, from the last applied config
- * (the safe manifest beside the database, safe-manifest.ts), or from both.
+ * (the safe manifest beside the database, src/safe/manifest.ts), or from both.
  *
  * - The file is valid: its actuators, plus every one the manifest has and the file does not.
  *   A daemon killed after the file was edited (a relay moved to another pin, or removed) was
@@ -15,16 +15,16 @@
  */
 import { loadConfigFile } from '../config/load.js';
 import type { GpioChipOverride } from '../drivers/gpio/chip.js';
-import type { SafeRelay } from './safe-gpio.js';
-import { describeManifest, readSafeManifest } from './safe-manifest.js';
+import type { SafeRelay } from '../safe/gpio.js';
+import { describeManifest, readSafeManifest } from '../safe/manifest.js';
 import {
   planFromConfig,
   readBrokenPlan,
   type SafeBroker,
   type SafePlan,
   type SafePlug,
-} from './safe-plan.js';
-import type { SafePwm } from './safe-pwm.js';
+} from '../safe/plan.js';
+import type { SafePwm } from '../safe/pwm.js';
 
 /** Relays (and PWM outputs) that live under one sysfs root and chip. */
 export interface RelayGroup {

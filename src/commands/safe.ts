@@ -6,10 +6,10 @@
  * (a minute or more after a watchdog kill).
  *
  * It needs nothing but sysfs and either the config file or the last config the daemon applied
- * (the safe manifest beside the database, safe-manifest.ts): a config edited into a typo must
+ * (the safe manifest beside the database, src/safe/manifest.ts): a config edited into a typo must
  * not leave a relay ON. No SQLite, no broker, no onoff (whose sysfs root is fixed and whose
  * native addon may be what broke). What is driven, from which source, is in safe-sources.ts;
- * how each pin is driven without a glitch, in safe-gpio.ts.
+ * how each pin is driven without a glitch, in src/safe/gpio.ts.
  *
  * Bounded in time: pins are driven in parallel, each within its own deadline (2 s), MQTT at
  * the same time within its own (2 s), the whole within {@link DEFAULT_DEADLINE_MS}, below the
@@ -23,11 +23,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { driveRelaySafe, rawOf, type SafeOutcome, type SafeRelay, type SysfsIo } from '../safe/gpio.js';
+import { safeManifestCandidates } from '../safe/manifest.js';
+import type { SafePlug } from '../safe/plan.js';
+import { driveAllPwmsSafe } from '../safe/pwm.js';
 import { drained } from './output.js';
-import { driveRelaySafe, rawOf, type SafeOutcome, type SafeRelay, type SysfsIo } from './safe-gpio.js';
-import { safeManifestCandidates } from './safe-manifest.js';
-import type { SafePlug } from './safe-plan.js';
-import { driveAllPwmsSafe } from './safe-pwm.js';
 import { chooseTargets, type SafeTargets } from './safe-sources.js';
 
 export {
@@ -38,8 +38,8 @@ export {
   type SafeOutcome,
   type SafeRelay,
   type SysfsIo,
-} from './safe-gpio.js';
-export { planFromBrokenText, planFromConfig, type SafePlan } from './safe-plan.js';
+} from '../safe/gpio.js';
+export { planFromBrokenText, planFromConfig, type SafePlan } from '../safe/plan.js';
 
 // ---------------------------------------------------------------------------------------
 // The command

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { type Config, mqttOf } from '../config/schema.js';
+import { mqttSettings } from '../mqtt/setup.js';
 import { type Topics, topicsFor } from '../mqtt/topics.js';
 import { redactUrl } from '../redact.js';
 import type { DaemonApi } from './api-client.js';
 import { noDaemonNotice, reachDaemon } from './cli-config.js';
-import { mqttSettings } from './mqtt-setup.js';
 
 export interface SetOptions {
   configPath: string;

@@ -1,6 +1,6 @@
 import type { LoopConfig } from '../config/schema.js';
 import type { Direction, Mode } from '../core/types.js';
-import type { AutotuneChange } from '../mqtt/commands.js';
+import type { AutotuneChange } from './commands.js';
 
 /**
  * Whether a loop can take an autotune or tuning command now, answered before anything is

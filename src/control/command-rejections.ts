@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { RejectedCommandLog } from '../mqtt/rejection-log.js';
-import type { StorageGuard } from '../mqtt/storage-guard.js';
-import type { CommandKind } from '../mqtt/topics.js';
-import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import type { Clock } from '../time/clock.js';
+import type { CommandKind } from './commands.js';
+import { RejectedCommandLog } from './rejection-log.js';
+import type { StorageGuard } from './storage-guard.js';
 
 /**
  * The log of rejected commands (of every source), written as events through the storage guard

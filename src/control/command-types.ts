@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
-import type { ChangeLimit } from '../mqtt/change-limiter.js';
-import type { CommandOutcome } from '../mqtt/commands.js';
-import type { RejectedCommandLog } from '../mqtt/rejection-log.js';
-import type { StorageGuard } from '../mqtt/storage-guard.js';
-import type { CommandKind } from '../mqtt/topics.js';
-import type { Clock } from '../runtime/clock.js';
 import type { ChangeSource } from '../store/desired-records.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import type { Clock } from '../time/clock.js';
+import type { ChangeLimit } from './change-limiter.js';
+import type { CommandKind, CommandOutcome } from './commands.js';
 import type { LoopControl } from './loop-control.js';
+import type { RejectedCommandLog } from './rejection-log.js';
+import type { StorageGuard } from './storage-guard.js';
 
 /** The shapes of the command path (DesiredCommands, desired-commands.ts). */
 

@@ -1,17 +1,8 @@
 import { nodeTimeZone } from '../config/schema/schedule.js';
 import { allowedModes, type Config } from '../config/schema.js';
-import { ChangeLimiter, DEFAULT_CHANGE_LIMIT } from '../mqtt/change-limiter.js';
-import {
-  type CommandChange,
-  type CommandOutcome,
-  type FaultResetOutcome,
-  NOTHING_LATCHED_REASON,
-  parseCommand,
-} from '../mqtt/commands.js';
-import type { RejectedCommandLog } from '../mqtt/rejection-log.js';
-import { StorageGuard } from '../mqtt/storage-guard.js';
-import { type ManualStateNow, manualStateNow } from '../runtime/effective-desired.js';
+import { type ManualStateNow, manualStateNow } from '../core/schedule/effective-desired.js';
 import type { LoopDesiredRow } from '../store/desired-store.js';
+import { ChangeLimiter, DEFAULT_CHANGE_LIMIT } from './change-limiter.js';
 import { errorMessage, kindName, pickRequestId, rejectedCommandLog } from './command-rejections.js';
 import type {
   AnswerListener,
@@ -21,7 +12,16 @@ import type {
   DesiredCommandsDeps,
   DesiredCommandsOptions,
 } from './command-types.js';
+import {
+  type CommandChange,
+  type CommandOutcome,
+  type FaultResetOutcome,
+  NOTHING_LATCHED_REASON,
+  parseCommand,
+} from './commands.js';
+import type { RejectedCommandLog } from './rejection-log.js';
 import { commandProfile, selectPreset } from './schedule-commands.js';
+import { StorageGuard } from './storage-guard.js';
 import { applyTuning, type CommandSteps, requestAutotune } from './tuning-commands.js';
 
 export type {

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
-import type { FaultResetOutcome } from '../mqtt/commands.js';
+import type { FaultResetOutcome } from './commands.js';
 
 /**
  * What the command path (DesiredCommands) and the MQTT bridge ask of the daemon (the Daemon

@@ -1,8 +1,8 @@
 import type { Config } from '../config/schema.js';
-import type { CommandOutcome, ProfileChange } from '../mqtt/commands.js';
-import type { ManualStateNow } from '../runtime/effective-desired.js';
+import type { ManualStateNow } from '../core/schedule/effective-desired.js';
 import { pickRequestId } from './command-rejections.js';
 import type { CommandAnswer, CommandRequest } from './command-types.js';
+import type { CommandOutcome, ProfileChange } from './commands.js';
 import type { CommandSteps } from './tuning-commands.js';
 
 /**

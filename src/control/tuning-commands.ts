@@ -1,12 +1,12 @@
 import type { Config } from '../config/schema.js';
 import { defaultMode } from '../config/schema.js';
-import type { AutotuneChange, CommandOutcome, TuningTarget } from '../mqtt/commands.js';
-import type { StorageGuard } from '../mqtt/storage-guard.js';
-import type { ManualStateNow } from '../runtime/effective-desired.js';
+import type { ManualStateNow } from '../core/schedule/effective-desired.js';
 import { type DesiredStore, type LoopDesiredRow, TuningError } from '../store/desired-store.js';
 import { autotuneRefusal, tuningRefusal } from './autotune-checks.js';
 import { pickRequestId } from './command-rejections.js';
 import type { CommandAnswer, CommandRequest } from './command-types.js';
+import type { AutotuneChange, CommandOutcome, TuningTarget } from './commands.js';
+import type { StorageGuard } from './storage-guard.js';
 
 /**
  * The autotune and tuning commands on the command path (DesiredCommands.submit hands them

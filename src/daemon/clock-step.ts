@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Drivers } from '../kinds/build.js';
-import { shiftDriverTimes } from '../runtime/clock.js';
 import type { Sampler } from '../runtime/sampler.js';
 import type { RebaseScope } from '../store/desired-store.js';
+import { shiftDriverTimes } from '../time/clock.js';
 import type { RunningLoop } from './loop-factory.js';
 
 /** What moves stored schedules with a clock step. */

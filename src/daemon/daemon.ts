@@ -1,10 +1,10 @@
 import type { ConfigResult } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { toLoopSpec } from '../config/to-loop-spec.js';
+import type { FaultResetOutcome } from '../control/commands.js';
 import type { LoopStatus } from '../core/status.js';
 import { buildDrivers, type Drivers } from '../kinds/build.js';
 import type { LoopControl } from '../mqtt/bridge.js';
-import type { FaultResetOutcome } from '../mqtt/commands.js';
 import type { SafeStateEvent } from '../runtime/drive-safe.js';
 import type { NodeHealth } from '../runtime/loop-reconciler.js';
 import { Sampler } from '../runtime/sampler.js';

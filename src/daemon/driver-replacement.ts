@@ -3,8 +3,8 @@ import type { Config } from '../config/schema.js';
 import { safeLevelOf } from '../config/to-loop-spec.js';
 import { createActuatorDriver, createSensorDriver, type Drivers } from '../kinds/build.js';
 import { driverKey } from '../kinds/registry.js';
-import type { Clock } from '../runtime/clock.js';
 import { driveSafe, type SafeStateEvent } from '../runtime/drive-safe.js';
+import type { Clock } from '../time/clock.js';
 
 export interface DriverReplacementOptions {
   /** The running drivers: replaced, added and removed in place. */

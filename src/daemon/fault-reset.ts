@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type FaultResetOutcome, NOTHING_LATCHED_REASON } from '../mqtt/commands.js';
+import { type FaultResetOutcome, NOTHING_LATCHED_REASON } from '../control/commands.js';
 import type { RunningLoop } from './loop-factory.js';
 import type { DaemonStore } from './store.js';
 

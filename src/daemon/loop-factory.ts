@@ -6,12 +6,12 @@ import { effectiveDesired } from '../core/schedule/effective-desired.js';
 import type { LoopStatus } from '../core/status.js';
 import { tuningRunStartedAtMs } from '../core/tuning/loop-tuning.js';
 import type { ActuatorDriver } from '../drivers/types.js';
-import type { Clock } from '../runtime/clock.js';
 import { type CycleDesired, LoopReconciler } from '../runtime/loop-reconciler.js';
 import { LoopRunner } from '../runtime/loop-runner.js';
 import type { Sampler } from '../runtime/sampler.js';
 import type { NewTuning } from '../store/desired-store.js';
 import type { LoopLiveness } from '../systemd/watchdog.js';
+import type { Clock } from '../time/clock.js';
 import type { CycleRecorder } from './cycle-recorder.js';
 import { type DaemonStore, storedLoopState } from './store.js';
 

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { Drivers } from '../kinds/build.js';
-import type { Clock } from '../runtime/clock.js';
 import type { SafeStateEvent } from '../runtime/drive-safe.js';
 import type { LoopLiveness } from '../systemd/watchdog.js';
+import type { Clock } from '../time/clock.js';
 import type { RunningLoop } from './loop-factory.js';
 import { finalizeRemovedLoops } from './removal-finalizer.js';
 import type { DaemonStore } from './store.js';

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
 import type { Drivers } from '../kinds/build.js';
-import type { Clock } from '../runtime/clock.js';
 import type { LoopLiveness } from '../systemd/watchdog.js';
+import type { Clock } from '../time/clock.js';
 import type { DaemonStore } from './store.js';
 
 export interface DaemonOptions {

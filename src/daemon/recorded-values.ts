@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { recordedSeriesOf } from '../config/schema/record.js';
 import type { Config } from '../config/schema.js';
 import type { Reading } from '../core/types.js';
-import type { Clock } from '../runtime/clock.js';
 import type { StateStore } from '../store/state-store.js';
+import type { Clock } from '../time/clock.js';
 
 /** A recorded series' value now, as /metrics exports it. */
 export interface RecordedValueNow {

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { ConfigResult } from '../config/load.js';
 import { loopSectionHash } from '../config/plan.js';
 import type { Config } from '../config/schema.js';
-import { backoffDelayMs } from '../runtime/backoff.js';
-import type { Clock, TimerHandle } from '../runtime/clock.js';
+import { backoffDelayMs } from '../time/backoff.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 
 /** What a reload did. */
 export type ReloadOutcome =

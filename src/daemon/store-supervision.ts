@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { LatchedFault } from '../core/effect-watch.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { RunningLoop } from './loop-factory.js';
 import { applyConfig, type DaemonStore } from './store.js';
 

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { LoopStatus } from '../core/status.js';
-import type { Clock, TimerHandle } from '../runtime/clock.js';
 import {
   formatStatusLine,
   statusLineChange,
   type WrittenStatusLine,
   writtenStatusLine,
 } from '../status-line.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import type { DaemonStore } from './store.js';
 
 /** A loop as the periodic status line sees it. */

@@ -5,7 +5,7 @@ import { apiSchemas, type CommandResult } from './schemas.js';
 /**
  * Bodies of POST /api/loops/{loop}/preset and /profile. Like the other write bodies
  * (schemas.ts) they only document: the bytes go to the parser of MQTT `preset/set` and
- * `profile/set` (src/mqtt/schedule-commands.ts), which decides.
+ * `profile/set` (src/control/schedule-payloads.ts), which decides.
  */
 export const presetRequest = z
   .object({

@@ -1,11 +1,11 @@
 import type { Daemon } from '../daemon/daemon.js';
 import type { MqttConnection } from '../mqtt/client.js';
-import type { Clock } from '../runtime/clock.js';
 import type { StoredEvent } from '../store/desired-store.js';
 import { HistoryBusyError, HistoryReader } from '../store/history-reader.js';
 import { type RecordedSource, readRecordedYielding } from '../store/recorded-reader.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 import type { WatchdogGate } from '../systemd/watchdog.js';
+import type { Clock } from '../time/clock.js';
 import { homeostatVersion } from '../version.js';
 import type {
   ApiCommand,

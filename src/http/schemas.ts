@@ -313,7 +313,7 @@ export const errorResponse = z
 
 /**
  * Bodies of the writes. They are handed as text to the MQTT command parser
- * (src/mqtt/commands.ts), the one that validates MQTT commands: these schemas only document
+ * (src/control/commands.ts), the one that validates MQTT commands: these schemas only document
  * them; the parser decides (strict, never clamps).
  */
 export const setRequest = z
@@ -326,7 +326,7 @@ export const setRequest = z
 
 /**
  * POST /api/loops/{loop}/autotune: `{}` starts with the loop's defaults. Handed as text to the
- * parser of MQTT `autotune/set` (src/mqtt/tuning-commands.ts), which refuses unknown keys, a
+ * parser of MQTT `autotune/set` (src/control/tuning-payloads.ts), which refuses unknown keys, a
  * cancel with options and durations that are not seconds above 0 (closedLoopS at most 1 day,
  * maxDurationS at most 7 days).
  */

@@ -1,8 +1,8 @@
-import type { TimerHandle } from '../runtime/clock.js';
+import type { RejectedCommandLog } from '../control/rejection-log.js';
+import type { TimerHandle } from '../time/clock.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
 import { DEFAULT_MAX_QUEUED_COMMANDS } from './command-queue.js';
-import type { RejectedCommandLog } from './rejection-log.js';
 
 /** Commands dropped by a full queue are answered by one rejection per loop per this, ms. */
 export const BUSY_REPORT_MS = 1_000;

@@ -1,8 +1,8 @@
+import { DEFAULT_CHANGE_LIMIT } from '../control/change-limiter.js';
 import type { DesiredCommands } from '../control/desired-commands.js';
+import { DEFAULT_REJECTION_WINDOW_MS } from '../control/rejection-log.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
-import { DEFAULT_CHANGE_LIMIT } from './change-limiter.js';
-import { DEFAULT_REJECTION_WINDOW_MS } from './rejection-log.js';
 
 export { errorMessage } from '../control/command-rejections.js';
 

@@ -1,5 +1,6 @@
 import { type Config, mqttOf } from '../config/schema.js';
-import type { Clock, TimerHandle } from '../runtime/clock.js';
+import type { StorageGuard } from '../control/storage-guard.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
 import {
@@ -9,7 +10,6 @@ import {
   discoveryTopic,
   homeAssistantStatusTopic,
 } from './discovery.js';
-import type { StorageGuard } from './storage-guard.js';
 
 /** Home Assistant birth messages are answered after this quiet delay, ms (a burst coalesces). */
 export const BIRTH_QUIET_MS = 1_000;

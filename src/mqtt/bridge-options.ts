@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
+import type { ChangeLimit } from '../control/change-limiter.js';
 import type { DesiredCommands } from '../control/desired-commands.js';
 import type { LoopControl } from '../control/loop-control.js';
-import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
-import type { ChangeLimit } from './change-limiter.js';
+import type { Clock } from '../time/clock.js';
 import type { MqttConnection } from './client.js';
 import type { Topics } from './topics.js';
 

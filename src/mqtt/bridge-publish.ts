@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
+import { type CommandOutcome, resultPayload } from '../control/commands.js';
 import type { BridgeConnection } from './bridge-options.js';
-import { type CommandOutcome, resultPayload } from './commands.js';
 import type { Topics } from './topics.js';
 
 /** The bridge's way out: every publish of states, discovery and command results goes here. */

@@ -1,5 +1,5 @@
 import type { LoopStatus } from '../core/status.js';
-import type { TimerHandle } from '../runtime/clock.js';
+import type { TimerHandle } from '../time/clock.js';
 import type { MqttBridgeOptions } from './bridge-options.js';
 import type { BridgePublisher } from './bridge-publish.js';
 import { stateFingerprint, statePayload } from './state-payload.js';

@@ -5,7 +5,7 @@
  * Pure: no clock, no IO.
  */
 import { allowedModes, type LoopConfig } from '../config/schema.js';
-import { NO_PRESET } from './commands.js';
+import { NO_PRESET } from '../control/commands.js';
 import { type EntityBase, type LoopContext, scheduleAttributes } from './discovery-entity.js';
 import { CLIMATE_MODE, STATE_TEMPLATES } from './discovery-templates.js';
 import type { DiscoveryComponent } from './discovery-types.js';

@@ -1,4 +1,4 @@
-import { backoffDelayMs } from '../runtime/backoff.js';
+import { backoffDelayMs } from '../time/backoff.js';
 
 /**
  * Reconnect timing of the MQTT connection. MQTT.js only knows a fixed `reconnectPeriod`, so

@@ -19,17 +19,7 @@
  * topic into a wildcard or shift its levels; the config schema already forbids them, and
  * this module refuses them again rather than publish to the wrong place.
  */
-
-/** What a command topic asks for. */
-export type CommandKind =
-  | 'setpoint'
-  | 'mode'
-  | 'json'
-  | 'faultReset'
-  | 'autotune'
-  | 'tuning'
-  | 'preset'
-  | 'profile';
+import type { CommandKind } from '../control/commands.js';
 
 export interface CommandTopic {
   loop: string;

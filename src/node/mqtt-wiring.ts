@@ -12,7 +12,7 @@ import {
   createMqttConnection,
   mqttSettings,
   waitForConnection,
-} from '../commands/mqtt-setup.js';
+} from '../mqtt/setup.js';
 import { type Config, mqttOf } from '../config/schema.js';
 import type { DesiredCommands } from '../control/desired-commands.js';
 import type { Daemon } from '../daemon/daemon.js';
@@ -21,7 +21,7 @@ import type { MqttBridge } from '../mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions, MqttSettings } from '../mqtt/client.js';
 import { NodePresence, newInstanceRecord } from '../mqtt/presence.js';
 import { topicsFor } from '../mqtt/topics.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 
 /**

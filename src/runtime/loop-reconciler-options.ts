@@ -10,7 +10,7 @@ import type { AutotuneDefaults, AutotuneEvent, TuningStatus } from '../core/tuni
 import type { NewTuning } from '../core/tuning/stored-tuning.js';
 import type { Reading } from '../core/types.js';
 import type { ActuatorDriver } from '../drivers/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../time/clock.js';
 
 /** A loop's status as the runtime publishes it: reconcile's, with the tunings and schedule parts. */
 export type PublishedLoopStatus = LoopStatus & { tuning?: TuningStatus; schedule?: ScheduleStatus };

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { backoffDelayMs } from './backoff.js';
-import type { Clock, TimerHandle } from './clock.js';
+import { backoffDelayMs } from '../time/backoff.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 
 /** What a cycle tells the runner about its next run. */
 export interface CycleResult {

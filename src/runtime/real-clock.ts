@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type Clock, StepListeners, type TimerHandle } from './clock.js';
+import { type Clock, StepListeners, type TimerHandle } from '../time/clock.js';
 
 /** Node clamps larger `setTimeout` delays to 1 ms, so longer timers are chained in steps of this. */
 const MAX_TIMEOUT_MS = 2_147_483_647;

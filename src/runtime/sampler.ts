@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DeviceLiveness, Reading } from '../core/types.js';
 import type { SensorDriver } from '../drivers/types.js';
-import { type Clock, shiftDriverTimes, type TimerHandle } from './clock.js';
+import { type Clock, shiftDriverTimes, type TimerHandle } from '../time/clock.js';
 
 /** From this many sensors on, their periods are spread (see start()); a few read together cost nothing. */
 const SPREAD_FROM_SENSORS = 16;

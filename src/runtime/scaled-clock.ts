@@ -1,4 +1,4 @@
-import { type Clock, StepListeners, type TimerHandle } from './clock.js';
+import { type Clock, StepListeners, type TimerHandle } from '../time/clock.js';
 import { RealClock } from './real-clock.js';
 
 /**

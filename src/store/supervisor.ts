@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { type BackoffOptions, backoffDelayMs } from '../runtime/backoff.js';
-import type { Clock, TimerHandle } from '../runtime/clock.js';
+import { type BackoffOptions, backoffDelayMs } from '../time/backoff.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import { closeStore, openStandIn, openStore } from './database.js';
 import { DesiredStore } from './desired-store.js';
 import { EventFeed } from './event-feed.js';

@@ -1,5 +1,5 @@
 import type { LoopStatus } from '../core/status.js';
-import type { Clock, TimerHandle } from '../runtime/clock.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import type { Notifier } from './notify.js';
 
 /** What the daemon tells about its loops' liveness (the gate implements it). */

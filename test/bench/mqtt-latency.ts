@@ -16,7 +16,7 @@
  * Both travel client → broker → daemon → broker → client over loopback.
  *
  * Pacing: the daemon accepts at most `burst` changes at once per loop, then `perMinute`
- * (src/mqtt/change-limiter.ts, 10 then 30 a minute); beyond that a command is refused, as it
+ * (src/control/change-limiter.ts, 10 then 30 a minute); beyond that a command is refused, as it
  * would be for a person or Home Assistant. The bench keeps to the limit as a user must: the
  * client keeps the same token bucket per loop (a little slower, so clock jitter never makes it
  * ahead of the daemon's) and waits for a token before each command. The first `burst` commands
@@ -36,7 +36,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import mqtt from 'mqtt';
-import { type ChangeLimit, DEFAULT_CHANGE_LIMIT } from '../../src/mqtt/change-limiter.js';
+import { type ChangeLimit, DEFAULT_CHANGE_LIMIT } from '../../src/control/change-limiter.js';
 import { RealClock } from '../../src/runtime/real-clock.js';
 import { benchBroker } from '../support/broker.js';
 import { startTestNode } from '../support/node.js';

@@ -8,9 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
+import type { CommandKind } from '../../src/control/commands.js';
 import type { CommandAnswer, CommandSource } from '../../src/control/desired-commands.js';
 import { applyConfig } from '../../src/daemon/store.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { commandPath } from '../support/commands.js';
 import { validConfig } from '../support/config.js';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
+import type { CommandKind } from '../../src/control/commands.js';
+import { type FaultResetOutcome, NOTHING_LATCHED_REASON } from '../../src/control/commands.js';
 import type { CommandAnswer, CommandRequest, CommandSource } from '../../src/control/desired-commands.js';
 import { DesiredCommands } from '../../src/control/desired-commands.js';
 import type { LoopControl } from '../../src/control/loop-control.js';
 import { applyConfig } from '../../src/daemon/store.js';
-import { type FaultResetOutcome, NOTHING_LATCHED_REASON } from '../../src/mqtt/commands.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import type { DesiredStore } from '../../src/store/desired-store.js';
 import { minimalSimConfigText, validConfig } from '../support/config.js';

@@ -149,7 +149,7 @@ test('given the daemon running as its own user under UMask=0027, then a member o
     'homeostat.db-wal': `640 ${owned}`,
     'homeostat.db.lock': `640 ${owned}`,
     'homeostat.db.owner': `640 ${owned}`,
-    // The last applied config for `homeostat safe` (commands/safe-manifest.ts): kept after a stop.
+    // The last applied config for `homeostat safe` (src/safe/manifest.ts): kept after a stop.
     'homeostat.db.safe.json': `640 ${owned}`,
   });
   await assertGroupReads(dbPath, 'running');

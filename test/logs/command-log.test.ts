@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { pino } from 'pino';
+import type { CommandKind } from '../../src/control/commands.js';
 import { type CommandSource, DesiredCommands, describeChange } from '../../src/control/desired-commands.js';
 import type { LoopControl } from '../../src/control/loop-control.js';
 import { applyConfig } from '../../src/daemon/store.js';
 import { journalStream } from '../../src/logger.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { minimalSimConfigText, validConfig } from '../support/config.js';
 import { type MemoryStore, memoryStore } from '../support/store.js';

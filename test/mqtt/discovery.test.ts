@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
+import { parseCommand } from '../../src/control/commands.js';
 import type { Mode } from '../../src/core/types.js';
-import { parseCommand } from '../../src/mqtt/commands.js';
 import {
   CLIMATE_MODE,
   type DiscoveryComponent,

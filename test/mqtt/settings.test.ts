@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { MAX_SECRET_FILE_BYTES, mqttSettings } from '../../src/commands/mqtt-setup.js';
+import { MAX_SECRET_FILE_BYTES, mqttSettings } from '../../src/mqtt/setup.js';
 import { demoConfigWithMqtt } from '../support/config.js';
 import { tempDir } from '../support/tmp.js';
 

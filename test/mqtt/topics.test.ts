@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertPlainTopic, type CommandKind, topicsFor } from '../../src/mqtt/topics.js';
+import type { CommandKind } from '../../src/control/commands.js';
+import { assertPlainTopic, topicsFor } from '../../src/mqtt/topics.js';
 
 /** MQTT topic filter matching (spec 4.7): `+` one level, `#` the rest. */
 function matches(filter: string, topic: string): boolean {

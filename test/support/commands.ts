@@ -6,11 +6,11 @@
  */
 import { join } from 'node:path';
 import type { Config } from '../../src/config/schema.js';
+import type { ChangeLimit } from '../../src/control/change-limiter.js';
+import type { CommandKind } from '../../src/control/commands.js';
 import type { CommandSource } from '../../src/control/desired-commands.js';
 import { DesiredCommands } from '../../src/control/desired-commands.js';
 import type { LoopControl } from '../../src/control/loop-control.js';
-import type { ChangeLimit } from '../../src/mqtt/change-limiter.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 import type { ManualClock } from '../../src/runtime/manual-clock.js';
 import { openStore } from '../../src/store/database.js';
 import { DesiredStore } from '../../src/store/desired-store.js';

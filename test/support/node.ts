@@ -12,9 +12,9 @@ import type { LoopStatus } from '../../src/core/status.js';
 import type { GpioPortFactory } from '../../src/drivers/gpio/port.js';
 import type { MqttConnectionOptions } from '../../src/mqtt/client.js';
 import { Node } from '../../src/node.js';
-import type { Clock } from '../../src/runtime/clock.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import type { Notifier } from '../../src/systemd/notify.js';
+import type { Clock } from '../../src/time/clock.js';
 import { silentLogger } from './logger.js';
 
 export { silentLogger };

@@ -11,11 +11,11 @@ import type { Config } from '../../src/config/schema.js';
 import { Daemon } from '../../src/daemon/daemon.js';
 import type { DaemonStore } from '../../src/daemon/store.js';
 import type { Drivers } from '../../src/kinds/build.js';
-import type { Clock } from '../../src/runtime/clock.js';
 import { openStandIn, openStore } from '../../src/store/database.js';
 import { DesiredStore } from '../../src/store/desired-store.js';
 import { EventFeed } from '../../src/store/event-feed.js';
 import { StateStore } from '../../src/store/state-store.js';
+import type { Clock } from '../../src/time/clock.js';
 import { silentLogger } from './logger.js';
 import { type HasAfter, makeTempDir } from './tmp.js';
 

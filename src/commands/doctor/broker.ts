@@ -2,8 +2,8 @@
 import mqtt from 'mqtt';
 import type { Config } from '../../config/schema.js';
 import type { CheckResult } from '../../kinds/types.js';
+import { mqttSettings } from '../../mqtt/setup.js';
 import { redactUrl } from '../../redact.js';
-import { mqttSettings } from '../mqtt-setup.js';
 import { failedCheck, messageOf } from './shared.js';
 
 /** How long the broker check waits for a CONNACK, ms. */

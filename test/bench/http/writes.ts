@@ -13,8 +13,8 @@
  * other limit: the bench keeps the same token bucket per loop, a little slower, on the node's
  * clock, and waits for a token before each write (the wait is not in the figures).
  */
-import { ChangeLimiter, DEFAULT_CHANGE_LIMIT } from '../../../src/mqtt/change-limiter.js';
-import type { Clock } from '../../../src/runtime/clock.js';
+import { ChangeLimiter, DEFAULT_CHANGE_LIMIT } from '../../../src/control/change-limiter.js';
+import type { Clock } from '../../../src/time/clock.js';
 import { SseClient, type SseFrame } from './sse.js';
 import { elapsedMs, type Stats, sleep, stats, withTimeout } from './stats.js';
 

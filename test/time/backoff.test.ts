@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { backoffDelayMs } from '../../src/runtime/backoff.js';
+import { backoffDelayMs } from '../../src/time/backoff.js';
 
 describe('backoffDelayMs', () => {
   test('capped exponential: 1 s, 2 s, 4 s … up to 30 s', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { CommandKind } from '../../src/control/commands.js';
+import { type CommandOutcome, parseCommand, resultPayload } from '../../src/control/commands.js';
 import type { Mode } from '../../src/core/types.js';
-import { type CommandOutcome, parseCommand, resultPayload } from '../../src/mqtt/commands.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 
 // A heat-only room loop: setpoint limits 5..30, modes off and heat.
 const room = { limits: { min: 5, max: 30 }, modes: ['off', 'heat'] as Mode[], step: 0.5 };

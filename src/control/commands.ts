@@ -1,5 +1,6 @@
 /**
- * Commands received over MQTT, parsed strictly and validated against the loop they address.
+ * Commands received over MQTT or HTTP (the same bytes), parsed strictly and validated against
+ * the loop they address.
  *
  * A command is desired state from outside: anything we are not sure about is rejected with a
  * reason a person can act on, never guessed at, clamped or partly applied. A rejected command
@@ -22,13 +23,26 @@ import {
   topLevelNumberText,
   withRequestId,
 } from './command-json.js';
-import { NO_PRESET, type ProfileChange, presetCommand, profileCommand } from './schedule-commands.js';
-import type { CommandKind } from './topics.js';
-import { type AutotuneChange, autotuneCommand, type TuningTarget, tuningCommand } from './tuning-commands.js';
+import { NO_PRESET, type ProfileChange, presetCommand, profileCommand } from './schedule-payloads.js';
+import { type AutotuneChange, autotuneCommand, type TuningTarget, tuningCommand } from './tuning-payloads.js';
 
 export { MAX_REQUEST_ID_LENGTH } from './command-json.js';
-export { NO_PRESET, type ProfileChange } from './schedule-commands.js';
-export type { AutotuneChange, TuningTarget } from './tuning-commands.js';
+export { NO_PRESET, type ProfileChange } from './schedule-payloads.js';
+export type { AutotuneChange, TuningTarget } from './tuning-payloads.js';
+
+/**
+ * What a command asks for, whichever way it came in (an MQTT command topic, an HTTP route, the
+ * CLI through either): each transport maps its own address onto one of these.
+ */
+export type CommandKind =
+  | 'setpoint'
+  | 'mode'
+  | 'json'
+  | 'faultReset'
+  | 'autotune'
+  | 'tuning'
+  | 'preset'
+  | 'profile';
 
 /** The change an accepted command asks for. */
 export interface CommandChange {

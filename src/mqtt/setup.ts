@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { type Config, mqttOf, usesMqtt } from '../config/schema.js';
 import type { DesiredCommands } from '../control/desired-commands.js';
-import { type LoopControl, MqttBridge } from '../mqtt/bridge.js';
-import { MqttConnection, type MqttConnectionOptions, type MqttSettings } from '../mqtt/client.js';
-import { topicsFor } from '../mqtt/topics.js';
-import type { Clock } from '../runtime/clock.js';
 import type { DesiredStore } from '../store/desired-store.js';
+import type { Clock } from '../time/clock.js';
 import { homeostatVersion } from '../version.js';
+import { type LoopControl, MqttBridge } from './bridge.js';
+import { MqttConnection, type MqttConnectionOptions, type MqttSettings } from './client.js';
+import { topicsFor } from './topics.js';
 
 /**
  * The broker settings from the config (and `--mqtt-url`), reading the password and TLS files.

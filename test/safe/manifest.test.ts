@@ -9,15 +9,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DEFAULT_DEADLINE_MS, safeCommand } from '../../src/commands/safe.js';
+import { parseConfigText } from '../../src/config/load.js';
 import {
   buildSafeManifest,
   readSafeManifest,
   SafeManifestWriter,
   safeManifestPath,
-} from '../../src/commands/safe-manifest.js';
-import { parseConfigText } from '../../src/config/load.js';
+} from '../../src/safe/manifest.js';
+import { configFile, fakeKernel, pi4, rawLevel } from '../commands/safe-fixtures.js';
 import { LogLevel, recordingLogger } from '../support/logger.js';
-import { configFile, fakeKernel, pi4, rawLevel } from './safe-fixtures.js';
 
 const HEATER_AND_COOLER = `  heater: { kind: gpio_relay, bcm: 17 }
   cooler: { kind: gpio_relay, bcm: 27, activeLow: false }`;

@@ -1,7 +1,8 @@
 /**
- * The small pieces every command parser shares (commands.ts, tuning-commands.ts): refusals with
- * the requestId kept, UTF-8 decoding, quoting a payload for a message, and the checks of a JSON
- * object command (duplicate keys, a requestId salvaged from an invalid one, zod issues as text).
+ * The small pieces every command parser shares (commands.ts, schedule-payloads.ts,
+ * tuning-payloads.ts): refusals with the requestId kept, UTF-8 decoding, quoting a payload for
+ * a message, and the checks of a JSON object command (duplicate keys, a requestId salvaged from
+ * an invalid one, zod issues as text).
  *
  * Pure: no IO.
  */

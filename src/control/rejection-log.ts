@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../runtime/clock.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 
 /** An event as the store records it (DesiredStore.recordEvent). */
 export interface RejectionEvent {

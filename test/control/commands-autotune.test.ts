@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { CommandKind } from '../../src/control/commands.js';
+import { type CommandChange, parseCommand, resultPayload } from '../../src/control/commands.js';
+import { MAX_AUTOTUNE_DURATION_S, MAX_CLOSED_LOOP_S } from '../../src/control/tuning-payloads.js';
 import type { Mode } from '../../src/core/types.js';
-import { type CommandChange, parseCommand, resultPayload } from '../../src/mqtt/commands.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
-import { MAX_AUTOTUNE_DURATION_S, MAX_CLOSED_LOOP_S } from '../../src/mqtt/tuning-commands.js';
 
 const room = { limits: { min: 5, max: 30 }, modes: ['off', 'heat'] as Mode[] };
 

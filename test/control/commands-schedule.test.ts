@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { CommandKind } from '../../src/control/commands.js';
+import { type CommandChange, parseCommand } from '../../src/control/commands.js';
 import type { Mode } from '../../src/core/types.js';
-import { type CommandChange, parseCommand } from '../../src/mqtt/commands.js';
-import type { CommandKind } from '../../src/mqtt/topics.js';
 
 const room = { limits: { min: 5, max: 30 }, modes: ['off', 'heat'] as Mode[] };
 

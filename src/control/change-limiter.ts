@@ -1,9 +1,9 @@
 /**
- * How many changes of desired state a loop accepts from MQTT: a token bucket per loop. A
- * person or Home Assistant changes a setpoint a few times a minute (a slider may send a burst);
- * a script gone wrong or an attacker sends thousands, and each change is a committed row, an
- * event and a new generation. Beyond the bucket a change is refused with the reason (it still
- * gets its result). Repeating the current value is not a change and costs nothing.
+ * How many changes of desired state a loop accepts from outside (MQTT, HTTP): a token bucket
+ * per loop. A person or Home Assistant changes a setpoint a few times a minute (a slider may
+ * send a burst); a script gone wrong or an attacker sends thousands, and each change is a
+ * committed row, an event and a new generation. Beyond the bucket a change is refused with the
+ * reason (it still gets its result). Repeating the current value is not a change and costs nothing.
  */
 export interface ChangeLimit {
   /** Changes accepted at once after a quiet period. */

@@ -27,7 +27,7 @@ import { nodeSchema } from '../config/schema/node.js';
 import type { Config } from '../config/schema.js';
 import { writeFileDurably } from '../durable-file.js';
 import { redactUrl } from '../redact.js';
-import { planFromConfig, type SafePlan } from './safe-plan.js';
+import { planFromConfig, type SafePlan } from './plan.js';
 
 /** The `format` field: a file that is not a manifest is never mistaken for one. */
 export const SAFE_MANIFEST_FORMAT = 'homeostat-safe-manifest';

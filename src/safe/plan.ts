@@ -2,7 +2,7 @@
  * What `homeostat safe` drives, read from the config: the GPIO relays (and where GPIO lives),
  * and the MQTT actuators with their safe command and the broker that reaches them. A config
  * that no longer validates still names the relays that are wired, so they are read from its
- * text as a best guess. The same plan comes from the last applied config (safe-manifest.ts)
+ * text as a best guess. The same plan comes from the last applied config (safe/manifest.ts)
  * when the file cannot be used; safe-sources.ts chooses and merges.
  */
 import { parse } from 'yaml';
@@ -10,8 +10,8 @@ import { readConfigText } from '../config/load.js';
 import { type Config, DEFAULT_SYSFS_ROOT, type MqttConfig } from '../config/schema.js';
 import type { GpioChipOverride } from '../drivers/gpio/chip.js';
 import { levelCommandPayload } from '../drivers/mqtt/payload.js';
-import type { SafeRelay } from './safe-gpio.js';
-import type { SafePwm } from './safe-pwm.js';
+import type { SafeRelay } from './gpio.js';
+import type { SafePwm } from './pwm.js';
 
 /** One MQTT actuator: its safe command, and what protects it when the broker is not reached. */
 export interface SafePlug {
@@ -142,7 +142,7 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
  * The pwm actuators a broken file names: chip and channel (defaults 0) as integers, bad ones
  * skipped; safeLevel (default 0), polarity (default normal) and the period from periodMs or
  * frequencyHz (1e9 / Hz ns), as far as the file gives them. What cannot be reached without a
- * period is reported not confirmed safe by `safe` (safe-pwm.ts), never guessed.
+ * period is reported not confirmed safe by `safe` (safe/pwm.ts), never guessed.
  */
 function pwmsFromBrokenText(actuators: Record<string, unknown>): SafePwm[] {
   const pwms: SafePwm[] = [];
