@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { parseDurationMs } from './commands/duration.js';
+import { parseDurationMs } from './operations/duration.js';
 import { argumentProblem, COMMANDS, commandHelp, parseProblem } from './commands/help.js';
 import { exitWhenDrained, ignoreClosedReaders } from './commands/output.js';
 import { defaultConfigPath, defaultDbPath } from './commands/paths.js';

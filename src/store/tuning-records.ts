@@ -317,7 +317,7 @@ export function sameTuning(a: StoredTuning, b: StoredTuning): boolean {
 
 /**
  * The largest options a stored request may hold, seconds, on write and on read: the bounds every
- * way in holds requests to (MQTT: mqtt/tuning-commands.ts, HTTP: http/schemas.ts). A larger
+ * way in holds requests to (MQTT: mqtt/tuning-commands.ts, HTTP: operations/schemas.ts). A larger
  * value is a unit mistake or a damaged row; read back, it must not become a run of months.
  */
 export const MAX_AUTOTUNE_OPTION_S = { closedLoopS: 86_400, maxDurationS: 7 * 86_400 } as const;

@@ -11,7 +11,7 @@ import {
   type EventView,
   type TuningsResponse,
   tuningView,
-} from '../../src/http/schemas.js';
+} from '../../src/operations/schemas.js';
 import { toTuningView } from '../../src/http/views.js';
 import { type ApiTestNode, getJson, postJson, rawRequest, startApiNode } from './support.js';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CommandResult, EventView, LoopView } from '../../src/http/schemas.js';
+import type { CommandResult, EventView, LoopView } from '../../src/operations/schemas.js';
 import { NOTHING_LATCHED_REASON } from '../../src/mqtt/commands.js';
 import { type ApiTestNode, getJson, postJson, rawRequest, startApiNode } from './support.js';
 
