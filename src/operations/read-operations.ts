@@ -25,7 +25,6 @@ export const READ_OPERATIONS = {
       transport: 'api-or-db',
       options: [{ name: 'json', description: 'the loops as JSON' }],
       example: 'homeostat status --json | jq ".[] | {loop, measured, setpoint}"',
-      uses: ['node'],
     },
   },
   loop: {
@@ -63,7 +62,6 @@ export const READ_OPERATIONS = {
         { name: 'csv', description: 'as CSV' },
       ],
       example: 'homeostat history room --since 24h --csv > room.csv',
-      uses: ['node'],
     },
   },
   plot: {
@@ -83,7 +81,7 @@ export const READ_OPERATIONS = {
         { name: 'since', value: '6h', description: 'how far back (90m, 6h, 7d; default 6h)' },
       ],
       example: 'homeostat plot room --since 24h --out room.svg',
-      uses: ['node', 'loopHistory', 'events'],
+      uses: ['loopHistory', 'events'],
     },
   },
   events: {
@@ -112,7 +110,6 @@ export const READ_OPERATIONS = {
         { name: 'json', description: 'as JSON' },
       ],
       example: 'homeostat events --loop room --since 6h',
-      uses: ['node'],
     },
   },
   fleet: {
@@ -138,7 +135,6 @@ export const READ_OPERATIONS = {
       transport: 'api-or-db',
       options: [{ name: 'json', description: "as JSON (the API's answer)" }],
       example: 'homeostat tunings room',
-      uses: ['node'],
     },
   },
   stream: {

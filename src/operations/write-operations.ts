@@ -41,7 +41,6 @@ export const WRITE_OPERATIONS = {
         },
       ],
       example: 'homeostat set room --setpoint 21.5',
-      uses: ['node'],
     },
   },
   resetFault: {
@@ -90,7 +89,7 @@ export const WRITE_OPERATIONS = {
         { name: 'cancel', description: 'stop the running autotune of LOOP' },
       ],
       example: 'homeostat autotune room --max-duration 12h',
-      uses: ['node', 'loop'],
+      uses: ['loop'],
     },
   },
   applyTuning: {
@@ -113,7 +112,6 @@ export const WRITE_OPERATIONS = {
       transport: 'api',
       options: [],
       example: 'homeostat tuning room latest',
-      uses: ['node'],
     },
   },
   selectPreset: {
@@ -136,7 +134,6 @@ export const WRITE_OPERATIONS = {
       transport: 'api',
       options: [],
       example: 'homeostat preset living eco',
-      uses: ['node'],
     },
   },
   commandProfile: {
@@ -159,7 +156,6 @@ export const WRITE_OPERATIONS = {
       transport: 'api',
       options: [],
       example: 'homeostat profile fermenter start ale',
-      uses: ['node'],
     },
   },
   login: {
