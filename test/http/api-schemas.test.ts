@@ -10,10 +10,10 @@ import { after, describe, test } from 'node:test';
 import type { z } from 'zod';
 import type { ApiDeps } from '../../src/http/api-deps.js';
 import { type ApiRoute, apiRoutes } from '../../src/http/routes.js';
-import { eventView, type LoopView, loopView, streamEvents } from '../../src/operations/schemas.js';
 import { Sessions } from '../../src/http/security.js';
 import { EventStream } from '../../src/http/sse.js';
 import { DashboardAssets } from '../../src/http/static.js';
+import { eventView, type LoopView, loopView, streamEvents } from '../../src/operations/schemas.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { tempDir } from '../support/tmp.js';
 import {

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CommandResult, EventView, LoopView } from '../../src/operations/schemas.js';
 import { NOTHING_LATCHED_REASON } from '../../src/mqtt/commands.js';
+import type { CommandResult, EventView, LoopView } from '../../src/operations/schemas.js';
 import { type ApiTestNode, getJson, postJson, rawRequest, startApiNode } from './support.js';
 
 const ROOM = '/api/loops/room';
