@@ -1,16 +1,23 @@
-import { z } from 'zod';
-import { type HistoryResponse, historyResponse } from '../http/recorded-schemas.js';
+import type { z } from 'zod';
+import type { LoopTuningView, TuningsResponse, WriteResult } from '../operations/client-schemas.js';
+import type { HttpSpec } from '../operations/operation.js';
+import type { HistoryResponse } from '../operations/recorded-schemas.js';
 import {
   type CommandResult,
-  commandResult,
   type EventView,
   errorResponse,
-  eventsResponse,
   type LoopView,
-  loopsResponse,
   type NodeResponse,
-  nodeResponse,
-} from '../http/schemas.js';
+} from '../operations/schemas.js';
+import { type HttpOperationName, OPERATIONS } from '../operations/table.js';
+
+export type {
+  AutotuneView,
+  LoopTuningView,
+  StoredTuningView,
+  TuningsResponse,
+  WriteResult,
+} from '../operations/client-schemas.js';
 
 /**
  * The CLI's client of the daemon's HTTP API (src/http): `status`, `history`, `events` and `set`
@@ -61,112 +68,6 @@ export interface SetBody {
   mode?: string;
   requestId: string;
 }
-
-/**
- * The autotune and tuning answers (their shapes: src/http/schemas.ts). Declared here,
- * loosely (unknown fields kept, most optional): the CLI prints what the daemon gives and must
- * not refuse a daemon one field newer than itself.
- */
-const finiteOrNull = z.number().nullable().optional();
-const fopdtFields = {
-  gain: z.number(),
-  timeConstantS: z.number(),
-  deadTimeS: z.number(),
-  ambient: z.number().optional(),
-};
-/** Standard errors: NaN (unknown) travels as null in JSON. */
-const standardErrorView = z.object({
-  gain: finiteOrNull,
-  timeConstantS: finiteOrNull,
-  deadTimeS: finiteOrNull,
-});
-export const gainsView = z.looseObject({ kp: z.number(), tiS: z.number(), tdS: z.number() });
-export const tuningModelView = z.looseObject({
-  ...fopdtFields,
-  standardError: standardErrorView.optional(),
-  rmsResidual: finiteOrNull,
-});
-/** A finished run's result as the loop's status shows it: the model and the gains, flat. */
-export const autotuneResultView = z.looseObject({
-  ...fopdtFields,
-  standardError: standardErrorView.optional(),
-  rmsResidual: finiteOrNull,
-  kp: z.number(),
-  tiS: z.number(),
-  tdS: z.number(),
-  closedLoopS: finiteOrNull,
-  /** The suggested relay duty band, loop unit; or a time-proportioning window, s. */
-  band: finiteOrNull,
-  windowS: finiteOrNull,
-});
-export const autotuneView = z.looseObject({
-  phase: z.string(),
-  side: z.string().optional(),
-  cycles: z.number().optional(),
-  cyclesNeeded: z.number().optional(),
-  elapsedMs: finiteOrNull,
-  elapsedS: finiteOrNull,
-  remainingMs: finiteOrNull,
-  remainingS: finiteOrNull,
-  remainingIsLimit: z.boolean().optional(),
-  startedAt: z.string().nullable().optional(),
-  endedAt: z.string().nullable().optional(),
-  abortReason: z.string().nullable().optional(),
-  reason: z.string().nullable().optional(),
-  result: autotuneResultView.nullable().optional(),
-});
-export type AutotuneView = z.infer<typeof autotuneView>;
-/** GET /api/loops/{loop} as the autotune follows it: the Loop with `autotune` and `tuning`. */
-export const loopTuningView = z.looseObject({
-  loop: z.string(),
-  quantity: z.string(),
-  unit: z.string(),
-  mode: z.string(),
-  setpoint: z.number(),
-  step: z.number().optional(),
-  generation: z.number(),
-  observedGeneration: z.number(),
-  actuators: z.record(z.string(), z.unknown()),
-  autotune: autotuneView.nullable().optional(),
-  tuning: z
-    .looseObject({
-      active: z.union([z.number(), z.literal('config')]),
-      latest: z.number().nullable().optional(),
-      /** The last start the loop could not make (a latched fault, no reading…), and why. */
-      refused: z.looseObject({ reason: z.string(), generation: z.number().optional() }).nullable().optional(),
-    })
-    .nullable()
-    .optional(),
-});
-export type LoopTuningView = z.infer<typeof loopTuningView>;
-export const storedTuningView = z.looseObject({
-  version: z.number(),
-  createdAt: z.string(),
-  source: z.string(),
-  active: z.boolean(),
-  gains: gainsView,
-  /** A loop with a heater and a cooler: the lower side's gains (absent: `gains` serve both). */
-  lowerGains: gainsView.optional(),
-  model: tuningModelView.nullable().optional(),
-  details: z.unknown().optional(),
-});
-export type StoredTuningView = z.infer<typeof storedTuningView>;
-export const tuningsResponse = z.looseObject({
-  loop: z.string(),
-  active: z.union([z.number(), z.literal('config')]),
-  tunings: z.array(storedTuningView),
-});
-export type TuningsResponse = z.infer<typeof tuningsResponse>;
-/** A write's answer (autotune, tuning): refusals are answers too (`accepted: false`). */
-export const writeResult = z.looseObject({
-  loop: z.string().optional(),
-  accepted: z.boolean(),
-  reason: z.string().optional(),
-  generation: z.number().int().optional(),
-  changed: z.boolean().optional(),
-  requestId: z.string().optional(),
-});
-export type WriteResult = z.infer<typeof writeResult>;
 
 export interface AutotuneBody {
   action: 'start' | 'cancel';
@@ -228,91 +129,73 @@ export interface Token {
 
 /**
  * The client of the API at `baseUrl`: `token` is sent as `Authorization: Bearer` when it has a
- * value (the caller decides where a token may go: see daemonApi in cli-config.ts).
+ * value (the caller decides where a token may go: see daemonApi in cli-config.ts). Each call
+ * names its operation; the path, method, answer schema and timeout come from the table.
  */
 export function apiClient(baseUrl: string, token: Token, opts: ApiTimeouts = {}): DaemonApi {
-  const call = <T>(request: ApiRequest<T>) => callApi(baseUrl, token, request);
-  const readMs = opts.readTimeoutMs ?? READ_TIMEOUT_MS;
-  // Refusals (422, 429, 503, a 404 in this shape) are answers too: `accepted: false`.
-  const write = (path: string, body: unknown) =>
-    call({
-      method: 'POST',
-      path,
-      body,
-      schema: writeResult,
-      anyStatus: true,
-      timeoutMs: opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS,
-    });
+  const call = <K extends HttpOperationName>(name: K, input: CallInput = {}) =>
+    callApi(baseUrl, token, operationRequest(name, input, opts));
+  const of = (loop: string) => ({ params: { loop } });
   return {
     kind: 'api',
     baseUrl,
-    node: async () => {
-      const answer = await call({
-        method: 'GET',
-        path: '/api/node',
-        schema: nodeResponse,
-        timeoutMs: readMs,
-      });
-      return answer.kind === 'ok' ? { kind: 'ok', value: answer.value.node } : answer;
-    },
-    loops: async () => {
-      const answer = await call({
-        method: 'GET',
-        path: '/api/loops',
-        schema: loopsResponse,
-        timeoutMs: readMs,
-      });
-      return answer.kind === 'ok' ? { kind: 'ok', value: answer.value.loops } : answer;
-    },
-    history: (loop, query) =>
-      call({
-        method: 'GET',
-        path: `/api/loops/${encodeURIComponent(loop)}/history${queryString({ ...query })}`,
-        schema: historyResponse,
-        timeoutMs: readMs,
-      }),
-    events: async (query) => {
-      const path = `/api/events${queryString({ ...query })}`;
-      const answer = await call({ method: 'GET', path, schema: eventsResponse, timeoutMs: readMs });
-      return answer.kind === 'ok' ? { kind: 'ok', value: answer.value.events } : answer;
-    },
-    set: (loop, body) =>
-      call({
-        method: 'POST',
-        path: `/api/loops/${encodeURIComponent(loop)}`,
-        body,
-        // Refusals (422, 429, 503, a 404 in this shape) are answers too: `accepted: false`.
-        schema: commandResult,
-        anyStatus: true,
-        timeoutMs: opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS,
-      }),
-    loop: (loop) => call({ method: 'GET', path: loopPath(loop), schema: loopTuningView, timeoutMs: readMs }),
-    autotune: (loop, body) =>
-      call({
-        method: 'POST',
-        path: `${loopPath(loop)}/autotune`,
-        body,
-        schema: writeResult,
-        anyStatus: true,
-        timeoutMs: opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS,
-      }),
-    tuning: (loop, body) =>
-      call({
-        method: 'POST',
-        path: `${loopPath(loop)}/tuning`,
-        body,
-        schema: writeResult,
-        anyStatus: true,
-        timeoutMs: opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS,
-      }),
-    tunings: (loop) =>
-      call({ method: 'GET', path: `${loopPath(loop)}/tunings`, schema: tuningsResponse, timeoutMs: readMs }),
-    preset: (loop, body) => write(`${loopPath(loop)}/preset`, body),
-    profile: (loop, body) => write(`${loopPath(loop)}/profile`, body),
+    node: async () => unwrap(await call('node'), (value) => value.node),
+    loops: async () => unwrap(await call('loops'), (value) => value.loops),
+    history: (loop, query) => call('loopHistory', { ...of(loop), query: { ...query } }),
+    events: async (query) => unwrap(await call('events', { query: { ...query } }), (value) => value.events),
+    set: (loop, body) => call('setLoop', { ...of(loop), body }),
+    loop: (loop) => call('loop', of(loop)),
+    autotune: (loop, body) => call('autotune', { ...of(loop), body }),
+    tuning: (loop, body) => call('applyTuning', { ...of(loop), body }),
+    tunings: (loop) => call('tunings', of(loop)),
+    preset: (loop, body) => call('selectPreset', { ...of(loop), body }),
+    profile: (loop, body) => call('commandProfile', { ...of(loop), body }),
   };
 }
 
-const loopPath = (loop: string) => `/api/loops/${encodeURIComponent(loop)}`;
+/** What a call fills in: the path's parameters, the query, the body. */
+interface CallInput {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+type HttpOf<K extends HttpOperationName> = Extract<(typeof OPERATIONS)[K], { http: unknown }>['http'];
+/** What the CLI reads an operation's answer as: its `client` schema, else its `response`. */
+type ClientAnswer<K extends HttpOperationName> =
+  HttpOf<K> extends { client: z.ZodType<infer T> }
+    ? T
+    : HttpOf<K> extends { response: z.ZodType<infer T> }
+      ? T
+      : unknown;
+
+/**
+ * The request of an operation. A write's refusals (422, 429, 503, a 404 in this shape) are
+ * answers too (`accepted: false`): its schema is checked whatever the status.
+ */
+function operationRequest<K extends HttpOperationName>(
+  name: K,
+  { params = {}, query = {}, body }: CallInput,
+  opts: ApiTimeouts,
+): ApiRequest<ClientAnswer<K>> {
+  const http: HttpSpec = OPERATIONS[name].http;
+  const path = http.path.replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(params[key] ?? ''));
+  const schema = (http.client ?? http.response) as z.ZodType<ClientAnswer<K>>;
+  return {
+    method: http.method,
+    path: `${path}${queryString(query)}`,
+    ...(body === undefined ? {} : { body }),
+    schema,
+    ...(http.write ? { anyStatus: true } : {}),
+    timeoutMs: http.write
+      ? (opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS)
+      : (opts.readTimeoutMs ?? READ_TIMEOUT_MS),
+  };
+}
+
+function unwrap<T, U>(answer: ApiAnswer<T>, pick: (value: T) => U): ApiAnswer<U> {
+  return answer.kind === 'ok' ? { kind: 'ok', value: pick(answer.value) } : answer;
+}
 
 function queryString(params: Record<string, string | number | undefined>): string {
   const search = new URLSearchParams();
@@ -324,7 +207,7 @@ function queryString(params: Record<string, string | number | undefined>): strin
 }
 
 interface ApiRequest<T> {
-  method: 'GET' | 'POST';
+  method: HttpSpec['method'];
   path: string;
   body?: unknown;
   schema: z.ZodType<T>;

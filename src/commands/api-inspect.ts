@@ -1,6 +1,6 @@
 import type { LoopStatus } from '../core/status.js';
 import type { Action, ConditionType, Mode } from '../core/types.js';
-import type { EventView, LoopView } from '../http/schemas.js';
+import type { EventView, LoopView } from '../operations/schemas.js';
 import { formatStatusLine } from '../status-line.js';
 import type { ApiAnswer, DaemonApi, NoApi, Unreached } from './api-client.js';
 import { noDaemonNotice, reachDaemon } from './cli-config.js';

@@ -1,7 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AutotuneBody, AutotuneView, DaemonApi, LoopTuningView, WriteResult } from './api-client.js';
+import type {
+  ApiAnswer,
+  AutotuneBody,
+  AutotuneView,
+  DaemonApi,
+  LoopTuningView,
+  WriteResult,
+} from './api-client.js';
+import {
+  active,
+  duration,
+  equipmentLine,
+  msOf,
+  progressLine,
+  resultLines,
+  significant,
+} from './autotune-lines.js';
 import { noDaemonNotice, reachDaemon } from './cli-config.js';
+
+export { active, duration, equipmentLine, progressLine, resultLines, significant };
 
 /**
  * `homeostat autotune LOOP`: asks the running daemon to start a relay autotune on the loop
@@ -35,8 +53,6 @@ export interface AutotuneCommandOptions {
 
 /** The status changes once a control cycle (10 s or more): every 3 s sees each change soon. */
 export const POLL_MS = 3_000;
-/** The daemon's default time limit (core/tuning/autotune.ts DEFAULT_MAX_DURATION_MS). */
-const DEFAULT_LIMIT_MS = 48 * 3_600_000;
 /** A progress line at least this often (daemon time) when nothing else changed. */
 const HEARTBEAT_MS = 30 * 60_000;
 /** Polls after the request was observed with no new run before saying none started. */
@@ -147,52 +163,16 @@ async function follow(
   const interrupt = opts.stop ? undefined : sigint();
   const stop = opts.stop ?? interrupt!.signal;
   const pollMs = opts.pollMs ?? POLL_MS;
-  const previous = JSON.stringify(start.before.autotune ?? null);
-  let seenRun = false;
-  let idlePolls = 0;
-  let lost = false;
-  let last: { key: string; elapsedMs: number } | undefined;
+  const watch: Watch = {
+    previous: JSON.stringify(start.before.autotune ?? null),
+    seenRun: false,
+    idlePolls: 0,
+    lost: false,
+  };
   try {
     for (;;) {
-      const answer = await api.loop(loop);
-      if (answer.kind === 'error') {
-        write(`homeostat autotune: ${answer.message}`);
-        return 1;
-      }
-      if (answer.kind === 'unreachable') {
-        if (!lost)
-          write(`${loop}: ${noDaemonNotice(answer)}; still trying (the run, if any, lives in the daemon)`);
-        lost = true;
-      } else {
-        if (lost) write(`${loop}: the daemon answers again`);
-        lost = false;
-        const view = answer.value;
-        const run = view.autotune ?? undefined;
-        const observed = view.observedGeneration >= start.generation;
-        const isNew = run !== undefined && (seenRun || JSON.stringify(run) !== previous);
-        const refused = view.tuning?.refused;
-        if (!seenRun && refused && refused.generation === start.generation) {
-          write(`homeostat autotune: ${loop}: the loop did not start it: ${refused.reason}`);
-          return 1;
-        }
-        if (run && isNew && active(run)) {
-          if (!seenRun) write(`${loop}: autotune started: ${equipmentLine(view, opts, run)}`);
-          seenRun = true;
-          const line = progressLine(view, run);
-          const elapsedMs = msOf(run.elapsedMs, run.elapsedS) ?? 0;
-          if (!last || last.key !== line.key || elapsedMs - last.elapsedMs >= HEARTBEAT_MS) {
-            write(`${loop}: ${line.text}`);
-            last = { key: line.key, elapsedMs };
-          }
-        } else if (run && isNew && observed) {
-          return finish(api, opts, { view, run, before: start.before }, write);
-        } else if (observed && ++idlePolls > GRACE_POLLS) {
-          write(
-            `homeostat autotune: ${loop}: the daemon took the request (generation ${start.generation}) but started no run: see homeostat events --loop ${loop}`,
-          );
-          return 1;
-        }
-      }
+      const code = await onAnswer(await api.loop(loop), { api, opts, start, watch, write });
+      if (code !== undefined) return code;
       await sleep(pollMs, undefined, { signal: stop });
     }
   } catch (error) {
@@ -204,6 +184,72 @@ async function follow(
   } finally {
     interrupt?.dispose();
   }
+}
+
+/** What the follower remembers between polls. */
+interface Watch {
+  /** The loop's autotune before the request (a run equal to it is the old one). */
+  previous: string;
+  seenRun: boolean;
+  idlePolls: number;
+  /** The daemon stopped answering (said once, and once when it answers again). */
+  lost: boolean;
+  last?: { key: string; elapsedMs: number };
+}
+
+interface Following {
+  api: DaemonApi;
+  opts: AutotuneCommandOptions;
+  start: Started;
+  watch: Watch;
+  write: Write;
+}
+
+/** One poll's answer: the exit code once the run ended (or failed to start), else undefined. */
+async function onAnswer(
+  answer: ApiAnswer<LoopTuningView>,
+  { api, opts, start, watch, write }: Following,
+): Promise<number | undefined> {
+  const { loop } = opts;
+  if (answer.kind === 'error') {
+    write(`homeostat autotune: ${answer.message}`);
+    return 1;
+  }
+  if (answer.kind === 'unreachable') {
+    if (!watch.lost)
+      write(`${loop}: ${noDaemonNotice(answer)}; still trying (the run, if any, lives in the daemon)`);
+    watch.lost = true;
+    return undefined;
+  }
+  if (watch.lost) write(`${loop}: the daemon answers again`);
+  watch.lost = false;
+  const view = answer.value;
+  const run = view.autotune ?? undefined;
+  const observed = view.observedGeneration >= start.generation;
+  const isNew = run !== undefined && (watch.seenRun || JSON.stringify(run) !== watch.previous);
+  const refused = view.tuning?.refused;
+  if (!watch.seenRun && refused && refused.generation === start.generation) {
+    write(`homeostat autotune: ${loop}: the loop did not start it: ${refused.reason}`);
+    return 1;
+  }
+  if (run && isNew && active(run)) {
+    if (!watch.seenRun) write(`${loop}: autotune started: ${equipmentLine(view, opts, run)}`);
+    watch.seenRun = true;
+    const line = progressLine(view, run);
+    const elapsedMs = msOf(run.elapsedMs, run.elapsedS) ?? 0;
+    if (!watch.last || watch.last.key !== line.key || elapsedMs - watch.last.elapsedMs >= HEARTBEAT_MS) {
+      write(`${loop}: ${line.text}`);
+      watch.last = { key: line.key, elapsedMs };
+    }
+  } else if (run && isNew && observed) {
+    return finish(api, opts, { view, run, before: start.before }, write);
+  } else if (observed && ++watch.idlePolls > GRACE_POLLS) {
+    write(
+      `homeostat autotune: ${loop}: the daemon took the request (generation ${start.generation}) but started no run: see homeostat events --loop ${loop}`,
+    );
+    return 1;
+  }
+  return undefined;
 }
 
 /** Aborted on the first Ctrl-C, for the time the command follows a run. */
@@ -254,123 +300,4 @@ async function finish(
     );
   }
   return 0;
-}
-
-export function active(run: AutotuneView): boolean {
-  return run.phase === 'noise' || run.phase === 'relay';
-}
-
-const msOf = (ms: number | null | undefined, s: number | null | undefined) =>
-  typeof ms === 'number' ? ms : typeof s === 'number' ? s * 1000 : undefined;
-
-/** What the run does to the equipment, in one line. */
-export function equipmentLine(
-  view: Pick<LoopTuningView, 'quantity' | 'unit' | 'mode' | 'setpoint' | 'actuators' | 'step'>,
-  opts: Pick<AutotuneCommandOptions, 'side' | 'maxDurationS'>,
-  run?: AutotuneView,
-): string {
-  const side = (run?.side ?? opts.side ?? sideOfMode(view.mode)) as 'raise' | 'lower' | undefined;
-  const ids = Object.keys(view.actuators);
-  const what = equipmentWord(view.quantity, side);
-  const named = ids.length === 1 ? `${what} (${ids[0]})` : what;
-  const digits = Math.max(1, decimalsOf(view.step ?? 0.1));
-  const limitMs =
-    run && run.phase === 'noise' && run.remainingIsLimit
-      ? (msOf(run.elapsedMs, run.elapsedS) ?? 0) + (msOf(run.remainingMs, run.remainingS) ?? 0)
-      : opts.maxDurationS === undefined
-        ? DEFAULT_LIMIT_MS
-        : opts.maxDurationS * 1000;
-  return `switches ${named} on and off around ${view.setpoint.toFixed(digits)} ${view.unit} until the oscillation is steady; at most ${duration(limitMs)}; the safety limits stay active; Ctrl-C stops watching, not the run`;
-}
-
-function sideOfMode(mode: string): 'raise' | 'lower' | undefined {
-  if (mode === 'heat' || mode === 'humidify') return 'raise';
-  if (mode === 'cool' || mode === 'dehumidify') return 'lower';
-  return undefined;
-}
-
-function equipmentWord(quantity: string, side: 'raise' | 'lower' | undefined): string {
-  if (side === undefined) return 'the actuator';
-  if (quantity === 'temperature') return side === 'raise' ? 'the heater' : 'the cooler';
-  if (quantity === 'humidity') return side === 'raise' ? 'the humidifier' : 'the dehumidifier';
-  return side === 'raise' ? 'the raising actuator' : 'the lowering actuator';
-}
-
-/** One progress line and what makes it new (phase and cycles; time alone does not). */
-export function progressLine(
-  view: Pick<LoopTuningView, 'unit'>,
-  run: AutotuneView,
-): { key: string; text: string } {
-  const elapsed = duration(msOf(run.elapsedMs, run.elapsedS) ?? 0);
-  const remainingMs = msOf(run.remainingMs, run.remainingS);
-  const left =
-    remainingMs === undefined
-      ? ''
-      : ` · ${run.remainingIsLimit ? 'at most' : 'about'} ${duration(remainingMs)} left`;
-  if (run.phase === 'noise') {
-    return {
-      key: 'noise',
-      text: `measuring the sensor noise (output held) · elapsed ${elapsed}${left}`,
-    };
-  }
-  const cycles = `cycles ${run.cycles ?? 0}/${run.cyclesNeeded ?? '?'}`;
-  const band =
-    typeof run.hysteresis === 'number' ? ` · band ±${significant(run.hysteresis)} ${view.unit}` : '';
-  return { key: `${run.phase} ${cycles}`, text: `relay ${cycles}${band} · elapsed ${elapsed}${left}` };
-}
-
-/** The result: model ± standard error, gains, suggested modulation (lines without the loop). */
-export function resultLines(run: AutotuneView, unit: string): string[] {
-  const r = run.result;
-  if (!r) return [];
-  const took = msOf(run.elapsedMs, run.elapsedS);
-  const se = r.standardError;
-  const ambient = typeof r.ambient === 'number' ? `, ambient ${significant(r.ambient)} ${unit}` : '';
-  const residual =
-    typeof r.rmsResidual === 'number' ? `; rms residual ${significant(r.rmsResidual)} ${unit}` : '';
-  const closed = typeof r.closedLoopS === 'number' ? ` (SIMC, τc ${significant(r.closedLoopS)} s)` : '';
-  const weight =
-    typeof r.setpointWeight === 'number' ? `, setpoint weight ${significant(r.setpointWeight)}` : '';
-  const lines = [
-    `autotune done: ${run.cycles ?? '?'} cycles${took === undefined ? '' : ` in ${duration(took)}`}`,
-    `model: gain ${plusMinus(r.gain, se?.gain)} ${unit} at full output, τ ${plusMinus(r.timeConstantS, se?.timeConstantS)} s, θ ${plusMinus(r.deadTimeS, se?.deadTimeS)} s${ambient}${residual}`,
-    `gains: kp ${significant(r.kp)}, tiS ${significant(r.tiS)}, tdS ${significant(r.tdS)}${weight}${closed}`,
-  ];
-  if (typeof r.windowS === 'number') {
-    const band = typeof r.band === 'number' ? ` (or a duty band of ±${significant(r.band)} ${unit})` : '';
-    lines.push(
-      `suggested relay modulation: a time-proportioning window of ${significant(r.windowS)} s${band}`,
-    );
-  }
-  return lines;
-}
-
-function plusMinus(value: number, se: number | null | undefined): string {
-  return typeof se === 'number' && Number.isFinite(se)
-    ? `${significant(value)} ± ${significant(se)}`
-    : `${significant(value)} (± unknown)`;
-}
-
-/** Three significant digits, never in exponent notation (below 0.001: six decimals at most). */
-export function significant(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
-  if (Math.abs(value) < 0.001)
-    return value
-      .toFixed(6)
-      .replace(/\.?0+$/, '')
-      .replace(/^-0$/, '0');
-  return String(Number(value.toPrecision(3)));
-}
-
-const decimalsOf = (step: number) => (String(step).split('.')[1] ?? '').length;
-
-/** 45 s, 12 min, 3 h 05 min. */
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 90) return `${s} s`;
-  const minutes = Math.round(s / 60);
-  if (minutes < 90) return `${minutes} min`;
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, '0')} min`;
 }

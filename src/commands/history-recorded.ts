@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { parseConfigText } from '../config/load.js';
 import { recordedViews } from '../http/recorded-history.js';
-import type { RecordedSeriesView } from '../http/recorded-schemas.js';
+import type { RecordedSeriesView } from '../operations/recorded-schemas.js';
 import { DesiredStore } from '../store/desired-store.js';
 import { readRecorded } from '../store/recorded-store.js';
 

@@ -17,7 +17,7 @@ import { recordedFromDatabase } from './history-recorded.js';
  */
 type Write = (line: string) => void;
 
-export { parseDurationMs } from './duration.js';
+export { parseDurationMs } from '../operations/duration.js';
 export type { HistoryRow } from './history-csv.js';
 
 function withDb<T>(dbPath: string, use: (db: Database.Database) => T): T {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { loadConfigFile } from '../config/load.js';
-import type { EventView, HistoryResponse, LoopView } from '../http/schemas.js';
+import type { EventView, HistoryResponse, LoopView } from '../operations/schemas.js';
 import { type PlotEvent, type PlotInput, type PlotPoint, renderPlot } from '../plot/render.js';
 import { formatLocal, localOffsetMs } from '../plot/ticks.js';
 import { openStoreReadOnly } from '../store/database.js';

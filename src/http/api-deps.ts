@@ -1,9 +1,9 @@
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
+import type { HealthView, HistoryPoint } from '../operations/schemas.js';
 import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
 import type { RecordedSeriesPoints } from '../store/recorded-store.js';
 import type { FleetResponse } from './fleet.js';
-import type { HealthView, HistoryPoint } from './schemas.js';
 
 export interface ApiEventsFilter {
   sinceMs?: number;

@@ -1,10 +1,13 @@
+import type { ServerResponse } from 'node:http';
+import type { HistoryResponse } from '../operations/recorded-schemas.js';
+import type { LoopView, NodeResponse, TuningsResponse } from '../operations/schemas.js';
 import { MAX_HISTORY_SPAN_MS } from '../store/history-reader.js';
 import type { ApiDeps } from './api-deps.js';
 import { queryCount, queryText, queryTimeMs } from './query.js';
 import { recordedViews } from './recorded-history.js';
-import type { HistoryResponse } from './recorded-schemas.js';
 import { HttpError } from './respond.js';
-import type { LoopView, NodeResponse, TuningsResponse } from './schemas.js';
+import type { RouteContext } from './router.js';
+import type { EventStream } from './sse.js';
 import { isoTime, toEventView, toLoopView, toTuningView } from './views.js';
 
 /** History points a request may ask for, at most (a phone draws 500 well). */
@@ -120,4 +123,44 @@ function knownLoop(deps: ApiDeps, id: string) {
   if (!loop)
     throw new HttpError(404, `unknown loop "${id.slice(0, 64)}" (loops: ${Object.keys(loops).join(', ')})`);
   return loop;
+}
+
+/** GET /api/health: 200 when every loop cycled recently, 503 when not (the watchdog rule). */
+export function healthAnswer(deps: ApiDeps): { status: number; body: unknown } {
+  const health = deps.health();
+  return { status: health.ok ? 200 : 503, body: health };
+}
+
+/** GET /api/fleet: the nodes on this node's broker (404 without one). */
+export function fleetAnswer(deps: ApiDeps): { body: unknown } {
+  if (!deps.fleet) {
+    throw new HttpError(404, 'no fleet view: this node has no MQTT broker (the view reads the nodes on it)');
+  }
+  return { body: deps.fleet() };
+}
+
+/** GET /api/stream: Server-Sent Events for one loop or all; `handled` once the stream is open. */
+export function openStream(
+  deps: ApiDeps,
+  stream: EventStream,
+  { req, res, url, peer, trusted }: RouteContext,
+): { status: number; body: undefined; headers: Record<string, string> } | 'handled' {
+  // HEAD takes no slot: its writes are dropped, so it would hold one and never be drained.
+  if (req.method === 'HEAD') {
+    return { status: 200, body: undefined, headers: { 'Content-Type': 'text/event-stream; charset=utf-8' } };
+  }
+  const loop = url.searchParams.get('loop') ?? undefined;
+  if (!stream.open(res, loop, allLoops(deps).loops, peer, trusted ? 'trusted' : 'public')) {
+    throw new HttpError(503, 'too many open streams; close another page or try again later');
+  }
+  return 'handled';
+}
+
+/** GET /metrics: Prometheus text (404 when metrics are off). */
+export async function writeMetrics(deps: ApiDeps, res: ServerResponse): Promise<'handled'> {
+  if (!deps.metrics) throw new HttpError(404, 'metrics are off');
+  const text = await deps.metrics.render();
+  res.writeHead(200, { 'Content-Type': deps.metrics.contentType, 'Cache-Control': 'no-store' });
+  res.end(text);
+  return 'handled';
 }

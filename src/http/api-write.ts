@@ -1,29 +1,8 @@
-import { z } from 'zod';
+import type { CommandResult } from '../operations/schemas.js';
 import type { ApiCommand, ApiCommandAnswer, ApiDeps } from './api-deps.js';
-import { apiSchemas, type CommandResult } from './schemas.js';
-
-/**
- * Bodies of POST /api/loops/{loop}/preset and /profile. Like the other write bodies
- * (schemas.ts) they only document: the bytes go to the parser of MQTT `preset/set` and
- * `profile/set` (src/control/schedule-payloads.ts), which decides.
- */
-export const presetRequest = z
-  .object({
-    preset: z
-      .string()
-      .nullable()
-      .describe('A preset of the loop (loops.<id>.presets), or null (or "none") for no preset'),
-    requestId: z.string().max(64).optional(),
-  })
-  .register(apiSchemas, { id: 'PresetRequest' });
-
-export const profileRequest = z
-  .object({
-    action: z.enum(['start', 'pause', 'resume', 'stop']),
-    name: z.string().optional().describe('The profile to start (loops.<id>.profiles); start only'),
-    requestId: z.string().max(64).optional(),
-  })
-  .register(apiSchemas, { id: 'ProfileRequest' });
+import type { AuthThrottle } from './guards.js';
+import { HttpError } from './respond.js';
+import { lockedOutMessage, type Sessions, tokenMatches } from './security.js';
 
 /** HTTP status of a command's answer: the refusal's kind decides (README "Dashboard and API"). */
 const REFUSAL_STATUS: Record<string, number> = {
@@ -129,4 +108,46 @@ function answer(loop: string, { known, outcome, generation, refusal, changed }: 
     ...(changed === undefined ? {} : { changed }),
   };
   return { status, body };
+}
+
+/** What the dashboard's login needs: the token to compare, the sessions to open, the throttle. */
+export interface LoginDeps {
+  sessions: Sessions;
+  token: string | undefined;
+  throttle: AuthThrottle;
+}
+
+/** POST /api/session: the right token opens a session (an HttpOnly cookie); wrong ones count as guesses. */
+export function login(
+  { sessions, token, throttle }: LoginDeps,
+  body: Buffer,
+  throttleKey: string,
+): { status: number; body: undefined; headers: Record<string, string> } {
+  const lockedMs = throttle.lockedForMs(throttleKey);
+  if (lockedMs > 0) {
+    throttle.throttled++;
+    throw lockedOut(lockedMs);
+  }
+  const sent = parseTokenBody(body);
+  if (token === undefined || sent === undefined || !tokenMatches(sent, token)) {
+    if (token !== undefined && sent !== undefined) throttle.failure(throttleKey);
+    throw new HttpError(401, 'wrong API token');
+  }
+  throttle.success(throttleKey);
+  return { status: 204, body: undefined, headers: { 'Set-Cookie': sessions.open().cookie } };
+}
+
+/** 429 for an address locked out by the wrong-token throttle (lan-policy.ts). */
+function lockedOut(lockedMs: number): HttpError {
+  const retryAfterS = Math.ceil(lockedMs / 1000);
+  return new HttpError(429, lockedOutMessage(retryAfterS), { 'Retry-After': String(retryAfterS) });
+}
+
+function parseTokenBody(body: Buffer): string | undefined {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as { token?: unknown };
+    return typeof value.token === 'string' ? value.token : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,5 @@
+import type { HistoryPoint } from '../operations/schemas.js';
 import type { Sample } from '../store/samples-codec.js';
-import type { HistoryPoint } from './schemas.js';
 import { isoTime } from './views.js';
 
 /**

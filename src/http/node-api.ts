@@ -1,5 +1,6 @@
 import type { Daemon } from '../daemon/daemon.js';
 import type { MqttConnection } from '../mqtt/client.js';
+import type { HealthView } from '../operations/schemas.js';
 import type { StoredEvent } from '../store/desired-store.js';
 import { HistoryBusyError, HistoryReader } from '../store/history-reader.js';
 import { type RecordedSource, readRecordedYielding } from '../store/recorded-reader.js';
@@ -19,7 +20,6 @@ import { HistoryBuckets } from './downsample.js';
 import { type FleetSource, fleetView } from './fleet.js';
 import type { NodeMetrics } from './metrics.js';
 import { HttpError } from './respond.js';
-import type { HealthView } from './schemas.js';
 
 /** What of a running node the API reads and drives (src/node.ts passes its parts). */
 export interface NodeApiParts {

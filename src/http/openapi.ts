@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { apiSchemas, errorResponse } from '../operations/schemas.js';
 import { homeostatVersion } from '../version.js';
 import type { ApiRoute } from './routes.js';
-import { apiSchemas, errorResponse } from './schemas.js';
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the route table and the zod schemas the

@@ -1,4 +1,4 @@
-import { parseDurationMs } from '../commands/duration.js';
+import { parseDurationMs } from '../operations/duration.js';
 import { HttpError } from './respond.js';
 
 /** How far after now a time may be: a client's clock a little ahead is fine, year 9999 is not. */

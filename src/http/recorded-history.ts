@@ -1,7 +1,7 @@
 import { recordedSeriesOf } from '../config/schema/record.js';
 import type { Config } from '../config/schema.js';
+import type { RecordedSeriesView } from '../operations/recorded-schemas.js';
 import type { RecordedSeriesPoints, StoredRecordedPoint } from '../store/recorded-store.js';
-import type { RecordedSeriesView } from './recorded-schemas.js';
 import { isoTime } from './views.js';
 
 /**

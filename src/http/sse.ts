@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import type { EventView, LoopView } from '../operations/schemas.js';
 import { BASE_HEADERS } from './respond.js';
-import type { EventView, LoopView } from './schemas.js';
 
 /**
  * Which slots a stream takes: `trusted` (this machine, the token or a session) or `public` (an

@@ -1,10 +1,10 @@
 import type { LoopConfig } from '../config/schema.js';
 import { allowedModes } from '../config/schema.js';
 import type { AutotuneStatus, LoopStatus } from '../core/status.js';
+import { type PublishedTuning, publishedTuning } from '../core/tuning/loop-tuning.js';
+import type { AutotuneView, EventView, LoopView, TuningView } from '../operations/schemas.js';
 import type { PublishedLoopStatus } from '../runtime/loop-reconciler.js';
-import { type PublishedTuning, publishedTuning } from '../runtime/loop-tuning.js';
 import type { LoopDesiredRow, StoredEvent, StoredTuning, TuningGains } from '../store/desired-store.js';
-import type { AutotuneView, EventView, LoopView, TuningView } from './schemas.js';
 
 /** Clock ms → ISO text (the API's one time format). */
 export function isoTime(ms: number): string {

@@ -1,6 +1,6 @@
 import type { LoopStatus } from '../core/status.js';
-import type { PublishedLoopStatus } from '../runtime/loop-reconciler.js';
 import { publishedTuning } from '../core/tuning/loop-tuning.js';
+import type { PublishedLoopStatus } from '../runtime/loop-reconciler.js';
 
 /**
  * The retained `<base>/<loop>/state` JSON (the contract): the loop's status with times as

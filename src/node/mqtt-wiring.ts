@@ -6,13 +6,6 @@
  */
 import os from 'node:os';
 import type { Logger } from 'pino';
-import {
-  configUsesMqtt,
-  createMqttBridge,
-  createMqttConnection,
-  mqttSettings,
-  waitForConnection,
-} from '../mqtt/setup.js';
 import { type Config, mqttOf } from '../config/schema.js';
 import type { DesiredCommands } from '../control/desired-commands.js';
 import type { Daemon } from '../daemon/daemon.js';
@@ -20,9 +13,16 @@ import { type MqttTransport, offlineTransport } from '../drivers/mqtt/transport.
 import type { MqttBridge } from '../mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions, MqttSettings } from '../mqtt/client.js';
 import { NodePresence, newInstanceRecord } from '../mqtt/presence.js';
+import {
+  configUsesMqtt,
+  createMqttBridge,
+  createMqttConnection,
+  mqttSettings,
+  waitForConnection,
+} from '../mqtt/setup.js';
 import { topicsFor } from '../mqtt/topics.js';
-import type { Clock } from '../time/clock.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
+import type { Clock } from '../time/clock.js';
 
 /**
  * With MQTT sensors or actuators, regulation starts once the broker is connected or after

@@ -4,9 +4,9 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import type { Clock } from '../time/clock.js';
 import { currentOwner, DaemonLock, DatabaseLockedError, probeLock } from '../store/daemon-lock.js';
 import { StoreSupervisor } from '../store/supervisor.js';
+import type { Clock } from '../time/clock.js';
 import { DatabaseInUseError } from './errors.js';
 
 /**

@@ -2,9 +2,7 @@ import type {
   AutotuneRequestOptions as AutotuneOptions,
   AutotuneRequest,
   NewTuning,
-  StoredTuning,
   TuningGains,
-  TuningSource,
 } from '../core/tuning/stored-tuning.js';
 import type { ChangeSource } from './desired-records.js';
 
@@ -133,7 +131,7 @@ export function checkedTuning(loop: string, tuning: NewTuning): string | null {
 
 /**
  * The largest options a stored request may hold, seconds, on write and on read: the bounds every
- * way in holds requests to (MQTT: control/tuning-payloads.ts, HTTP: http/schemas.ts). A larger
+ * way in holds requests to (MQTT: control/tuning-payloads.ts, HTTP: operations/write-schemas.ts). A larger
  * value is a unit mistake or a damaged row; read back, it must not become a run of months.
  */
 export const MAX_AUTOTUNE_OPTION_S = { closedLoopS: 86_400, maxDurationS: 7 * 86_400 } as const;

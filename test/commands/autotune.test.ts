@@ -1,6 +1,6 @@
 /**
  * `homeostat autotune LOOP` as a user at the node's terminal sees it, against a stand-in of the
- * daemon's API answering per its schemas (src/http/schemas.ts): the POST, then the
+ * daemon's API answering per its schemas (src/operations/schemas.ts): the POST, then the
  * loop's status polled until the run ends. The command runs in-process (polling every 1 ms, a
  * scripted sequence of statuses) and, for the exit codes as the shell sees them, as the CLI.
  */
@@ -67,7 +67,7 @@ const progress = (phase: string, fields: Record<string, unknown>) => ({
   ...fields,
 });
 
-/** A finished run's result as the status shows it (src/http/schemas.ts autotuneView.result). */
+/** A finished run's result as the status shows it (src/operations/schemas.ts autotuneView.result). */
 const RESULT = {
   gain: 20.13,
   timeConstantS: 612.4,

@@ -1,5 +1,5 @@
 /**
- * A stand-in for the daemon's HTTP API (shapes: src/http/schemas.ts, served as GET /api/openapi.json)
+ * A stand-in for the daemon's HTTP API (shapes: src/operations/schemas.ts, served as GET /api/openapi.json)
  * for the CLI's tests: a node:http server on a free port (loopback, or a LAN address of this
  * machine) that records every request (method, path with query, headers, body) and answers what
  * the test's `answer` returns. GET /api/node (which the CLI asks first) answers a node id of the
@@ -17,7 +17,7 @@ import {
   loopView,
   type NodeResponse,
   nodeResponse,
-} from '../../src/http/schemas.js';
+} from '../../src/operations/schemas.js';
 import type { HasAfter } from '../support/tmp.js';
 
 export interface RecordedRequest {

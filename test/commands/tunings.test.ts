@@ -1,7 +1,7 @@
 /**
  * `homeostat tunings LOOP` (the stored versions, the one in force marked: the daemon's API,
  * else the database read-only) and `homeostat tuning LOOP VERSION|latest|config` (through the
- * daemon only), against a stand-in of the API per src/http/schemas.ts.
+ * daemon only), against a stand-in of the API per src/operations/schemas.ts.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

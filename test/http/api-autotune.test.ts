@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { toTuningView } from '../../src/http/views.js';
 import {
   type CommandResult,
   type EventView,
   type TuningsResponse,
   tuningView,
-} from '../../src/http/schemas.js';
-import { toTuningView } from '../../src/http/views.js';
+} from '../../src/operations/schemas.js';
 import { type ApiTestNode, getJson, postJson, rawRequest, startApiNode } from './support.js';
 
 const MODEL = {

@@ -1,7 +1,7 @@
 /** A loop's recorded sensors (loops.<id>.record) through the HTTP API and /metrics, on a real node. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { HistoryResponse } from '../../src/http/recorded-schemas.js';
+import type { HistoryResponse } from '../../src/operations/recorded-schemas.js';
 import { demoConfigText } from '../support/config.js';
 import { getJson, startApiNode } from './support.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ApiDeps } from '../../src/http/api-deps.js';
 import { commandProfile, selectPreset } from '../../src/http/api-write.js';
-import type { CommandResult, EventView } from '../../src/http/schemas.js';
+import type { CommandResult, EventView } from '../../src/operations/schemas.js';
 import { demoConfigText } from '../support/config.js';
 import { type ApiTestNode, getJson, postJson, startApiNode } from './support.js';
 

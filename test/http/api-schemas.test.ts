@@ -2,7 +2,7 @@
  * The OpenAPI document stays true: every route of the table with a documented response
  * (`doc.response`) is called on a running node and its JSON answer parsed with that zod schema
  * made strict (every object strict), so a field added to an answer without adding it to
- * src/http/schemas.ts fails here. The event stream's frames likewise: `status` as Loop, `event`
+ * src/operations/schemas.ts fails here. The event stream's frames likewise: `status` as Loop, `event`
  * as Event.
  */
 import assert from 'node:assert/strict';
@@ -10,10 +10,10 @@ import { after, describe, test } from 'node:test';
 import type { z } from 'zod';
 import type { ApiDeps } from '../../src/http/api-deps.js';
 import { type ApiRoute, apiRoutes } from '../../src/http/routes.js';
-import { eventView, type LoopView, loopView, streamEvents } from '../../src/http/schemas.js';
 import { Sessions } from '../../src/http/security.js';
 import { EventStream } from '../../src/http/sse.js';
 import { DashboardAssets } from '../../src/http/static.js';
+import { eventView, type LoopView, loopView, streamEvents } from '../../src/operations/schemas.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { tempDir } from '../support/tmp.js';
 import {

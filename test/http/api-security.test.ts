@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import type { CommandResult } from '../../src/http/schemas.js';
+import type { CommandResult } from '../../src/operations/schemas.js';
 import { demoConfigText } from '../support/config.js';
 import { type RecordingLogger, recordingLogger } from '../support/logger.js';
 import { tempDir } from '../support/tmp.js';

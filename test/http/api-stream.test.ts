@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, type TestContext, test } from 'node:test';
-import type { EventView, LoopView } from '../../src/http/schemas.js';
+import type { EventView, LoopView } from '../../src/operations/schemas.js';
 import { type ApiTestNode, getJson, postJson, SseReader, startApiNode, until } from './support.js';
 
 async function openStream(t: TestContext, node: ApiTestNode, query = ''): Promise<SseReader> {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { NOTHING_LATCHED_REASON } from '../../src/control/commands.js';
-import type { CommandResult, EventView, LoopView } from '../../src/http/schemas.js';
+import type { CommandResult, EventView, LoopView } from '../../src/operations/schemas.js';
 import { type ApiTestNode, getJson, postJson, rawRequest, startApiNode } from './support.js';
 
 const ROOM = '/api/loops/room';

@@ -1,7 +1,7 @@
 /** The API's reads on a real node (demo config, SQLite in a temp dir, ManualClock), with fetch. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type * as Api from '../../src/http/schemas.js';
+import type * as Api from '../../src/operations/schemas.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { homeostatVersion } from '../../src/version.js';
 import { type ApiTestNode, getJson, postJson, startApiNode } from './support.js';

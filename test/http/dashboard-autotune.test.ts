@@ -1,7 +1,7 @@
 /**
  * The dashboard's Autotune section in a real browser (Chromium through playwright-core) on the
  * demo node (its HTTP server and SQLite store, a ManualClock, no broker). The autotune routes
- * answer per src/http/schemas.ts from a stand-in in the browser's network layer
+ * answer per src/operations/schemas.ts from a stand-in in the browser's network layer
  * (page.route): POST …/autotune and …/tuning, GET …/tunings, and the `autotune` and `tuning`
  * fields of GET /api/loops and /api/loops/{loop}; the event stream is empty (the real one would
  * send the daemon's own autotune fields); every other request goes to the real daemon.
@@ -43,7 +43,7 @@ interface LoopFake {
   tunings: Record<string, unknown>[];
 }
 
-/** A finished run's result as the status shows it (src/http/schemas.ts autotuneView.result). */
+/** A finished run's result as the status shows it (src/operations/schemas.ts autotuneView.result). */
 const MODEL = {
   gain: -19.8,
   timeConstantS: 3540,

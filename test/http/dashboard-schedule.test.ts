@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { SimSensor } from '../../src/drivers/sim/sensor.js';
-import type { CommandResult } from '../../src/http/schemas.js';
+import type { CommandResult } from '../../src/operations/schemas.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { demoConfigText } from '../support/config.js';
 import { startTestNode, type TestNode } from '../support/node.js';

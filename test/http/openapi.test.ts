@@ -4,10 +4,10 @@ import type { ApiDeps } from '../../src/http/api-deps.js';
 import { openApiDocument } from '../../src/http/openapi.js';
 import type { RouteContext } from '../../src/http/router.js';
 import { type ApiRoute, apiRoutes } from '../../src/http/routes.js';
-import { apiSchemas, commandResult, loopView, setRequest } from '../../src/http/schemas.js';
 import { Sessions } from '../../src/http/security.js';
 import { EventStream } from '../../src/http/sse.js';
 import { DashboardAssets } from '../../src/http/static.js';
+import { apiSchemas, commandResult, loopView, setRequest } from '../../src/operations/schemas.js';
 import { minimalSimConfig } from '../support/config.js';
 import { tempDir } from '../support/tmp.js';
 

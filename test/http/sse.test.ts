@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import type { EventView, LoopView } from '../../src/http/schemas.js';
 import { EventStream, type EventStreamOptions } from '../../src/http/sse.js';
 import { toLoopView } from '../../src/http/views.js';
+import type { EventView, LoopView } from '../../src/operations/schemas.js';
 import { minimalSimConfig } from '../support/config.js';
 
 /** A ServerResponse that records what is written; `writableLength` is set by the test. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LoopStatus } from '../../src/core/status.js';
-import { eventView as eventViewSchema, loopView as loopViewSchema } from '../../src/http/schemas.js';
 import { isoTime, toEventView, toLoopView } from '../../src/http/views.js';
+import { eventView as eventViewSchema, loopView as loopViewSchema } from '../../src/operations/schemas.js';
 import type { LoopDesiredRow } from '../../src/store/desired-store.js';
 import { minimalSimConfig } from '../support/config.js';
 

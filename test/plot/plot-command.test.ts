@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { type PlotOptions, plotCommand, plotDataOfApi } from '../../src/commands/plot.js';
-import type { LoopView } from '../../src/http/schemas.js';
+import type { LoopView } from '../../src/operations/schemas.js';
 import { seedHistory } from '../support/history.js';
 import { tempDir } from '../support/tmp.js';
 import { checkXml } from './xml-check.js';

@@ -1,0 +1,48 @@
+import { MAINTENANCE_COMMANDS, SETUP_COMMANDS } from './local-commands.js';
+import type { CliSpec, HttpSpec, Operation } from './operation.js';
+import { READ_OPERATIONS } from './read-operations.js';
+import { WRITE_OPERATIONS } from './write-operations.js';
+
+/**
+ * Every operation of homeostat, in the order the CLI's help lists its commands: running and
+ * checking, reading, changing, then installing and maintaining. Adding one: an entry here (and
+ * its schemas), its handler (http/routes.ts) and its CLI runner (commands/runners.ts), both
+ * checked by the compiler; `npm run docs` rewrites the reference pages.
+ */
+export const OPERATIONS = {
+  ...SETUP_COMMANDS,
+  ...READ_OPERATIONS,
+  ...WRITE_OPERATIONS,
+  ...MAINTENANCE_COMMANDS,
+} satisfies Record<string, Operation>;
+
+type Table = typeof OPERATIONS;
+export type OperationName = keyof Table;
+/** The operations served over HTTP: each needs a handler. */
+export type HttpOperationName = {
+  [K in OperationName]: Table[K] extends { http: HttpSpec } ? K : never;
+}[OperationName];
+/** The operations with a CLI command: each needs a runner. */
+export type CliOperationName = {
+  [K in OperationName]: Table[K] extends { cli: CliSpec } ? K : never;
+}[OperationName];
+
+export type HttpOperation = Operation & { name: HttpOperationName; http: HttpSpec };
+export type CliOperation = Operation & { name: CliOperationName; cli: CliSpec };
+
+const entries = Object.entries(OPERATIONS) as Array<[OperationName, Operation]>;
+
+/** The operations served over HTTP, in table order. */
+export const HTTP_OPERATIONS: readonly HttpOperation[] = entries.flatMap(([name, operation]) =>
+  operation.http ? [{ ...operation, name: name as HttpOperationName, http: operation.http }] : [],
+);
+
+/** The CLI's commands, in the order its help lists them. */
+export const CLI_OPERATIONS: readonly CliOperation[] = entries.flatMap(([name, operation]) =>
+  operation.cli ? [{ ...operation, name: name as CliOperationName, cli: operation.cli }] : [],
+);
+
+/** The operation behind a CLI command (`set` → setLoop); undefined for an unknown command. */
+export function cliOperation(command: string): CliOperation | undefined {
+  return CLI_OPERATIONS.find((operation) => operation.cli.command === command);
+}
