@@ -9,14 +9,16 @@ import { parse } from 'yaml';
 import { readConfigText } from '../config/load.js';
 import { type Config, DEFAULT_SYSFS_ROOT, type MqttConfig } from '../config/schema.js';
 import type { GpioChipOverride } from '../drivers/gpio/chip.js';
-import { levelCommandPayload } from '../drivers/mqtt/payload.js';
+import { actuatorKindOf } from '../kinds/registry.js';
+import type { SafeTarget } from '../kinds/types.js';
 import type { SafeRelay } from './safe-gpio.js';
 import type { SafePwm } from './safe-pwm.js';
 
 /** One MQTT actuator: its safe command, and what protects it when the broker is not reached. */
 export interface SafePlug {
   id: string;
-  kind: 'mqtt_switch' | 'mqtt_level';
+  /** Its kind (mqtt_switch, mqtt_level), for the report. */
+  kind: string;
   topic: string;
   payload: string;
   /** Its dead man's switch, as a sentence for the report (or that it has none). */
@@ -42,59 +44,45 @@ export interface SafePlan {
   broker?: SafeBroker;
 }
 
-/** From a valid config. */
+/**
+ * Where each way an actuator kind is reached (its `safe`, kinds/types.ts) goes in the plan: a
+ * Record over every `via`, so a new one fails the type-check here until `safe` can drive it.
+ */
+const PLACE: {
+  [Via in SafeTarget['via']]: (
+    plan: SafePlan,
+    id: string,
+    kind: string,
+    target: Extract<SafeTarget, { via: Via }>,
+  ) => void;
+} = {
+  gpio: (plan, id, _kind, { via: _via, ...relay }) => void plan.relays.push({ id, ...relay }),
+  pwm: (plan, id, _kind, { via: _via, ...pwm }) => void plan.pwms.push({ id, ...pwm }),
+  mqtt: (plan, id, kind, { via: _via, ...command }) => void plan.mqtt.push({ id, kind, ...command }),
+  // Nothing of it outlives the daemon (a simulated actuator): nothing to drive.
+  none: () => undefined,
+};
+
+/** From a valid config: each actuator as its kind says `safe` reaches it. */
 export function planFromConfig(config: Config): SafePlan {
-  const relays: SafeRelay[] = [];
-  const pwms: SafePwm[] = [];
-  const mqtt: SafePlug[] = [];
-  for (const [id, actuator] of Object.entries(config.actuators)) {
-    if (actuator.kind === 'pwm') {
-      const { chip, channel, safeLevel, periodNs, polarity } = actuator;
-      pwms.push({ id, chip, channel, safeLevel, periodNs, polarity });
-    }
-    if (actuator.kind === 'gpio_relay') {
-      relays.push({
-        id,
-        bcm: actuator.bcm,
-        activeLow: actuator.activeLow,
-        safeLevel: actuator.safeState === 'on' ? 1 : 0,
-      });
-    } else if (actuator.kind === 'mqtt_switch' || actuator.kind === 'mqtt_level') {
-      mqtt.push({ id, kind: actuator.kind, ...safeCommandOf(actuator), deadMan: deadManText(actuator) });
-    }
-  }
-  return {
-    relays,
-    pwms,
+  const plan: SafePlan = {
+    relays: [],
+    pwms: [],
     sysfsRoot: config.gpio.sysfsRoot,
     chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
-    mqtt,
+    mqtt: [],
     ...(config.mqtt ? { broker: { node: config.node, mqtt: config.mqtt } } : {}),
   };
-}
-
-/** The command an MQTT actuator is sent on shutdown, exactly as the daemon would: its safe state or level. */
-function safeCommandOf(actuator: Config['actuators'][string]): { topic: string; payload: string } {
-  if (actuator.kind === 'mqtt_switch') {
-    const payload = actuator.safeState === 'on' ? actuator.payloadOn : actuator.payloadOff;
-    return { topic: actuator.commandTopic, payload };
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    const target = actuatorKindOf(actuator.kind).safe(actuator);
+    (PLACE[target.via] as (plan: SafePlan, id: string, kind: string, target: SafeTarget) => void)(
+      plan,
+      id,
+      actuator.kind,
+      target,
+    );
   }
-  if (actuator.kind !== 'mqtt_level') throw new Error(`not an MQTT actuator: ${actuator.kind}`);
-  const deviceValue = Math.round(actuator.safeLevel * actuator.levelScale);
-  return { topic: actuator.commandTopic, payload: levelCommandPayload(deviceValue, actuator.commandField) };
-}
-
-function deadManText(actuator: Config['actuators'][string]): string {
-  const none = 'no dead man’s switch: if it was not reached, it stays as it is until homeostat is back';
-  if (actuator.kind !== 'mqtt_switch') return none;
-  if (actuator.deadManS <= 0) return `${none} (deadManS 0)`;
-  const how =
-    actuator.preset === 'tasmota'
-      ? 'Tasmota PulseTime'
-      : actuator.preset === 'shelly'
-        ? 'Shelly toggle_after'
-        : 'Zigbee2MQTT on_time';
-  return `turns itself off ≤ ${actuator.deadManS} s after its last ON (${how})`;
+  return plan;
 }
 
 /**

@@ -30,4 +30,11 @@ export const gpioRelay = actuatorKind<typeof schema, WithBand<z.output<typeof sc
   driverFields: ['bcm', 'activeLow'],
   createDriver: (relay, ctx) =>
     new GpioRelay({ id: ctx.id, bcm: relay.bcm, activeLow: relay.activeLow, ...ctx.gpio() }),
+  // A sysfs output keeps its level when the process is gone: `safe` writes the pin itself.
+  safe: (relay) => ({
+    via: 'gpio',
+    bcm: relay.bcm,
+    activeLow: relay.activeLow,
+    safeLevel: relay.safeState === 'on' ? 1 : 0,
+  }),
 });

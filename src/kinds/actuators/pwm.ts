@@ -126,5 +126,14 @@ export const pwmActuator = actuatorKind<typeof schema, PwmConfig>({
       polarity: pwm.polarity,
       sysfsRoot: ctx.gpio().sysfsRoot,
     }),
+  // An enabled channel keeps its duty when the process is gone: `safe` drives it itself.
+  safe: ({ chip, channel, safeLevel, periodNs, polarity }) => ({
+    via: 'pwm',
+    chip,
+    channel,
+    safeLevel,
+    periodNs,
+    polarity,
+  }),
   doctor: pwmDoctor,
 });

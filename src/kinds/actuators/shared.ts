@@ -56,3 +56,7 @@ export const continuousOutput = {
 
 /** For kinds whose parsed section needs no further resolution. */
 export const asParsed = <T>(raw: T): T => raw;
+
+/** An MQTT actuator without a dead man's switch, as `homeostat safe` reports it. */
+export const NO_DEAD_MAN =
+  'no dead man’s switch: if it was not reached, it stays as it is until homeostat is back';
