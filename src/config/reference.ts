@@ -12,6 +12,7 @@
  * The schema's walk into tables is reference-tables.ts, the text of a row reference-text.ts.
  */
 import { fileURLToPath } from 'node:url';
+import { LOOP_MONITORS } from '../kinds/monitors/registry.js';
 import { type JsonSchema, type Table, tablesOf } from './reference-tables.js';
 import {
   code,
@@ -43,7 +44,7 @@ function anchorMaker(): (heading: string) => string {
 }
 
 /** Sections of the page, by the path of their tables: loop safety and controllers apart from loops. */
-const SAFETY_KEYS = ['effectWatch', 'cutoff', 'stuckWatch', 'runawayWatch', 'interlocks'];
+const SAFETY_KEYS = ['effectWatch', ...LOOP_MONITORS.map((monitor) => monitor.key), 'interlocks'];
 
 function sectionOf(path: string): string {
   if (path === '') return 'Top level';
