@@ -152,6 +152,12 @@ export interface ActuatorKind<S extends KindSchema = KindSchema, Section = z.out
    * level exactly as the daemon would command it on shutdown.
    */
   safe(section: Section): SafeTarget;
+  /**
+   * What `safe` can still drive from the section of a config that no longer validates (edited
+   * while the daemon ran), defaults as in the schema; undefined when it cannot tell. Absent:
+   * nothing is guessed (an MQTT device needs the broker settings of a valid config).
+   */
+  safeFromBroken?(section: Record<string, unknown>): SafeTarget | undefined;
   doctor?: KindDoctor<Section>;
 }
 

@@ -37,4 +37,15 @@ export const gpioRelay = actuatorKind<typeof schema, WithBand<z.output<typeof sc
     activeLow: relay.activeLow,
     safeLevel: relay.safeState === 'on' ? 1 : 0,
   }),
+  // An integer `bcm` is still the best guess of what is wired; defaults as in the schema
+  // (activeLow true, safeState off).
+  safeFromBroken: (section) =>
+    Number.isInteger(section.bcm) && (section.bcm as number) >= 0
+      ? {
+          via: 'gpio',
+          bcm: section.bcm as number,
+          activeLow: section.activeLow !== false,
+          safeLevel: section.safeState === 'on' ? 1 : 0,
+        }
+      : undefined,
 });
