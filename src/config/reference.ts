@@ -9,280 +9,25 @@
  * column says it). `npm run schema` writes the page (emit-json-schema.ts); a test checks the
  * committed page equals `configReference(configJsonSchema())` and that `referenceProblems` finds
  * none: every key described, every optional key's default stated and agreeing with the schema.
+ * The schema's walk into tables is reference-tables.ts, the text of a row reference-text.ts.
  */
 import { fileURLToPath } from 'node:url';
+import { LOOP_MONITORS } from '../kinds/monitors/registry.js';
+import { type JsonSchema, type Table, tablesOf } from './reference-tables.js';
+import {
+  code,
+  defaultCell,
+  firstSentence,
+  markdownText,
+  splitDescription,
+  typeText,
+} from './reference-text.js';
+
+export type { JsonSchema } from './reference-tables.js';
+export { referenceProblems, splitDescription } from './reference-text.js';
 
 /** Where the generated reference lives, relative to the repository root. */
 export const CONFIG_REFERENCE_PATH = fileURLToPath(new URL('../../docs/configuration.md', import.meta.url));
-
-/** The parts of a draft-07 JSON Schema that zod emits for this config. */
-export interface JsonSchema {
-  type?: string;
-  description?: string;
-  default?: unknown;
-  deprecated?: boolean;
-  const?: unknown;
-  enum?: unknown[];
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  propertyNames?: JsonSchema;
-  items?: JsonSchema;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  minLength?: number;
-  pattern?: string;
-}
-
-/** One table of the page: the keys of one object (a block, a kind, a nested object). */
-interface Table {
-  /** Dotted path with placeholders, e.g. `loops.<id>.limits`; '' for the top level. */
-  path: string;
-  /** Heading text; for a kind of a union, the discriminator (`kind: ds18b20`). */
-  heading: string;
-  /** Nesting below its section's first table (0 = directly under the section heading). */
-  depth: number;
-  intro: string;
-  rows: Row[];
-  /** The variants' tables of a union (sensors, actuators, controller): listed in the intro. */
-  variants: Table[];
-  /** A union's discriminator key (`kind`, `type`). */
-  discriminator?: string;
-  /** The union variant a nested table belongs to (`kind: ds18b20` for `sensors.<id>.plausible`). */
-  variant?: string;
-}
-
-interface Row {
-  path: string;
-  /** The union variant the row belongs to (`kind: ds18b20`), if any. */
-  variant?: string;
-  key: string;
-  schema: JsonSchema;
-  required: boolean;
-  /** The table documenting this key's object, if it is one (or holds them). */
-  child?: Table;
-}
-
-// ---------------------------------------------------------------------------------------
-// Walking the schema into tables
-
-/** A key's own value schema: the object a record or list holds, else itself. */
-function elementOf(schema: JsonSchema): { element: JsonSchema; suffix: string } {
-  if (typeof schema.additionalProperties === 'object' && schema.properties === undefined) {
-    return { element: schema.additionalProperties, suffix: '.<id>' };
-  }
-  if (schema.items !== undefined) return { element: schema.items, suffix: '[]' };
-  return { element: schema, suffix: '' };
-}
-
-/** Objects and unions get a table; scalars and lists of scalars are rows only. */
-function isStructured(schema: JsonSchema): boolean {
-  return schema.properties !== undefined || schema.oneOf !== undefined;
-}
-
-/** The key every variant of a union fixes to a constant (`kind`, `type`). */
-function discriminatorOf(variants: JsonSchema[]): string {
-  const first = variants[0]?.properties ?? {};
-  const key = Object.keys(first).find((name) =>
-    variants.every((variant) => variant.properties?.[name]?.const !== undefined),
-  );
-  if (key === undefined) throw new Error('a oneOf without a constant discriminator');
-  return key;
-}
-
-/** The tables of `schema` at `path`: its own, then its nested objects' (depth-first, in key order). */
-function tablesOf(
-  schema: JsonSchema,
-  path: string,
-  heading: string,
-  depth: number,
-  intro: string,
-  variant?: string,
-): Table[] {
-  if (schema.oneOf !== undefined) {
-    const discriminator = discriminatorOf(schema.oneOf);
-    const union: Table = { path, heading, depth, intro, rows: [], variants: [], discriminator };
-    const tables = [union];
-    for (const variant of schema.oneOf) {
-      const name = String(variant.properties?.[discriminator]?.const);
-      const variantTables = tablesOf(
-        variant,
-        path,
-        `${discriminator}: ${name}`,
-        depth + 1,
-        variant.description ?? '',
-        `${discriminator}: ${name}`,
-      );
-      union.variants.push(variantTables[0]!);
-      tables.push(...variantTables);
-    }
-    return tables;
-  }
-  const table: Table = { path, heading, depth, intro, rows: [], variants: [] };
-  if (variant !== undefined && variant !== heading) table.variant = variant;
-  const nested: Table[] = [];
-  for (const [key, property] of Object.entries(schema.properties ?? {})) {
-    const keyPath = path === '' ? key : `${path}.${key}`;
-    const required = schema.required?.includes(key) ?? false;
-    const row: Row = { path: keyPath, key, schema: property, required, ...(variant ? { variant } : {}) };
-    const { element, suffix } = elementOf(property);
-    if (isStructured(element)) {
-      const childPath = keyPath + suffix;
-      const childIntro = [property.description, element === property ? undefined : element.description]
-        .filter((text): text is string => text !== undefined)
-        .join(' ');
-      const childTables = tablesOf(element, childPath, childPath, depth + 1, childIntro, variant);
-      row.child = childTables[0]!;
-      nested.push(...childTables);
-    }
-    table.rows.push(row);
-  }
-  return [table, ...nested];
-}
-
-// ---------------------------------------------------------------------------------------
-// Descriptions, defaults and types as text
-
-/** The description split into what the key means and what its default is (if it says). */
-export function splitDescription(description: string): { meaning: string; stated?: string } {
-  const sentences = description.split(SENTENCE_END);
-  const meaning: string[] = [];
-  let stated: string | undefined;
-  for (const sentence of sentences) {
-    const defaultText = /^Default\b:?\s*(.*?)\.?$/s.exec(sentence);
-    if (defaultText !== null && stated === undefined) stated = defaultText[1];
-    else if (!/^Required(?::[^.]*)?\.$/.test(sentence)) meaning.push(sentence);
-  }
-  return { meaning: meaning.join(' '), ...(stated !== undefined ? { stated } : {}) };
-}
-
-/** Sentences end at ". " or "… " before a capital: "0.5", "e.g. 28-…" and "-55..125" stay whole. */
-const SENTENCE_END = /(?<=[.…])\s+(?=[A-Z])/;
-
-function firstSentence(text: string): string {
-  return text.split(SENTENCE_END)[0] ?? '';
-}
-
-/** A schema default as YAML would write it. */
-function formatValue(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-/** The default column's text (plain, unescaped), or undefined when the key states none. */
-function defaultText(row: Row): string | undefined {
-  if (row.required) return 'required';
-  if (row.schema.deprecated) return '—';
-  const { stated } = splitDescription(row.schema.description ?? '');
-  if (stated !== undefined) return stated;
-  if (row.schema.default === undefined) return undefined;
-  if (row.child !== undefined && formatValue(row.schema.default) === '{}') return 'every key at its default';
-  return formatValue(row.schema.default);
-}
-
-const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
-
-/** Bounds of a number: `> 0`, `≥ 0`, `0..53`. */
-function boundsOf(schema: JsonSchema): string {
-  const min = schema.minimum !== undefined && schema.minimum > -SAFE_INTEGER ? schema.minimum : undefined;
-  const max = schema.maximum !== undefined && schema.maximum < SAFE_INTEGER ? schema.maximum : undefined;
-  if (min !== undefined && max !== undefined) return ` ${min}..${max}`;
-  const parts = [
-    ...(schema.exclusiveMinimum !== undefined ? [`> ${schema.exclusiveMinimum}`] : []),
-    ...(min !== undefined ? [`≥ ${min}`] : []),
-    ...(max !== undefined ? [`≤ ${max}`] : []),
-  ];
-  return parts.length > 0 ? ` ${parts.join(', ')}` : '';
-}
-
-const code = (text: string) => `\`${text}\``;
-
-/** The constants a schema allows, if it is a choice among constants. */
-function choicesOf(schema: JsonSchema): unknown[] | undefined {
-  if (schema.const !== undefined) return [schema.const];
-  if (schema.enum !== undefined) return schema.enum;
-  if (schema.anyOf?.every((option) => option.const !== undefined)) return schema.anyOf.map((o) => o.const);
-  return undefined;
-}
-
-/** The type column (markdown): type, bounds, allowed values, a link to a nested table. */
-function typeText(schema: JsonSchema, link: (table: Table) => string, child?: Table): string {
-  const choices = choicesOf(schema);
-  if (choices !== undefined) {
-    const listed = choices.map((choice) => code(formatValue(choice))).join(', ');
-    return choices.length === 1 ? listed : `one of ${listed}`;
-  }
-  if (typeof schema.additionalProperties === 'object' && schema.properties === undefined) {
-    const key = schema.propertyNames?.pattern !== undefined ? ` (${code(schema.propertyNames.pattern)})` : '';
-    return `map: id${key} → ${typeText(schema.additionalProperties, link, child)}`;
-  }
-  if (schema.items !== undefined) return `list of ${typeText(schema.items, link, child)}`;
-  if (child !== undefined) return link(child);
-  switch (schema.type) {
-    case 'number':
-    case 'integer':
-      return `${schema.type}${boundsOf(schema)}`;
-    case 'string': {
-      const length =
-        schema.minLength !== undefined && schema.minLength > 1 ? `, ≥ ${schema.minLength} characters` : '';
-      const pattern = schema.pattern !== undefined ? ` matching ${code(schema.pattern)}` : '';
-      return `string${pattern}${length}`;
-    }
-    default:
-      return schema.type ?? 'any';
-  }
-}
-
-/** Text safe in a table cell and outside code: `<id>` shows, `|` does not end the cell. */
-function markdownText(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('|', '\\|')
-    .replaceAll('*', '\\*')
-    .replace(/\s*\n\s*/g, ' ');
-}
-
-// ---------------------------------------------------------------------------------------
-// Problems a reader would hit
-
-/** Every row of every table, depth-first. */
-function rowsOf(tables: Table[]): Row[] {
-  return tables.flatMap((table) => table.rows);
-}
-
-/**
- * What makes the reference incomplete or wrong, one line per key: no description, an optional
- * key whose default is stated nowhere, a stated default that is not the schema's.
- */
-export function referenceProblems(schema: JsonSchema): string[] {
-  // A field shared by several kinds is one problem, naming the kinds.
-  const problems = new Map<string, string[]>();
-  const add = (row: Row, message: string) => {
-    const key = `${row.path}: ${message}`;
-    problems.set(key, [...(problems.get(key) ?? []), ...(row.variant ? [row.variant] : [])]);
-  };
-  for (const row of rowsOf(tablesOf(schema, '', '', 0, ''))) {
-    const { meaning, stated } = splitDescription(row.schema.description ?? '');
-    if (meaning.trim() === '') add(row, 'no description of what it means');
-    if (defaultText(row) === undefined)
-      add(row, 'optional without a default: end its description with "Default …."');
-    const value = row.schema.default;
-    if (stated === undefined || value === undefined || typeof value === 'object') continue;
-    if (!stated.startsWith(formatValue(value))) {
-      add(row, `its description says "Default ${stated}", its schema ${formatValue(value)}`);
-    }
-  }
-  return [...problems].map(([problem, variants]) =>
-    variants.length > 0 ? `${problem} (${variants.join(', ')})` : problem,
-  );
-}
-
-// ---------------------------------------------------------------------------------------
-// The page
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function anchorMaker(): (heading: string) => string {
@@ -299,7 +44,7 @@ function anchorMaker(): (heading: string) => string {
 }
 
 /** Sections of the page, by the path of their tables: loop safety and controllers apart from loops. */
-const SAFETY_KEYS = ['effectWatch', 'cutoff', 'stuckWatch', 'runawayWatch', 'interlocks'];
+const SAFETY_KEYS = ['effectWatch', ...LOOP_MONITORS.map((monitor) => monitor.key), 'interlocks'];
 
 function sectionOf(path: string): string {
   if (path === '') return 'Top level';
@@ -448,16 +193,4 @@ function tableLines(table: Table, anchors: Map<Table, string>, link: (table: Tab
     lines.push(`| ${key} | ${type} | ${defaultCell(row)} | ${text} |`);
   }
   return lines;
-}
-
-/** The default column: required in bold, the schema's value in code with the description's words after it. */
-function defaultCell(row: Row): string {
-  const text = defaultText(row);
-  if (text === undefined) return '';
-  if (row.required) return '**required**';
-  const value = row.schema.default;
-  if (value !== undefined && typeof value !== 'object' && text.startsWith(formatValue(value))) {
-    return code(formatValue(value)) + markdownText(text.slice(formatValue(value).length));
-  }
-  return markdownText(text);
 }

@@ -3,6 +3,9 @@ import type { ActuatorSpec, LoopSpec, SensorCadence } from '../core/loop-spec.js
 import { defaultDerivativeFilterS } from '../core/pid.js';
 import type { Quantity } from '../core/types.js';
 import { LOOP_POLICY } from '../kinds/loop-policy.js';
+import { LOOP_MONITORS } from '../kinds/monitors/registry.js';
+import { RUNAWAY_BAND } from '../kinds/monitors/runaway-watch.js';
+import { STUCK_MIN_CHANGE } from '../kinds/monitors/stuck-watch.js';
 import { actuatorKindOf } from '../kinds/registry.js';
 import { defaultPlausible } from './schema/common.js';
 import { loopSensorIds, sensorSetOf } from './schema/sensor-set.js';
@@ -72,39 +75,27 @@ function sensorCadence(config: Config, sensorId: string): SensorCadence {
 }
 
 /**
- * Defaults of the safety monitors' distances, per quantity (loop unit). A generic loop has none:
- * the schema requires them there.
+ * Defaults of the safety monitors' distances, per quantity (loop unit), from their config parts
+ * (kinds/monitors/). A generic loop has none: the schema requires them there.
  */
 export const MONITOR_DEFAULTS: Record<Quantity, { stuckMinChange?: number; runawayBand?: number }> = {
-  temperature: { stuckMinChange: 2, runawayBand: 2 },
-  humidity: { stuckMinChange: 10, runawayBand: 10 },
+  temperature: { stuckMinChange: STUCK_MIN_CHANGE.temperature!, runawayBand: RUNAWAY_BAND.temperature! },
+  humidity: { stuckMinChange: STUCK_MIN_CHANGE.humidity!, runawayBand: RUNAWAY_BAND.humidity! },
   generic: {},
 };
 
-/** The loop's safety monitors (safety-monitors.ts); each is absent (off) unless configured. */
-function safetySpec(loop: LoopConfig): Pick<LoopSpec, 'cutoff' | 'stuckWatch' | 'runawayWatch'> {
-  const defaults = MONITOR_DEFAULTS[loop.quantity];
-  const { cutoff, stuckWatch, runawayWatch } = loop;
-  // The schema guarantees the generic loop's values; NaN only keeps the types honest (never trips).
-  return {
-    ...(cutoff ? { cutoff: { ...cutoff } } : {}),
-    ...(stuckWatch
-      ? {
-          stuckWatch: {
-            periodMs: stuckWatch.periodS * 1000,
-            minChange: stuckWatch.minChange ?? defaults.stuckMinChange ?? Number.NaN,
-          },
-        }
-      : {}),
-    ...(runawayWatch
-      ? {
-          runawayWatch: {
-            band: runawayWatch.band ?? defaults.runawayBand ?? Number.NaN,
-            periodMs: runawayWatch.periodS * 1000,
-          },
-        }
-      : {}),
-  };
+/** The loop's safety monitors (kinds/monitors/); each is absent (off) unless configured. */
+function safetySpec(loop: LoopConfig): Partial<LoopSpec> {
+  const spec: Partial<Record<keyof LoopSpec, unknown>> = {};
+  for (const monitor of LOOP_MONITORS) {
+    const block = loop[monitor.key];
+    if (block === undefined) continue;
+    spec[monitor.key] = (monitor.spec as (block: unknown, quantity: Quantity) => unknown)(
+      block,
+      loop.quantity,
+    );
+  }
+  return spec as Partial<LoopSpec>;
 }
 
 function controllerSpec(config: Config, loop: LoopConfig): LoopSpec['controller'] {

@@ -16,7 +16,7 @@
  * rule through time.ts (atMostNow, isAheadOfNow).
  */
 import type { LoopMemory } from './loop-state.js';
-import { shiftSafetyMemory } from './safety-monitors.js';
+import { SAFETY_MEMORY_TIMES, shiftSafetyMemory } from './safety-monitors.js';
 import { atMostNow, isAheadOfNow } from './time.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
 import { isActive, requestAbort } from './tuning/autotune.js';
@@ -91,10 +91,8 @@ export const SHIFTED_MEMORY_TIMES = [
   'pid.lastAtMs',
   'effectWatch.sinceMs',
   'latchedFault.atMs',
-  'safety.stuck.*.offSinceMs',
-  'safety.runaway.outsideSinceMs',
-  'safety.onSinceMs.*',
-  'safety.startsMs.*.*',
+  // Each safety monitor's own (monitors/*.ts: shiftedTimes).
+  ...SAFETY_MEMORY_TIMES.map((path) => `safety.${path}`),
 ] as const;
 
 /** Absolute-time fields deliberately left alone: records of when something happened. */

@@ -32,7 +32,7 @@ export interface LatchedFault {
   reason:
     | 'HeatingIneffective'
     | 'CoolingIneffective'
-    /** safety-monitors.ts: the cut-off, the stuck and runaway watches, the maximum on-time. */
+    /** The safety monitors' (monitors/*.ts: each one's `reasons`). */
     | 'AboveCutoff'
     | 'BelowCutoff'
     | 'StuckOn'

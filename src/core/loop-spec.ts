@@ -3,8 +3,10 @@ import type { EffectWatchSpec } from './effect-watch.js';
 import type { DisturbanceSpec, PlantModel } from './feedforward.js';
 import type { HysteresisParams } from './hysteresis.js';
 import type { InterlockSpec } from './interlock.js';
+import type { CutoffSpec } from './monitors/cutoff.js';
+import type { RunawayWatchSpec } from './monitors/runaway-watch.js';
+import type { StuckWatchSpec } from './monitors/stuck-watch.js';
 import type { PidParams } from './pid.js';
-import type { CutoffSpec, RunawayWatchSpec, StuckWatchSpec } from './safety-monitors.js';
 import type { SensorSetSpec } from './sensor-set.js';
 import type { TimeProportioningParams } from './time-proportioning.js';
 import type { Direction, Mode, Quantity } from './types.js';
@@ -33,12 +35,12 @@ export interface ActuatorSpec {
    */
   modulationDefaulted?: true;
   /**
-   * Longest time continuously above 0, ms; reaching it latches a fault (safety-monitors.ts).
+   * Longest time continuously above 0, ms; reaching it latches a fault (monitors/max-on-time.ts).
    * Only for actuators whose safe level is 0. Default: none.
    */
   maxOnMs?: number;
   /**
-   * Relays only: most switch-ons in any hour; a further start waits (safety-monitors.ts). Only
+   * Relays only: most switch-ons in any hour; a further start waits (monitors/start-cap.ts). Only
    * for relays whose safe level is 0. Default: none.
    */
   maxStartsPerHour?: number;
@@ -113,7 +115,7 @@ export interface LoopSpec {
   interlocks?: InterlockSpec[];
   /** Latch a fault when full output has no effect (see effect-watch.ts). Default off. */
   effectWatch?: EffectWatchSpec;
-  /** Absolute limits the loop never pushes past; latches a fault (safety-monitors.ts). Default off. */
+  /** Absolute limits the loop never pushes past; latches a fault (monitors/max-on-time.ts). Default off. */
   cutoff?: CutoffSpec;
   /** Latch a fault when the value moves on with its actuator off (welded relay). Default off. */
   stuckWatch?: StuckWatchSpec;

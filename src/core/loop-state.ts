@@ -2,7 +2,7 @@ import type { DeviceAvailability } from './actuator-availability.js';
 import { type CommandMemory, LEVEL_TOLERANCE } from './command.js';
 import type { EffectWatchMemory, LatchedFault } from './effect-watch.js';
 import { type PidMemory, pidInitialMemory } from './pid.js';
-import { idleSafetyMemory, type SafetyMemory } from './safety-monitors.js';
+import { idleSafetyMemory, resumeSafetyMemory, type SafetyMemory } from './safety-monitors.js';
 import type { SensorSetResult } from './sensor-set.js';
 import type { TimeProportioningMemory } from './time-proportioning.js';
 import { type AutotuneMemory, isActive, requestAbort } from './tuning/autotune.js';
@@ -136,20 +136,6 @@ export function resumeLoopMemory(
       ? { autotune: isActive(autotune) ? requestAbort(autotune, AUTOTUNE_INTERRUPTED) : autotune }
       : {}),
   };
-}
-
-function resumeSafetyMemory(
-  safety: SafetyMemory | undefined,
-  observed: Record<string, ActuatorLevel>,
-): SafetyMemory | undefined {
-  const onSinceMs = Object.fromEntries(
-    Object.entries(safety?.onSinceMs ?? {}).filter(([id]) => observed[id] === undefined || observed[id] > 0),
-  );
-  const resumed: SafetyMemory = {
-    ...(Object.keys(onSinceMs).length > 0 ? { onSinceMs } : {}),
-    ...(safety?.startsMs ? { startsMs: safety.startsMs } : {}),
-  };
-  return Object.keys(resumed).length > 0 ? resumed : undefined;
 }
 
 /**

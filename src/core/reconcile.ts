@@ -1,15 +1,15 @@
-import { holdRelayOff, regulatedLevels, restartRelayWindows, safeLevels } from './actuation.js';
-import { retryDueOnReturn } from './actuator-availability.js';
+import { regulatedLevels, restartRelayWindows } from './actuation.js';
 import { clampMemoryToNow } from './clock-step.js';
-import { type ActuatorCommand, type CommandMemory, decideCommand, type WantedWhy } from './command.js';
+import type { ActuatorCommand, WantedWhy } from './command.js';
 import { controllerOutput } from './controller-output.js';
-import { type LatchedFault, watchEffect } from './effect-watch.js';
-import { trippedInterlock } from './interlock.js';
-import { type LoopSpec, loopActuators } from './loop-spec.js';
+import { watchEffect } from './effect-watch.js';
+import type { LoopSpec } from './loop-spec.js';
 import type { LoopDesired, LoopMemory, LoopObserved } from './loop-state.js';
-import { formatPercent, isOn } from './numbers.js';
-import { idleSafetyMemory, safetyMonitors } from './safety-monitors.js';
-import { freshnessChangeAtMs, judgeReading, type ReadingVerdict } from './sensor-health.js';
+import { formatPercent } from './numbers.js';
+import { commandLevels, markActive, nextWakeMs } from './reconcile-act.js';
+import { type Gate, gateCycle, latchedDetail, staleAtMs } from './reconcile-gate.js';
+import { type Cycle, holdSafe, monitorLevels, type Stepped } from './reconcile-safety.js';
+import type { ReadingVerdict } from './sensor-health.js';
 import { type LoopStatus, loopStatus } from './status.js';
 import { isActive } from './tuning/autotune.js';
 import { type AutotuneCycle, settleAutotune, stepLoopAutotune } from './tuning/loop-autotune.js';
@@ -42,6 +42,9 @@ export { cancelLoopAutotune, startLoopAutotune } from './tuning/loop-autotune.js
  *              ends with that reason; else the level applied goes into its record
  *   commands → each actuator is commanded only if its observed level differs (idempotent act)
  *   status   → the loop's status and conditions, and the next wake-up
+ *
+ * The gate is reconcile-gate.ts, holding safe and the monitors reconcile-safety.ts, the commands
+ * and the next wake-up reconcile-act.ts.
  */
 
 export interface ReconcileResult {
@@ -102,52 +105,6 @@ export function reconcile(
   };
 }
 
-/** Step 1: whether the loop may regulate this cycle, and if not, why every actuator is safe. */
-type Gate = { verdict: ReadingVerdict; interlock: { message: string } | undefined } & (
-  | { regulate: true; measured: number }
-  | { regulate: false; detail: string }
-);
-
-function gateCycle(
-  spec: LoopSpec,
-  desired: LoopDesired,
-  observed: LoopObserved,
-  latched: LatchedFault | undefined,
-  nowMs: number,
-): Gate {
-  const verdict = readingVerdict(spec, observed, nowMs);
-  const interlock = trippedInterlock(spec, observed.interlocks, nowMs);
-  const judged = { verdict, interlock };
-  if (latched) return { ...judged, regulate: false, detail: latchedDetail(latched) };
-  if (desired.mode === 'off') return { ...judged, regulate: false, detail: 'mode off' };
-  if (!verdict.ok) return { ...judged, regulate: false, detail: sensorDetail(spec, verdict) };
-  if (interlock) return { ...judged, regulate: false, detail: interlock.message };
-  return { ...judged, regulate: true, measured: verdict.value };
-}
-
-/**
- * The reading's verdict: a sensor set's, when the loop has several sensors (its message names
- * each one dropped); else the one sensor's reading judged. A set loop observed without a result
- * (a runtime that did not combine) has no reading: safe, never regulating on an unjudged value.
- */
-function readingVerdict(spec: LoopSpec, observed: LoopObserved, nowMs: number): ReadingVerdict {
-  if (observed.sensorSet) return observed.sensorSet.verdict;
-  if (spec.sensorSet) return { ok: false, reason: 'Missing', message: 'sensor set not combined' };
-  return judgeReading(observed.reading, nowMs, spec);
-}
-
-function latchedDetail(fault: LatchedFault): string {
-  return `latched fault ${fault.reason}`;
-}
-
-/**
- * Why a bad reading holds the actuators safe (their command's detail): the reason, and for a
- * sensor set which sensors failed and why (`sensor Stale: 1 of 3 sensors healthy, 2 needed (…)`).
- */
-function sensorDetail(spec: LoopSpec, verdict: Exclude<ReadingVerdict, { ok: true }>): string {
-  return spec.sensorSet ? `sensor ${verdict.reason}: ${verdict.message}` : `sensor ${verdict.reason}`;
-}
-
 /** Step 1b: a running autotune's step on the gate's good reading (a cycle it holds safe: settleTuning). */
 function tuneStep(
   desired: LoopDesired,
@@ -167,12 +124,6 @@ function tuneStep(
  */
 function withTuning(before: LoopMemory, tuning: AutotuneCycle): LoopMemory {
   return { ...before, autotune: tuning.autotune, ...(tuning.ended ? { regulating: false } : {}) };
-}
-
-/** The memory a step leaves, and the times at which something it decided changes by itself. */
-interface Stepped {
-  memory: LoopMemory;
-  wakeTimes: number[];
 }
 
 /**
@@ -220,12 +171,6 @@ function regulate(
   };
 }
 
-/** The cycle so far: each actuator's wanted level and why, with the memory and wake times. */
-interface Cycle extends Stepped {
-  levels: Record<string, number>;
-  why: Record<string, WantedWhy>;
-}
-
 /**
  * Step 3: levels from the output, or every actuator safe (held by the gate, an autotune that
  * just aborted, or a fault just latched).
@@ -260,69 +205,6 @@ function chooseLevels(
   };
 }
 
-/** Every actuator at its safe level; the controller and the watches stop. */
-function holdSafe(spec: LoopSpec, state: Stepped, detail: string, nowMs: number): Cycle {
-  const safe = safeLevels(spec, state.memory.relays, nowMs);
-  const { effectWatch: _stopped, safety, ...rest } = state.memory;
-  const idle = idleSafetyMemory(safety);
-  const why: WantedWhy = { reason: 'safe-state', detail };
-  return {
-    levels: safe.levels,
-    why: Object.fromEntries(Object.keys(safe.levels).map((id) => [id, why])),
-    memory: {
-      ...rest,
-      relays: safe.relays,
-      regulating: false,
-      output: 0,
-      hysteresisOn: { raise: false, lower: false },
-      ...(idle ? { safety: idle } : {}),
-    },
-    wakeTimes: state.wakeTimes,
-  };
-}
-
-/** Step 4: the safety monitors on the levels chosen: starts held back, or a fault latched. */
-function monitorLevels(
-  spec: LoopSpec,
-  desired: LoopDesired,
-  observed: LoopObserved,
-  verdict: ReadingVerdict,
-  before: LoopMemory,
-  cycle: Cycle,
-  nowMs: number,
-): Cycle {
-  const monitored = safetyMonitors(
-    spec,
-    before.safety,
-    {
-      value: verdict.ok ? verdict.value : undefined,
-      setpoint: desired.setpoint,
-      regulating: cycle.memory.regulating,
-      output: cycle.memory.output,
-      levels: cycle.levels,
-      observed: observed.actuators,
-      lastCommanded: before.commands,
-      convergedBand: spec.convergedBand,
-    },
-    nowMs,
-  );
-  const levels = { ...cycle.levels };
-  const why = { ...cycle.why };
-  let relays = cycle.memory.relays;
-  for (const [id, detail] of Object.entries(monitored.heldOff)) {
-    levels[id] = 0;
-    relays = holdRelayOff(relays, before.relays, id);
-    why[id] = { reason: 'regulate', detail };
-  }
-  const { safety: _replaced, ...rest } = cycle.memory;
-  const memory = { ...rest, relays, ...(monitored.memory ? { safety: monitored.memory } : {}) };
-  const checked = { levels, why, memory, wakeTimes: [...cycle.wakeTimes, ...monitored.wakeTimes] };
-  if (!monitored.fault || memory.latchedFault) return checked;
-  // Latched this cycle: safe at once, not at the next one.
-  const latched = { ...checked, memory: { ...memory, latchedFault: monitored.fault } };
-  return holdSafe(spec, latched, latchedDetail(monitored.fault), nowMs);
-}
-
 /**
  * Step 4b: a running autotune ends in a cycle that held the loop safe (with the reason the
  * actuators were given); else the tuned actuator's level, after minimum times and start caps,
@@ -343,77 +225,4 @@ function settleTuning(spec: LoopSpec, cycle: Cycle, nowMs: number): Cycle {
     nowMs,
   );
   return { ...cycle, memory: { ...cycle.memory, autotune: settled } };
-}
-
-/**
- * Each direction active until now, for the changeover delay: on now, or on until this cycle (an
- * actuator holds its level between cycles), so the delay counts from when it goes idle, not
- * from when it was last seen on.
- */
-function markActive(
-  spec: LoopSpec,
-  before: LoopMemory,
-  cycle: Cycle,
-  nowMs: number,
-): LoopMemory['lastActiveMs'] {
-  let lastActiveMs = cycle.memory.lastActiveMs;
-  for (const { direction, actuator } of loopActuators(spec)) {
-    if (isOn(cycle.levels[actuator.id]) || isOn(before.commands[actuator.id]?.level)) {
-      lastActiveMs = { ...lastActiveMs, [direction]: nowMs };
-    }
-  }
-  return lastActiveMs;
-}
-
-/** Step 5: what to write to each actuator (only where observed differs, or a retry is due). */
-function commandLevels(
-  spec: LoopSpec,
-  observed: LoopObserved,
-  before: LoopMemory,
-  cycle: Cycle,
-  nowMs: number,
-): {
-  commands: ActuatorCommand[];
-  memory: Record<string, CommandMemory>;
-  allConfirmed: boolean;
-  wakeTimes: number[];
-} {
-  const commands: ActuatorCommand[] = [];
-  const memory = { ...before.commands };
-  const wakeTimes: number[] = [];
-  let allConfirmed = true;
-  for (const { actuator } of loopActuators(spec)) {
-    const id = actuator.id;
-    const decision = decideCommand(
-      id,
-      cycle.levels[id]!,
-      observed.actuators[id],
-      retryDueOnReturn(before.commands[id], observed.availability?.[id], spec),
-      nowMs,
-      spec,
-      cycle.why[id]!,
-    );
-    memory[id] = decision.memory;
-    if (decision.command) commands.push(decision.command);
-    if (!decision.confirmed) allConfirmed = false;
-    wakeTimes.push(decision.nextWakeMs);
-  }
-  return { commands, memory, allConfirmed, wakeTimes };
-}
-
-/**
- * When a fresh reading may go stale (core/liveness.ts); undefined without one. A set's: when its
- * first fresh member may, by its own limit (the combined reading's time is the newest member's).
- */
-function staleAtMs(spec: LoopSpec, observed: LoopObserved, gate: Gate, nowMs: number): number | undefined {
-  if (!gate.verdict.ok) return undefined;
-  if (observed.sensorSet) return observed.sensorSet.staleAtMs;
-  return observed.reading ? freshnessChangeAtMs(observed.reading, nowMs, spec.staleAfterMs) : undefined;
-}
-
-/** The earliest wake time not before now, or a keep-alive from now when there is none. */
-function nextWakeMs(wakeTimes: (number | undefined)[], nowMs: number, keepAliveMs: number): number {
-  const future = wakeTimes.filter((t): t is number => Number.isFinite(t));
-  // Rounded up to whole ms so a wake-up is never a hair before the moment it waits for.
-  return Math.ceil(future.length > 0 ? Math.max(nowMs, Math.min(...future)) : nowMs + keepAliveMs);
 }

@@ -245,12 +245,10 @@ export function loopStatus(
   outcome: CycleOutcome,
   nowMs: number,
 ): LoopStatus {
-  const { verdict, interlock, memory, levels } = outcome;
+  const { verdict, memory, levels } = outcome;
   const measured = verdict.ok ? verdict.value : undefined;
   const autotune = memory.autotune ? autotuneStatus(memory.autotune, nowMs) : undefined;
   const sensors = sensorSetStatus(spec, observed);
-  const raiseOn = spec.raise !== undefined && (levels[spec.raise.id] ?? 0) >= IDLE_BELOW;
-  const lowerOn = spec.lower !== undefined && (levels[spec.lower.id] ?? 0) >= IDLE_BELOW;
   return {
     loop: spec.id,
     quantity: spec.quantity,
@@ -259,16 +257,7 @@ export function loopStatus(
     measured,
     measuredAtMs: observed.reading?.atMs,
     output: memory.output,
-    action: actionFor(
-      spec,
-      desired.mode,
-      splitRange(spec, memory.output, memory.lastActiveMs, nowMs).duties,
-      {
-        raise: raiseOn,
-        lower: lowerOn,
-      },
-      isActive(memory.autotune) ? memory.autotune.side : undefined,
-    ),
+    action: loopAction(spec, desired, memory, levels, nowMs),
     generation: desired.generation,
     observedGeneration: desired.generation,
     actuators: Object.fromEntries(
@@ -277,32 +266,61 @@ export function loopStatus(
         { wanted: levels[actuator.id]!, observed: observed.actuators[actuator.id] ?? null },
       ]),
     ),
-    conditions: statusConditions({
-      previous: memory.conditions,
-      verdict,
-      mode: desired.mode,
-      measured,
-      setpoint: desired.setpoint,
-      convergedBand: spec.convergedBand,
-      allConfirmed: outcome.allConfirmed,
-      actuatorConfirmed: actuatorConfirmedValue({
-        spec,
-        allConfirmed: outcome.allConfirmed,
-        levels,
-        observed: observed.actuators,
-        availability: observed.availability,
-        commands: memory.commands,
-      }),
-      generation: desired.generation,
-      nowMs,
-      ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),
-      ...(memory.latchedFault ? { latched: memory.latchedFault } : {}),
-      ...(autotune ? { autotune } : {}),
-    }),
+    conditions: loopConditions(spec, desired, observed, outcome, { measured, autotune }, nowMs),
     updatedAtMs: nowMs,
     ...(autotune ? { autotune } : {}),
     ...(sensors ? { sensors } : {}),
   };
+}
+
+/** What the loop is doing (heating, cooling, idle, off) from its output and the levels chosen. */
+function loopAction(
+  spec: LoopSpec,
+  desired: LoopDesired,
+  memory: CycleOutcome['memory'],
+  levels: Record<string, number>,
+  nowMs: number,
+): LoopStatus['action'] {
+  const on = (actuator: { id: string } | undefined) =>
+    actuator !== undefined && (levels[actuator.id] ?? 0) >= IDLE_BELOW;
+  const { duties } = splitRange(spec, memory.output, memory.lastActiveMs, nowMs);
+  const side = isActive(memory.autotune) ? memory.autotune.side : undefined;
+  return actionFor(spec, desired.mode, duties, { raise: on(spec.raise), lower: on(spec.lower) }, side);
+}
+
+/** The loop's conditions after this cycle, from the previous ones and what the cycle found. */
+function loopConditions(
+  spec: LoopSpec,
+  desired: LoopDesired,
+  observed: LoopObserved,
+  outcome: CycleOutcome,
+  found: { measured: number | undefined; autotune: AutotuneStatus | undefined },
+  nowMs: number,
+): LoopStatus['conditions'] {
+  const { verdict, interlock, memory, levels } = outcome;
+  const { measured, autotune } = found;
+  return statusConditions({
+    previous: memory.conditions,
+    verdict,
+    mode: desired.mode,
+    measured,
+    setpoint: desired.setpoint,
+    convergedBand: spec.convergedBand,
+    allConfirmed: outcome.allConfirmed,
+    actuatorConfirmed: actuatorConfirmedValue({
+      spec,
+      allConfirmed: outcome.allConfirmed,
+      levels,
+      observed: observed.actuators,
+      availability: observed.availability,
+      commands: memory.commands,
+    }),
+    generation: desired.generation,
+    nowMs,
+    ...(spec.interlocks?.length ? { interlock: interlock?.message ?? null } : {}),
+    ...(memory.latchedFault ? { latched: memory.latchedFault } : {}),
+    ...(autotune ? { autotune } : {}),
+  });
 }
 
 /** The sensor set's part of the status; absent for a loop with one sensor. */

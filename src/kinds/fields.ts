@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { MAX_HALF_BAND } from '../core/duty-band.js';
 import { FIELD_PATH_PATTERN, plainTopicProblem } from '../drivers/mqtt/payload.js';
+import { maxOnTimeConfig } from './monitors/max-on-time.js';
+import { startCapConfig } from './monitors/start-cap.js';
 import { BAND_RENAMED } from './renamed-keys.js';
 
 /** A reference to another section of the file (a plant, a sensor, an actuator). */
@@ -89,16 +91,8 @@ export const gainSchema = z
     'Steady-state change of the plant at full output (°C or %RH): +20 for a heater, -15 for a cooler.',
   );
 
-/** Safety limit shared by every actuator kind (safety-monitors.ts). */
-export const maxOnSchema = z
-  .number()
-  .gt(0)
-  .optional()
-  .describe(
-    'Longest time continuously on (above 0), seconds: reaching it switches every actuator of the ' +
-      'loop safe and latches a fault until reset (a pump running dry, a leak, a door left open). Set ' +
-      'it above the longest run the plant ever needs. Needs a safe state of off (0). Default: no limit.',
-  );
+/** The maximum on-time's field, shared by every actuator kind (monitors/max-on-time.ts). */
+export const maxOnSchema = maxOnTimeConfig.schema;
 
 /** A continuous actuator's safe output. */
 export const safeLevelSchema = z
@@ -196,17 +190,8 @@ export const relayFields = {
     .enum(['off', 'on'])
     .default('off')
     .describe('State forced on faults, stale readings and shutdown. Default off.'),
-  maxStartsPerHour: z
-    .number()
-    .int()
-    .gt(0)
-    .optional()
-    .describe(
-      'Most switch-ons in any hour (compressor and relay wear; 6 suits most compressors): a further ' +
-        'start waits until the oldest is an hour old; switching off is always allowed. Needs safeState ' +
-        'off. Default: no cap.',
-    ),
-  maxOnS: maxOnSchema,
+  maxStartsPerHour: startCapConfig.schema,
+  maxOnS: maxOnTimeConfig.schema,
 };
 
 const relayObject = z.object(relayFields);

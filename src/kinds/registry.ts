@@ -91,6 +91,11 @@ export function sensorKindOf(kind: string): AnySensorKind {
   return found;
 }
 
+/** The descriptor of an actuator kind, or undefined for a name no kind has (a broken file's). */
+export function findActuatorKind(kind: string): AnyActuatorKind | undefined {
+  return ACTUATORS.get(kind);
+}
+
 /** The descriptor of an actuator kind; throws on a kind the schema would have rejected. */
 export function actuatorKindOf(kind: string): AnyActuatorKind {
   const found = ACTUATORS.get(kind);

@@ -109,6 +109,26 @@ export interface LoopUse {
   pidKp: number | undefined;
 }
 
+/**
+ * How `homeostat safe` reaches an actuator once the daemon is gone (commands/safe.ts), from its
+ * section alone: a GPIO relay pin, a hardware PWM channel, an MQTT command (with what protects
+ * the device when the broker is not reached), or nothing that outlives the daemon (a simulated
+ * actuator). commands/safe-plan.ts maps each `via` to the driver that acts on it; a new `via`
+ * fails its type-check there until it has one.
+ */
+export type SafeTarget =
+  | { via: 'gpio'; bcm: number; activeLow: boolean; safeLevel: 0 | 1 }
+  | {
+      via: 'pwm';
+      chip: number;
+      channel: number;
+      safeLevel: number;
+      periodNs?: number | undefined;
+      polarity?: 'normal' | 'inversed' | undefined;
+    }
+  | { via: 'mqtt'; topic: string; payload: string; deadMan: string }
+  | { via: 'none'; why: string };
+
 /** An actuator kind; `Section` is its resolved config section. */
 export interface ActuatorKind<S extends KindSchema = KindSchema, Section = z.output<S>>
   extends KindCommon<Section> {
@@ -127,6 +147,17 @@ export interface ActuatorKind<S extends KindSchema = KindSchema, Section = z.out
   /** Its part of the loop spec (core/loop-spec.ts). */
   spec(id: string, section: Section, loop: LoopUse): ActuatorSpec;
   createDriver(section: Section, ctx: DriverContext): ActuatorDriver;
+  /**
+   * Required: what `homeostat safe` drives, and how, when the daemon died (SafeTarget); its safe
+   * level exactly as the daemon would command it on shutdown.
+   */
+  safe(section: Section): SafeTarget;
+  /**
+   * What `safe` can still drive from the section of a config that no longer validates (edited
+   * while the daemon ran), defaults as in the schema; undefined when it cannot tell. Absent:
+   * nothing is guessed (an MQTT device needs the broker settings of a valid config).
+   */
+  safeFromBroken?(section: Record<string, unknown>): SafeTarget | undefined;
   doctor?: KindDoctor<Section>;
 }
 

@@ -63,7 +63,7 @@ const relaySchema = z.object({
 });
 const plugSchema = z.object({
   id: z.string().min(1),
-  kind: z.enum(['mqtt_switch', 'mqtt_level']),
+  kind: z.string().min(1),
   topic: z.string().min(1),
   payload: z.string(),
   deadMan: z.string(),

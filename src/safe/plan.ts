@@ -9,14 +9,16 @@ import { parse } from 'yaml';
 import { readConfigText } from '../config/load.js';
 import { type Config, DEFAULT_SYSFS_ROOT, type MqttConfig } from '../config/schema.js';
 import type { GpioChipOverride } from '../drivers/gpio/chip.js';
-import { levelCommandPayload } from '../drivers/mqtt/payload.js';
+import { actuatorKindOf, findActuatorKind } from '../kinds/registry.js';
+import type { SafeTarget } from '../kinds/types.js';
 import type { SafeRelay } from './gpio.js';
 import type { SafePwm } from './pwm.js';
 
 /** One MQTT actuator: its safe command, and what protects it when the broker is not reached. */
 export interface SafePlug {
   id: string;
-  kind: 'mqtt_switch' | 'mqtt_level';
+  /** Its kind (mqtt_switch, mqtt_level), for the report. */
+  kind: string;
   topic: string;
   payload: string;
   /** Its dead man's switch, as a sentence for the report (or that it has none). */
@@ -42,66 +44,56 @@ export interface SafePlan {
   broker?: SafeBroker;
 }
 
-/** From a valid config. */
+/**
+ * Where each way an actuator kind is reached (its `safe`, kinds/types.ts) goes in the plan: a
+ * Record over every `via`, so a new one fails the type-check here until `safe` can drive it.
+ */
+const PLACE: {
+  [Via in SafeTarget['via']]: (
+    plan: SafePlan,
+    id: string,
+    kind: string,
+    target: Extract<SafeTarget, { via: Via }>,
+  ) => void;
+} = {
+  gpio: (plan, id, _kind, { via: _via, ...relay }) => void plan.relays.push({ id, ...relay }),
+  pwm: (plan, id, _kind, { via: _via, ...pwm }) => void plan.pwms.push({ id, ...pwm }),
+  mqtt: (plan, id, kind, { via: _via, ...command }) => void plan.mqtt.push({ id, kind, ...command }),
+  // Nothing of it outlives the daemon (a simulated actuator): nothing to drive.
+  none: () => undefined,
+};
+
+/** From a valid config: each actuator as its kind says `safe` reaches it. */
 export function planFromConfig(config: Config): SafePlan {
-  const relays: SafeRelay[] = [];
-  const pwms: SafePwm[] = [];
-  const mqtt: SafePlug[] = [];
-  for (const [id, actuator] of Object.entries(config.actuators)) {
-    if (actuator.kind === 'pwm') {
-      const { chip, channel, safeLevel, periodNs, polarity } = actuator;
-      pwms.push({ id, chip, channel, safeLevel, periodNs, polarity });
-    }
-    if (actuator.kind === 'gpio_relay') {
-      relays.push({
-        id,
-        bcm: actuator.bcm,
-        activeLow: actuator.activeLow,
-        safeLevel: actuator.safeState === 'on' ? 1 : 0,
-      });
-    } else if (actuator.kind === 'mqtt_switch' || actuator.kind === 'mqtt_level') {
-      mqtt.push({ id, kind: actuator.kind, ...safeCommandOf(actuator), deadMan: deadManText(actuator) });
-    }
-  }
-  return {
-    relays,
-    pwms,
+  const plan: SafePlan = {
+    relays: [],
+    pwms: [],
     sysfsRoot: config.gpio.sysfsRoot,
     chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
-    mqtt,
+    mqtt: [],
     ...(config.mqtt ? { broker: { node: config.node, mqtt: config.mqtt } } : {}),
   };
-}
-
-/** The command an MQTT actuator is sent on shutdown, exactly as the daemon would: its safe state or level. */
-function safeCommandOf(actuator: Config['actuators'][string]): { topic: string; payload: string } {
-  if (actuator.kind === 'mqtt_switch') {
-    const payload = actuator.safeState === 'on' ? actuator.payloadOn : actuator.payloadOff;
-    return { topic: actuator.commandTopic, payload };
+  for (const [id, actuator] of Object.entries(config.actuators)) {
+    place(plan, id, actuator.kind, actuatorKindOf(actuator.kind).safe(actuator));
   }
-  if (actuator.kind !== 'mqtt_level') throw new Error(`not an MQTT actuator: ${actuator.kind}`);
-  const deviceValue = Math.round(actuator.safeLevel * actuator.levelScale);
-  return { topic: actuator.commandTopic, payload: levelCommandPayload(deviceValue, actuator.commandField) };
+  return plan;
 }
 
-function deadManText(actuator: Config['actuators'][string]): string {
-  const none = 'no dead man’s switch: if it was not reached, it stays as it is until homeostat is back';
-  if (actuator.kind !== 'mqtt_switch') return none;
-  if (actuator.deadManS <= 0) return `${none} (deadManS 0)`;
-  const how =
-    actuator.preset === 'tasmota'
-      ? 'Tasmota PulseTime'
-      : actuator.preset === 'shelly'
-        ? 'Shelly toggle_after'
-        : 'Zigbee2MQTT on_time';
-  return `turns itself off ≤ ${actuator.deadManS} s after its last ON (${how})`;
+/** `target` into its list of the plan. */
+function place(plan: SafePlan, id: string, kind: string, target: SafeTarget): void {
+  (PLACE[target.via] as (plan: SafePlan, id: string, kind: string, target: SafeTarget) => void)(
+    plan,
+    id,
+    kind,
+    target,
+  );
 }
 
 /**
  * From a config that does not validate (edited while the daemon ran: the daemon kept the old
- * one). The GPIO relays it names are still the best guess of what is wired: every
- * `actuators.<id>` of kind `gpio_relay` with an integer `bcm`, defaults as in the schema
- * (activeLow true, safeState off). Undefined when not even that can be read.
+ * one). What it still names is the best guess of what is wired: each actuator whose kind can
+ * tell from its section alone (the kind's `safeFromBroken`: a gpio_relay with an integer `bcm`,
+ * a pwm channel), defaults as in the schema. Undefined when not even that can be read.
  */
 export function planFromBrokenText(text: string): SafePlan | undefined {
   let data: unknown;
@@ -113,21 +105,9 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
   if (!isRecord(data)) return undefined;
   const gpio = isRecord(data.gpio) ? data.gpio : {};
   const actuators = isRecord(data.actuators) ? data.actuators : {};
-  const relays: SafeRelay[] = [];
-  const pwms = pwmsFromBrokenText(actuators);
-  for (const [id, section] of Object.entries(actuators)) {
-    if (!isRecord(section) || section.kind !== 'gpio_relay') continue;
-    if (!Number.isInteger(section.bcm) || (section.bcm as number) < 0) continue;
-    relays.push({
-      id,
-      bcm: section.bcm as number,
-      activeLow: section.activeLow !== false,
-      safeLevel: section.safeState === 'on' ? 1 : 0,
-    });
-  }
-  return {
-    relays,
-    pwms,
+  const plan: SafePlan = {
+    relays: [],
+    pwms: [],
     sysfsRoot:
       typeof gpio.sysfsRoot === 'string' && gpio.sysfsRoot !== '' ? gpio.sysfsRoot : DEFAULT_SYSFS_ROOT,
     chip: {
@@ -136,51 +116,13 @@ export function planFromBrokenText(text: string): SafePlan | undefined {
     },
     mqtt: [],
   };
-}
-
-/**
- * The pwm actuators a broken file names: chip and channel (defaults 0) as integers, bad ones
- * skipped; safeLevel (default 0), polarity (default normal) and the period from periodMs or
- * frequencyHz (1e9 / Hz ns), as far as the file gives them. What cannot be reached without a
- * period is reported not confirmed safe by `safe` (safe/pwm.ts), never guessed.
- */
-function pwmsFromBrokenText(actuators: Record<string, unknown>): SafePwm[] {
-  const pwms: SafePwm[] = [];
-  const int = (value: unknown) =>
-    value === undefined ? 0 : Number.isInteger(value) ? (value as number) : -1;
   for (const [id, section] of Object.entries(actuators)) {
-    if (!isRecord(section) || section.kind !== 'pwm') continue;
-    const chip = int(section.chip);
-    const channel = int(section.channel);
-    if (chip < 0 || channel < 0) continue;
-    const { safeLevel } = section;
-    const periodNs = brokenPeriodNs(section);
-    pwms.push({
-      id,
-      chip,
-      channel,
-      // Not a number: not within 0..1, which `safe` reports rather than guessing 0.
-      safeLevel: safeLevel === undefined ? 0 : typeof safeLevel === 'number' ? safeLevel : Number.NaN,
-      ...(periodNs !== undefined ? { periodNs } : {}),
-      polarity: section.polarity === 'inversed' ? 'inversed' : 'normal',
-    });
+    if (!isRecord(section) || typeof section.kind !== 'string') continue;
+    const target = findActuatorKind(section.kind)?.safeFromBroken?.(section);
+    if (target) place(plan, id, section.kind, target);
   }
-  return pwms;
+  return plan;
 }
-
-/** The period in whole ns from periodMs, else frequencyHz; undefined when neither is usable. */
-function brokenPeriodNs(section: Record<string, unknown>): number | undefined {
-  const positive = (value: unknown): value is number =>
-    typeof value === 'number' && Number.isFinite(value) && value > 0;
-  const { periodMs, frequencyHz } = section;
-  const periodNs = positive(periodMs)
-    ? Math.round(periodMs * 1e6)
-    : positive(frequencyHz)
-      ? Math.round(1e9 / frequencyHz)
-      : undefined;
-  return periodNs !== undefined && periodNs >= 1 ? periodNs : undefined;
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,8 @@
  */
 import type { z } from 'zod';
 import { checkPlausible } from '../../kinds/fields.js';
+import { LOOP_MONITORS } from '../../kinds/monitors/registry.js';
+import type { MonitorIssue, MonitorLoop } from '../../kinds/monitors/types.js';
 import { defaultPlausible, TEMPERATURE_UNITS } from './common.js';
 import type { RawLoop } from './loop.js';
 import { allowedModes } from './modes.js';
@@ -112,41 +114,24 @@ function checkFeedforward(loop: RawLoop, ctx: z.RefinementCtx): void {
   }
 }
 
-/** A loop's safety monitors: limits that can trip, and the defaults a generic loop lacks. */
+/** A loop's safety monitors: each configured one's own rules (kinds/monitors/), at its block's path. */
 function checkLoopMonitors(loop: RawLoop, ctx: z.RefinementCtx): void {
-  const issue = (path: (string | number)[], message: string) =>
-    ctx.addIssue({ code: 'custom', path, message });
-  const { cutoff } = loop;
-  if (cutoff) {
-    if (cutoff.min === undefined && cutoff.max === undefined) issue(['cutoff'], 'give max, min or both');
-    const plausible = loop.plausible ?? defaultPlausible(loop.quantity, loop.unit);
-    const tripsInside = 'a setpoint there would trip it';
-    if (cutoff.max !== undefined) {
-      const path = ['cutoff', 'max'];
-      if (loop.raise === undefined) issue(path, 'needs a raise actuator (nothing else pushes the value up)');
-      if (cutoff.max <= loop.limits.max)
-        issue(path, `must lie above limits.max (${loop.limits.max}): ${tripsInside}`);
-      if (cutoff.max >= plausible.max) {
-        issue(path, `must lie below plausible.max (${plausible.max}): readings above are sensor faults`);
-      }
-    }
-    if (cutoff.min !== undefined) {
-      const path = ['cutoff', 'min'];
-      if (loop.lower === undefined)
-        issue(path, 'needs a lower actuator (nothing else pushes the value down)');
-      if (cutoff.min >= loop.limits.min)
-        issue(path, `must lie below limits.min (${loop.limits.min}): ${tripsInside}`);
-      if (cutoff.min <= plausible.min) {
-        issue(path, `must lie above plausible.min (${plausible.min}): readings below are sensor faults`);
-      }
-    }
-  }
-  if (loop.quantity === 'generic') {
-    if (loop.stuckWatch && loop.stuckWatch.minChange === undefined) {
-      issue(['stuckWatch', 'minChange'], 'required for a generic loop (no default unit)');
-    }
-    if (loop.runawayWatch && loop.runawayWatch.band === undefined) {
-      issue(['runawayWatch', 'band'], 'required for a generic loop (no default unit)');
-    }
+  const context = {
+    quantity: loop.quantity,
+    raise: loop.raise,
+    lower: loop.lower,
+    limits: loop.limits,
+    plausible: loop.plausible ?? defaultPlausible(loop.quantity, loop.unit),
+  };
+  for (const monitor of LOOP_MONITORS) {
+    const block = loop[monitor.key];
+    if (block === undefined) continue;
+    const issue = (path: (string | number)[], message: string) =>
+      ctx.addIssue({ code: 'custom', path: [monitor.key, ...path], message });
+    (monitor.check as (block: unknown, loop: MonitorLoop, issue: MonitorIssue) => void)(
+      block,
+      context,
+      issue,
+    );
   }
 }

@@ -1,5 +1,6 @@
 /** A regulation loop's section: one sensor (or several), one or two actuators, one setpoint, its monitors. */
 import { z } from 'zod';
+import { loopMonitorFields } from '../../kinds/monitors/registry.js';
 import { modeSchema, QUANTITIES, rangeSchema, ref } from './common.js';
 import { controllerSchema } from './controllers.js';
 import { checkLoop } from './loop-checks.js';
@@ -120,87 +121,8 @@ export const loopSchema = z
           '<loop>/fault/reset or the Home Assistant button). Choose periodS from how fast the plant ' +
           'responds at full output. Default: off.',
       ),
-    cutoff: z
-      .strictObject({
-        max: z
-          .number()
-          .optional()
-          .describe(
-            'The loop never raises the value at or above this (loop unit): reached with the raise ' +
-              'actuator on, every actuator goes safe at once and the fault latches. Must lie above ' +
-              'limits.max. Default: none.',
-          ),
-        min: z
-          .number()
-          .optional()
-          .describe(
-            'The loop never lowers the value at or below this (loop unit): reached with the lower ' +
-              'actuator on, every actuator goes safe at once and the fault latches. Must lie below ' +
-              'limits.min. Default: none.',
-          ),
-      })
-      .optional()
-      .describe(
-        'Absolute cut-off, independent of the setpoint and the controller (a fermenter 30 °C, a kettle ' +
-          '105 °C, a freezer min -30 °C), like Marlin MAXTEMP. Latches only while an actuator that pushes ' +
-          'further is on: beyond it with that actuator off (the sun, a hot cellar) is no fault of the ' +
-          'loop, and a cooler keeps cooling. Reset: MQTT <loop>/fault/reset or the Home Assistant ' +
-          'button. Default: off.',
-      ),
-    stuckWatch: z
-      .strictObject({
-        periodS: z
-          .number()
-          .gt(0)
-          .default(1800)
-          .describe(
-            'How long an actuator must have been commanded off before the value moving its way counts, ' +
-              "seconds; longer than the relay's window and the overshoot after switching off. Default 1800.",
-          ),
-        minChange: z
-          .number()
-          .gt(0)
-          .optional()
-          .describe(
-            'How far (loop unit) the value must move its way from its extreme since off, and be past ' +
-              'the setpoint, to latch. Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
-          ),
-      })
-      .optional()
-      .describe(
-        'Welded relay or stuck plug: latch a fault when the value keeps rising (falling) with the heater ' +
-          '(cooler) commanded off for periodS, by minChange from its lowest (highest) since and minChange ' +
-          'past the setpoint. Off by default because plants drift on their own (a room in the sun, a ' +
-          'fermenting beer warms itself): enable it where nothing but the actuator moves the value (a ' +
-          'kettle, a tank, a heated box in a cool room). Default: off.',
-      ),
-    runawayWatch: z
-      .strictObject({
-        band: z
-          .number()
-          .gt(0)
-          .optional()
-          .describe(
-            'Distance from the setpoint (loop unit) that counts as lost control once converged. ' +
-              'Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
-          ),
-        periodS: z
-          .number()
-          .gt(0)
-          .default(1800)
-          .describe(
-            'How long the value may stay outside the band at full output, seconds; longer than the ' +
-              'plant takes to recover from a door opened. Default 1800.',
-          ),
-      })
-      .optional()
-      .describe(
-        "Thermal runaway (Marlin's, once stable; Klipper's verify_heater): after the loop converged " +
-          'at its setpoint, the value stays more than band away for periodS while the output is ' +
-          'saturated towards it (a probe out of the tank, a heater lost): latch a fault. Re-armed at ' +
-          'each new setpoint once converged. Off by default: an undersized heater in a hard frost does ' +
-          'the same, and latching it off would be worse. Default: off.',
-      ),
+    // The safety monitors' blocks: cutoff, stuckWatch, runawayWatch (kinds/monitors/).
+    ...loopMonitorFields,
     interlocks: z
       .array(
         z.strictObject({

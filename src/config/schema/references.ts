@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { relayBandOf } from '../../kinds/fields.js';
+import { ACTUATOR_MONITORS } from '../../kinds/monitors/registry.js';
 import type { ActuatorConfig } from '../../kinds/registry.js';
 import {
   actuatorKindOf,
@@ -89,15 +90,15 @@ function actuatorsDriveKnownPlants(config: RawConfig, issue: Issue): void {
 }
 
 /**
- * maxOnS and maxStartsPerHour limit the time away from the safe state: with a safe state of on
+ * The actuator monitors' fields (maxOnS, maxStartsPerHour: kinds/monitors/) limit the time away from the safe state: with a safe state of on
  * they would hold an actuator in its unsafe state, so they need safeState off (safeLevel 0).
  */
 function safetyLimitsNeedSafeOff(config: RawConfig, issue: Issue): void {
   for (const [id, actuator] of Object.entries(config.actuators)) {
     // The safe level reads only safeState or safeLevel, which resolution leaves as parsed.
     if (!(safeLevelOf(actuator as ActuatorConfig) > 0)) continue;
-    const limits: { maxOnS?: number; maxStartsPerHour?: number } = actuator;
-    for (const field of ['maxOnS', 'maxStartsPerHour'] as const) {
+    const limits: Record<string, unknown> = actuator;
+    for (const { key: field } of ACTUATOR_MONITORS) {
       if (limits[field] !== undefined) {
         issue(
           ['actuators', id, field],

@@ -30,4 +30,22 @@ export const gpioRelay = actuatorKind<typeof schema, WithBand<z.output<typeof sc
   driverFields: ['bcm', 'activeLow'],
   createDriver: (relay, ctx) =>
     new GpioRelay({ id: ctx.id, bcm: relay.bcm, activeLow: relay.activeLow, ...ctx.gpio() }),
+  // A sysfs output keeps its level when the process is gone: `safe` writes the pin itself.
+  safe: (relay) => ({
+    via: 'gpio',
+    bcm: relay.bcm,
+    activeLow: relay.activeLow,
+    safeLevel: relay.safeState === 'on' ? 1 : 0,
+  }),
+  // An integer `bcm` is still the best guess of what is wired; defaults as in the schema
+  // (activeLow true, safeState off).
+  safeFromBroken: (section) =>
+    Number.isInteger(section.bcm) && (section.bcm as number) >= 0
+      ? {
+          via: 'gpio',
+          bcm: section.bcm as number,
+          activeLow: section.activeLow !== false,
+          safeLevel: section.safeState === 'on' ? 1 : 0,
+        }
+      : undefined,
 });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { MqttLevel } from '../../drivers/mqtt/actuator.js';
 import { availabilityTopic } from '../../drivers/mqtt/availability.js';
+import { levelCommandPayload } from '../../drivers/mqtt/payload.js';
 import { LEVEL_PRESET_NAMES, levelPreset } from '../../drivers/mqtt/switch-presets.js';
 import { fieldPath, maxOnSchema, plainTopic, safeLevelSchema, stateStaleAfterS } from '../fields.js';
 import { actuatorKind } from '../types.js';
-import { continuousOutput } from './shared.js';
+import { continuousOutput, NO_DEAD_MAN } from './shared.js';
 
 const schema = z
   .strictObject({
@@ -166,4 +167,11 @@ export const mqttLevel = actuatorKind<typeof schema, MqttLevelConfig>({
       nowMs: ctx.nowMs,
       logger: ctx.logger,
     }),
+  // Best effort (the broker may be what is gone): the same command the daemon sends on shutdown.
+  safe: (level) => ({
+    via: 'mqtt',
+    topic: level.commandTopic,
+    payload: levelCommandPayload(Math.round(level.safeLevel * level.levelScale), level.commandField),
+    deadMan: NO_DEAD_MAN,
+  }),
 });

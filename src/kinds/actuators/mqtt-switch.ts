@@ -18,7 +18,7 @@ import {
   switchDeadMan,
   switchPayloads,
 } from './mqtt-switch-rules.js';
-import { relayOutput } from './shared.js';
+import { NO_DEAD_MAN, relayOutput } from './shared.js';
 
 const schema = z
   .strictObject({
@@ -185,4 +185,23 @@ export const mqttSwitch = actuatorKind<typeof schema, MqttSwitchConfig>({
       availabilityTopic: relay.availabilityTopic,
       replyTopic: relay.replyTopic,
     }),
+  // Best effort (the broker may be what is gone): the same command the daemon sends on shutdown.
+  safe: (relay) => ({
+    via: 'mqtt',
+    topic: relay.commandTopic,
+    payload: relay.safeState === 'on' ? relay.payloadOn : relay.payloadOff,
+    deadMan: deadManText(relay),
+  }),
 });
+
+/** What protects the plug when `safe` cannot reach the broker: its own dead man's switch, if any. */
+function deadManText(relay: MqttSwitchConfig): string {
+  if (relay.deadManS <= 0) return `${NO_DEAD_MAN} (deadManS 0)`;
+  const how =
+    relay.preset === 'tasmota'
+      ? 'Tasmota PulseTime'
+      : relay.preset === 'shelly'
+        ? 'Shelly toggle_after'
+        : 'Zigbee2MQTT on_time';
+  return `turns itself off ≤ ${relay.deadManS} s after its last ON (${how})`;
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PwmOutput } from '../../drivers/pwm.js';
 import { maxOnSchema, safeLevelSchema } from '../fields.js';
-import { actuatorKind } from '../types.js';
+import { actuatorKind, type SafeTarget } from '../types.js';
 import { pwmDoctor } from './pwm-doctor.js';
 import { continuousOutput } from './shared.js';
 
@@ -126,5 +126,53 @@ export const pwmActuator = actuatorKind<typeof schema, PwmConfig>({
       polarity: pwm.polarity,
       sysfsRoot: ctx.gpio().sysfsRoot,
     }),
+  // An enabled channel keeps its duty when the process is gone: `safe` drives it itself.
+  safe: ({ chip, channel, safeLevel, periodNs, polarity }) => ({
+    via: 'pwm',
+    chip,
+    channel,
+    safeLevel,
+    periodNs,
+    polarity,
+  }),
+  safeFromBroken: brokenPwm,
   doctor: pwmDoctor,
 });
+
+/**
+ * What a broken file still says of a pwm actuator: chip and channel (defaults 0) as integers,
+ * else nothing; safeLevel (default 0), polarity (default normal) and the period from periodMs
+ * or frequencyHz (1e9 / Hz ns), as far as the file gives them. What cannot be reached without
+ * a period is reported not confirmed safe by `safe` (commands/safe-pwm.ts), never guessed.
+ */
+function brokenPwm(section: Record<string, unknown>): SafeTarget | undefined {
+  const int = (value: unknown) =>
+    value === undefined ? 0 : Number.isInteger(value) ? (value as number) : -1;
+  const chip = int(section.chip);
+  const channel = int(section.channel);
+  if (chip < 0 || channel < 0) return undefined;
+  const { safeLevel } = section;
+  const periodNs = brokenPeriodNs(section);
+  return {
+    via: 'pwm',
+    chip,
+    channel,
+    // Not a number: not within 0..1, which `safe` reports rather than guessing 0.
+    safeLevel: safeLevel === undefined ? 0 : typeof safeLevel === 'number' ? safeLevel : Number.NaN,
+    ...(periodNs !== undefined ? { periodNs } : {}),
+    polarity: section.polarity === 'inversed' ? 'inversed' : 'normal',
+  };
+}
+
+/** The period in whole ns from periodMs, else frequencyHz; undefined when neither is usable. */
+function brokenPeriodNs(section: Record<string, unknown>): number | undefined {
+  const positive = (value: unknown): value is number =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0;
+  const { periodMs, frequencyHz } = section;
+  const periodNs = positive(periodMs)
+    ? Math.round(periodMs * 1e6)
+    : positive(frequencyHz)
+      ? Math.round(1e9 / frequencyHz)
+      : undefined;
+  return periodNs !== undefined && periodNs >= 1 ? periodNs : undefined;
+}

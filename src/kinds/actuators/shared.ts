@@ -1,6 +1,19 @@
 import type { ActuatorSpec } from '../../core/loop-spec.js';
 import { DEFAULT_MAX_HALF_BAND, type RelayFields, resolveRelayBand } from '../fields.js';
+import { ACTUATOR_MONITORS } from '../monitors/registry.js';
 import type { LoopUse } from '../types.js';
+
+/** The actuator monitors' parts of the spec (kinds/monitors/), for each of their fields the section sets. */
+function actuatorMonitorSpecs(section: object): Partial<ActuatorSpec> {
+  const fields = section as Record<string, unknown>;
+  const spec: Partial<ActuatorSpec> = {};
+  for (const monitor of ACTUATOR_MONITORS) {
+    const value = fields[monitor.key];
+    if (value !== undefined)
+      Object.assign(spec, (monitor.spec as (value: unknown) => Partial<ActuatorSpec>)(value));
+  }
+  return spec;
+}
 
 /**
  * Relay kinds: 0 or 1, their band resolved (a kind with more to resolve calls resolveRelayBand
@@ -21,8 +34,7 @@ export const relayOutput = {
     },
     ...relayBand(relay, loop),
     ...(relay.modulationDefaulted ? { modulationDefaulted: true as const } : {}),
-    ...(relay.maxOnS !== undefined ? { maxOnMs: relay.maxOnS * 1000 } : {}),
-    ...(relay.maxStartsPerHour !== undefined ? { maxStartsPerHour: relay.maxStartsPerHour } : {}),
+    ...actuatorMonitorSpecs(relay),
   }),
 };
 
@@ -42,7 +54,7 @@ interface ContinuousFields {
   maxOnS?: number | undefined;
 }
 
-/** Continuous kinds: any level 0..1, their safeLevel, and only the maxOnS limit. */
+/** Continuous kinds: any level 0..1, their safeLevel, and only the maxOnS limit (no starts to cap). */
 export const continuousOutput = {
   output: 'continuous' as const,
   safeLevel: (actuator: ContinuousFields): number => actuator.safeLevel,
@@ -50,9 +62,13 @@ export const continuousOutput = {
     id,
     kind: 'continuous',
     safeLevel: actuator.safeLevel,
-    ...(actuator.maxOnS !== undefined ? { maxOnMs: actuator.maxOnS * 1000 } : {}),
+    ...actuatorMonitorSpecs(actuator),
   }),
 };
 
 /** For kinds whose parsed section needs no further resolution. */
 export const asParsed = <T>(raw: T): T => raw;
+
+/** An MQTT actuator without a dead man's switch, as `homeostat safe` reports it. */
+export const NO_DEAD_MAN =
+  'no dead man’s switch: if it was not reached, it stays as it is until homeostat is back';

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { SimContinuous, SimRelay } from '../../drivers/sim/actuator.js';
 import { gainSchema, maxOnSchema, ref, relayFields, safeLevelSchema, type WithBand } from '../fields.js';
-import { actuatorKind, type DriverContext } from '../types.js';
+import { actuatorKind, type DriverContext, type SafeTarget } from '../types.js';
 import { asParsed, continuousOutput, relayOutput } from './shared.js';
+
+/** A simulated actuator is part of the daemon's own world: nothing of it outlives the process. */
+const simulatedSafe = (): SafeTarget => ({ via: 'none', why: 'simulated: it ends with the daemon' });
 
 /** The fields both simulated actuators have: the plant they act on and how much. */
 interface PlantUse {
@@ -43,6 +46,7 @@ export const simulatedRelay = actuatorKind<typeof relaySchema, WithBand<z.output
   ...relayOutput,
   ...drivesPlant,
   createDriver: (relay, ctx) => new SimRelay(simOptions(relay, ctx)),
+  safe: simulatedSafe,
 });
 
 const continuousSchema = z
@@ -66,4 +70,5 @@ export const simulatedContinuous = actuatorKind({
   ...drivesPlant,
   resolve: asParsed,
   createDriver: (actuator, ctx) => new SimContinuous(simOptions(actuator, ctx)),
+  safe: simulatedSafe,
 });
