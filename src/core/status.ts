@@ -7,6 +7,7 @@ import type { ReadingVerdict } from './sensor-health.js';
 import type { CombineMethod, DroppedSensor } from './sensor-set.js';
 import { describeSensorSet } from './sensor-set-report.js';
 import { type AutotuneMemory, type AutotuneProgress, autotuneProgress, isActive } from './tuning/autotune.js';
+import type { TuningModel } from './tuning/stored-tuning.js';
 import type { Action, Condition, ConditionType, Direction, Mode, Quantity } from './types.js';
 
 /** A loop's observable status: published retained over MQTT and shown by `homeostat status`. */
@@ -54,13 +55,7 @@ export interface AutotuneStatus extends AutotuneProgress {
   /** Why it ended early, for a person. */
   abortReason?: string;
   /** The identified model with its standard errors, and the tuning from it. */
-  result?: {
-    gain: number;
-    timeConstantS: number;
-    deadTimeS: number;
-    ambient: number;
-    standardError: { gain: number; timeConstantS: number; deadTimeS: number };
-    rmsResidual: number;
+  result?: TuningModel & {
     kp: number;
     tiS: number;
     tdS: number;

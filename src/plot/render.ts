@@ -70,6 +70,7 @@ export function renderPlot(input: PlotInput): string {
   const toMs = input.toMs > input.fromMs ? input.toMs : input.fromMs + 1;
   const x = (tMs: number) => LEFT + ((tMs - fromMs) / (toMs - fromMs)) * (RIGHT - LEFT);
   const parts = plotHead(input, fromMs, toMs, offsetMs);
+  const ticks = placedTicks(fromMs, toMs, x, offsetMs);
   const points = [...input.points]
     .filter((p) => p.tMs >= fromMs && p.tMs <= toMs)
     .sort((a, b) => a.tMs - b.tMs);
@@ -78,7 +79,7 @@ export function renderPlot(input: PlotInput): string {
       frame(TOP),
       frame(BOTTOM),
       `<text x="${PLOT_WIDTH / 2}" y="${(TOP.y0 + TOP.y1) / 2}" text-anchor="middle" font-family="sans-serif" font-size="16" fill="#666666">no data in this range</text>`,
-      timeAxis(fromMs, toMs, x, offsetMs),
+      timeAxis(ticks),
       '</svg>',
     );
     return parts.join('\n');
@@ -89,7 +90,7 @@ export function renderPlot(input: PlotInput): string {
   parts.push(
     valueAxis(TOP, top.ticks, top.y, `${input.unit === '' ? 'value' : escapeXml(input.unit)}`),
     valueAxis(BOTTOM, out.ticks, out.y, 'output %'),
-    timeGrid(fromMs, toMs, x, offsetMs),
+    timeGrid(ticks),
     eventMarks(input.events, fromMs, toMs, x, offsetMs),
     `<g clip-path="url(#top)">`,
     path(series.measured, x, top.y, COLORS.measured, 'stroke-width="1.5"'),
@@ -100,7 +101,7 @@ export function renderPlot(input: PlotInput): string {
     `<clipPath id="top"><rect x="${LEFT}" y="${TOP.y0}" width="${RIGHT - LEFT}" height="${TOP.y1 - TOP.y0}"/></clipPath>`,
     frame(TOP),
     frame(BOTTOM),
-    timeAxis(fromMs, toMs, x, offsetMs),
+    timeAxis(ticks),
     legend(),
     '</svg>',
   );
@@ -241,36 +242,40 @@ function valueAxis(
   ].join('\n');
 }
 
-function timeGrid(
+/** A time tick at its x pixel (formatted for the svg). */
+interface PlacedTick {
+  at: string;
+  label: string;
+}
+
+function placedTicks(
   fromMs: number,
   toMs: number,
   x: (tMs: number) => number,
   offsetMs: (tMs: number) => number,
-): string {
-  return timeTicks(fromMs, toMs, offsetMs)
-    .map(({ tMs }) => {
-      const at = px(x(tMs));
-      return [TOP, BOTTOM]
+): PlacedTick[] {
+  return timeTicks(fromMs, toMs, offsetMs).map(({ tMs, label }) => ({ at: px(x(tMs)), label }));
+}
+
+function timeGrid(ticks: readonly PlacedTick[]): string {
+  return ticks
+    .map(({ at }) =>
+      [TOP, BOTTOM]
         .map(
           (p) =>
             `<line x1="${at}" y1="${p.y0}" x2="${at}" y2="${p.y1}" stroke="${COLORS.grid}" stroke-width="1"/>`,
         )
-        .join('');
-    })
+        .join(''),
+    )
     .join('\n');
 }
 
-function timeAxis(
-  fromMs: number,
-  toMs: number,
-  x: (tMs: number) => number,
-  offsetMs: (tMs: number) => number,
-): string {
-  return timeTicks(fromMs, toMs, offsetMs)
-    .map(({ tMs, label }) => {
-      const at = px(x(tMs));
-      return `<line x1="${at}" y1="${BOTTOM.y1}" x2="${at}" y2="${BOTTOM.y1 + 4}" stroke="${COLORS.axis}"/><text x="${at}" y="${BOTTOM.y1 + 17}" text-anchor="middle" ${FONT}>${escapeXml(label)}</text>`;
-    })
+function timeAxis(ticks: readonly PlacedTick[]): string {
+  return ticks
+    .map(
+      ({ at, label }) =>
+        `<line x1="${at}" y1="${BOTTOM.y1}" x2="${at}" y2="${BOTTOM.y1 + 4}" stroke="${COLORS.axis}"/><text x="${at}" y="${BOTTOM.y1 + 17}" text-anchor="middle" ${FONT}>${escapeXml(label)}</text>`,
+    )
     .join('\n');
 }
 

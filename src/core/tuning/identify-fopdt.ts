@@ -1,6 +1,6 @@
 import { jackknifeError, leastSquares } from './least-squares.js';
 import type { OscillationAnalysis } from './relay-analysis.js';
-import type { RelayExperiment } from './relay-experiment.js';
+import { type RelayExperiment, replayDelayed } from './relay-experiment.js';
 
 /**
  * Identifies a first-order-plus-dead-time model from a relay experiment, pure.
@@ -158,33 +158,26 @@ function fitLinear(
   timeConstantS: number,
   deadTimeS: number,
 ): Fit {
-  const { samples, switches } = experiment;
+  const { samples } = experiment;
   const t0 = samples[0]!.tMs;
   const delayMs = deadTimeS * 1000;
   const tauMs = timeConstantS * 1000;
   let z = experiment.initialLevel;
-  let level = experiment.initialLevel;
   let atMs = t0;
-  let next = 0;
   const columns: number[][] = [];
   const values: number[] = [];
-  const advance = (toMs: number) => {
+  const advance = (toMs: number, level: number) => {
     if (toMs > atMs) {
       z = level + (z - level) * Math.exp(-(toMs - atMs) / tauMs);
       atMs = toMs;
     }
   };
-  for (let i = 0; i < samples.length; i++) {
+  replayDelayed(experiment, delayMs, advance, (i) => {
+    if (!mask[i]) return;
     const sample = samples[i]!;
-    for (; next < switches.length && switches[next]!.tMs + delayMs <= sample.tMs; next++) {
-      advance(switches[next]!.tMs + delayMs);
-      level = switches[next]!.level;
-    }
-    advance(sample.tMs);
-    if (!mask[i]) continue;
     columns.push(atRest ? [1, z] : [1, z, Math.exp(-(sample.tMs - t0) / tauMs)]);
     values.push(sample.value);
-  }
+  });
   const coefficients = leastSquares(columns, values);
   let sse = 0;
   for (let i = 0; i < values.length; i++) {

@@ -1,5 +1,5 @@
 import { solveNormal } from './least-squares.js';
-import type { RelayExperiment } from './relay-experiment.js';
+import { type RelayExperiment, replayDelayed } from './relay-experiment.js';
 
 /**
  * One evaluation of the half rule's search (identify-half-rule.ts), pure: for fixed lags τ1, τ2
@@ -59,13 +59,11 @@ function lagTimesMs(tau1S: number, tau2S: number): LagsMs {
  * level, driven by the switches delayed by `delayMs`, advanced exactly from one time to the next.
  */
 function lagResponse(experiment: RelayExperiment, { t1, t2 }: LagsMs, delayMs: number): Float64Array {
-  const { samples, switches } = experiment;
-  let level = experiment.initialLevel;
-  let z1 = level;
-  let z2 = level;
+  const { samples } = experiment;
+  let z1 = experiment.initialLevel;
+  let z2 = z1;
   let atMs = samples[0]!.tMs;
-  let next = 0;
-  const advance = (toMs: number) => {
+  const advance = (toMs: number, level: number) => {
     const dt = toMs - atMs;
     if (dt <= 0) return;
     const e1 = Math.exp(-dt / t1);
@@ -80,15 +78,9 @@ function lagResponse(experiment: RelayExperiment, { t1, t2 }: LagsMs, delayMs: n
     atMs = toMs;
   };
   const z = new Float64Array(samples.length);
-  for (let i = 0; i < samples.length; i++) {
-    const sample = samples[i]!;
-    for (; next < switches.length && switches[next]!.tMs + delayMs <= sample.tMs; next++) {
-      advance(switches[next]!.tMs + delayMs);
-      level = switches[next]!.level;
-    }
-    advance(sample.tMs);
+  replayDelayed(experiment, delayMs, advance, (i) => {
     z[i] = z2;
-  }
+  });
   return z;
 }
 
