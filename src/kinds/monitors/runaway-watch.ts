@@ -6,28 +6,21 @@
 import { z } from 'zod';
 import type { Quantity } from '../../core/types.js';
 import type { LoopMonitorConfig } from './types.js';
+import { checkDistance, distanceField, distanceOrDefault, periodField } from './watch-fields.js';
 
 /** The default band per quantity (loop unit); a generic loop must give its own. */
 export const RUNAWAY_BAND: Partial<Record<Quantity, number>> = { temperature: 2, humidity: 10 };
 
 const schema = z
   .strictObject({
-    band: z
-      .number()
-      .gt(0)
-      .optional()
-      .describe(
-        'Distance from the setpoint (loop unit) that counts as lost control once converged. ' +
-          'Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
-      ),
-    periodS: z
-      .number()
-      .gt(0)
-      .default(1800)
-      .describe(
-        'How long the value may stay outside the band at full output, seconds; longer than the ' +
-          'plant takes to recover from a door opened. Default 1800.',
-      ),
+    band: distanceField(
+      'Distance from the setpoint (loop unit) that counts as lost control once converged. ' +
+        'Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
+    ),
+    periodS: periodField(
+      'How long the value may stay outside the band at full output, seconds; longer than the ' +
+        'plant takes to recover from a door opened. Default 1800.',
+    ),
   })
   .optional()
   .describe(
@@ -42,14 +35,9 @@ export const runawayWatchConfig = {
   scope: 'loop',
   key: 'runawayWatch',
   schema,
-  check(watch, loop, issue) {
-    if (loop.quantity === 'generic' && watch.band === undefined) {
-      issue(['band'], 'required for a generic loop (no default unit)');
-    }
-  },
-  // The check guarantees the generic loop's value; NaN only keeps the types honest (never trips).
+  check: (watch, loop, issue) => checkDistance(watch.band, 'band', loop, issue),
   spec: (watch, quantity) => ({
-    band: watch.band ?? RUNAWAY_BAND[quantity] ?? Number.NaN,
+    band: distanceOrDefault(watch.band, RUNAWAY_BAND, quantity),
     periodMs: watch.periodS * 1000,
   }),
 } satisfies LoopMonitorConfig<'runawayWatch', typeof schema>;

@@ -6,28 +6,21 @@
 import { z } from 'zod';
 import type { Quantity } from '../../core/types.js';
 import type { LoopMonitorConfig } from './types.js';
+import { checkDistance, distanceField, distanceOrDefault, periodField } from './watch-fields.js';
 
 /** The default distance per quantity (loop unit); a generic loop must give its own. */
 export const STUCK_MIN_CHANGE: Partial<Record<Quantity, number>> = { temperature: 2, humidity: 10 };
 
 const schema = z
   .strictObject({
-    periodS: z
-      .number()
-      .gt(0)
-      .default(1800)
-      .describe(
-        'How long an actuator must have been commanded off before the value moving its way counts, ' +
-          "seconds; longer than the relay's window and the overshoot after switching off. Default 1800.",
-      ),
-    minChange: z
-      .number()
-      .gt(0)
-      .optional()
-      .describe(
-        'How far (loop unit) the value must move its way from its extreme since off, and be past ' +
-          'the setpoint, to latch. Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
-      ),
+    periodS: periodField(
+      'How long an actuator must have been commanded off before the value moving its way counts, ' +
+        "seconds; longer than the relay's window and the overshoot after switching off. Default 1800.",
+    ),
+    minChange: distanceField(
+      'How far (loop unit) the value must move its way from its extreme since off, and be past ' +
+        'the setpoint, to latch. Default 2 (°C, temperature), 10 (%RH, humidity); required for generic.',
+    ),
   })
   .optional()
   .describe(
@@ -42,14 +35,9 @@ export const stuckWatchConfig = {
   scope: 'loop',
   key: 'stuckWatch',
   schema,
-  check(watch, loop, issue) {
-    if (loop.quantity === 'generic' && watch.minChange === undefined) {
-      issue(['minChange'], 'required for a generic loop (no default unit)');
-    }
-  },
-  // The check guarantees the generic loop's value; NaN only keeps the types honest (never trips).
+  check: (watch, loop, issue) => checkDistance(watch.minChange, 'minChange', loop, issue),
   spec: (watch, quantity) => ({
     periodMs: watch.periodS * 1000,
-    minChange: watch.minChange ?? STUCK_MIN_CHANGE[quantity] ?? Number.NaN,
+    minChange: distanceOrDefault(watch.minChange, STUCK_MIN_CHANGE, quantity),
   }),
 } satisfies LoopMonitorConfig<'stuckWatch', typeof schema>;
