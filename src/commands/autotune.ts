@@ -17,7 +17,7 @@ import {
   resultLines,
   significant,
 } from './autotune-lines.js';
-import { noDaemonNotice, reachDaemon } from './cli-config.js';
+import { noDaemonNotice, reachRunningDaemon } from './cli-config.js';
 
 export { active, duration, equipmentLine, progressLine, resultLines, significant };
 
@@ -68,21 +68,13 @@ export async function autotuneCommand(
   note: Write,
 ): Promise<number> {
   const say = (line: string) => write(`homeostat autotune: ${line}`);
-  const reached = await reachDaemon(
-    { configPath: opts.configPath, apiUrl: opts.apiUrl, access: 'write' },
-    note,
+  const api = await reachRunningDaemon(
+    'autotune',
+    opts,
+    'an autotune runs in the daemon and cannot run from the database',
+    { write, note },
   );
-  if (reached.kind === 'error') {
-    (reached.code === 2 ? note : write)(`homeostat autotune: ${reached.message}`);
-    return reached.code;
-  }
-  if (reached.kind !== 'api') {
-    say(
-      `${noDaemonNotice(reached)}: an autotune runs in the daemon and cannot run from the database; start it first`,
-    );
-    return 1;
-  }
-  const { api } = reached;
+  if (typeof api === 'number') return api;
   const requestId = randomUUID().slice(0, 12);
   if (opts.cancel) {
     const answer = await send(api, opts.loop, { action: 'cancel', requestId }, say);

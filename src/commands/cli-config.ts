@@ -91,6 +91,42 @@ export async function reachDaemon(
   return { kind: 'error', code: 1, message, cli };
 }
 
+/**
+ * reachDaemon for a write by `homeostat <command>`: an error is printed (a usage error to `note`,
+ * the others to `write`) and its exit code stands in its place.
+ */
+export async function reachForWrite(
+  command: string,
+  opts: { configPath: string; apiUrl?: string | undefined },
+  write: (line: string) => void,
+  note: (line: string) => void,
+): Promise<Exclude<Reached, { kind: 'error' }> | 1 | 2> {
+  const reached = await reachDaemon(
+    { configPath: opts.configPath, apiUrl: opts.apiUrl, access: 'write' },
+    note,
+  );
+  if (reached.kind !== 'error') return reached;
+  (reached.code === 2 ? note : write)(`homeostat ${command}: ${reached.message}`);
+  return reached.code;
+}
+
+/**
+ * The running daemon's API for a write that only it can make (no fallback): otherwise the
+ * reason is printed, with `why` it must run, and the exit code stands in its place.
+ */
+export async function reachRunningDaemon(
+  command: string,
+  opts: { configPath: string; apiUrl?: string | undefined },
+  why: string,
+  out: { write: (line: string) => void; note: (line: string) => void },
+): Promise<DaemonApi | 1 | 2> {
+  const reached = await reachForWrite(command, opts, out.write, out.note);
+  if (typeof reached === 'number') return reached;
+  if (reached.kind === 'api') return reached.api;
+  out.write(`homeostat ${command}: ${noDaemonNotice(reached)}: ${why}; start it first`);
+  return 1;
+}
+
 /** The start of every fallback notice: why the daemon was not asked, or did not answer. */
 export function noDaemonNotice(answer: Pick<Unreached, 'url' | 'why' | 'cause'> | NoApi): string {
   if (!('url' in answer)) return answer.why;

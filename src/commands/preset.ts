@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiAnswer, DaemonApi, WriteResult } from './api-client.js';
-import { noDaemonNotice, reachDaemon } from './cli-config.js';
+import { reachRunningDaemon } from './cli-config.js';
 
 /**
  * `homeostat preset LOOP NAME|none`: selects one of the loop's presets (loops.<id>.presets), or
@@ -51,19 +51,9 @@ export async function sendThroughDaemon(
   out: { write: Write; note: Write },
 ): Promise<number> {
   const say = (line: string) => out.write(`homeostat ${opts.command}: ${line}`);
-  const reached = await reachDaemon(
-    { configPath: opts.configPath, apiUrl: opts.apiUrl, access: 'write' },
-    out.note,
-  );
-  if (reached.kind === 'error') {
-    (reached.code === 2 ? out.note : out.write)(`homeostat ${opts.command}: ${reached.message}`);
-    return reached.code;
-  }
-  if (reached.kind !== 'api') {
-    say(`${noDaemonNotice(reached)}: the running daemon applies it; start it first`);
-    return 1;
-  }
-  const answer = await send(reached.api);
+  const api = await reachRunningDaemon(opts.command, opts, 'the running daemon applies it', out);
+  if (typeof api === 'number') return api;
+  const answer = await send(api);
   if (answer.kind === 'error') {
     say(answer.message);
     return 1;

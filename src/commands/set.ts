@@ -5,7 +5,7 @@ import { mqttSettings } from '../mqtt/setup.js';
 import { type Topics, topicsFor } from '../mqtt/topics.js';
 import { redactUrl } from '../redact.js';
 import type { DaemonApi } from './api-client.js';
-import { noDaemonNotice, reachDaemon } from './cli-config.js';
+import { noDaemonNotice, reachForWrite } from './cli-config.js';
 
 export interface SetOptions {
   configPath: string;
@@ -49,14 +49,8 @@ type Write = (line: string) => void;
  * `note` (stderr) says which way the command went when it is not the API.
  */
 export async function setCommand(opts: SetOptions, write: Write, note: Write = write): Promise<number> {
-  const reached = await reachDaemon(
-    { configPath: opts.configPath, apiUrl: opts.apiUrl, access: 'write' },
-    note,
-  );
-  if (reached.kind === 'error') {
-    (reached.code === 2 ? note : write)(`homeostat set: ${reached.message}`);
-    return reached.code;
-  }
+  const reached = await reachForWrite('set', opts, write, note);
+  if (typeof reached === 'number') return reached;
   const command = {
     ...(opts.setpoint === undefined ? {} : { setpoint: opts.setpoint }),
     ...(opts.mode === undefined ? {} : { mode: opts.mode }),

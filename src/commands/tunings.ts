@@ -4,7 +4,7 @@ import { DesiredStore } from '../store/desired-store.js';
 import type { StoredTuningView, TuningsResponse } from './api-client.js';
 import { liveOrDatabase, type TalkOptions } from './api-inspect.js';
 import { significant } from './autotune.js';
-import { noDaemonNotice, reachDaemon } from './cli-config.js';
+import { reachRunningDaemon } from './cli-config.js';
 
 /**
  * `homeostat tunings LOOP [--json]`: the loop's stored tunings (versions of PID gains, from an
@@ -118,19 +118,12 @@ export function parseVersion(text: string | undefined): TuningOptions['version']
 /** `homeostat tuning`: exit 0 applied (or already in force), 1 refused / no daemon / error. */
 export async function tuningCommand(opts: TuningOptions, write: Write, note: Write): Promise<number> {
   const say = (line: string) => write(`homeostat tuning: ${line}`);
-  const reached = await reachDaemon(
-    { configPath: opts.configPath, apiUrl: opts.apiUrl, access: 'write' },
+  const api = await reachRunningDaemon('tuning', opts, 'a tuning is put in force by the running daemon', {
+    write,
     note,
-  );
-  if (reached.kind === 'error') {
-    (reached.code === 2 ? note : write)(`homeostat tuning: ${reached.message}`);
-    return reached.code;
-  }
-  if (reached.kind !== 'api') {
-    say(`${noDaemonNotice(reached)}: a tuning is put in force by the running daemon; start it first`);
-    return 1;
-  }
-  const answer = await reached.api.tuning(opts.loop, {
+  });
+  if (typeof api === 'number') return api;
+  const answer = await api.tuning(opts.loop, {
     version: opts.version,
     requestId: randomUUID().slice(0, 12),
   });
