@@ -1,9 +1,8 @@
 import type { Config } from '../config/schema.js';
 import type { ManualStateNow } from '../core/schedule/effective-desired.js';
-import { pickRequestId } from './command-rejections.js';
 import type { CommandAnswer, CommandRequest } from './command-types.js';
 import type { CommandOutcome, ProfileChange } from './commands.js';
-import type { CommandSteps } from './tuning-commands.js';
+import { type CommandSteps, readDesired, refuser } from './tuning-commands.js';
 
 /**
  * The preset and profile commands on the command path (DesiredCommands.submit hands
@@ -29,8 +28,7 @@ export function selectPreset(
   name: string | null,
 ): CommandAnswer {
   const { loop, source } = request;
-  const refuse = (reason: string) =>
-    steps.refused(request, { accepted: false, reason, ...pickRequestId(outcome) });
+  const refuse = refuser(steps, request, outcome);
   const presets: Presets = loopConfig.presets ?? {};
   const known = Object.keys(presets);
   if (known.length === 0) {
@@ -39,9 +37,9 @@ export function selectPreset(
   if (name !== null && !Object.hasOwn(presets, name)) {
     return refuse(`unknown preset "${name}" (known: ${known.join(', ')}, or none)`);
   }
-  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
-  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
-  const row = current.value;
+  const current = readDesired(steps, request, outcome);
+  if (!current.ok) return current.answer;
+  const { row } = current;
   // The stored preset selected again while a schedule or profile overrides it takes over (the
   // override rule); otherwise it is a duplicate.
   const override =
@@ -73,12 +71,11 @@ export function commandProfile(
   command: ProfileChange,
 ): CommandAnswer {
   const { loop, source } = request;
-  const refuse = (reason: string) =>
-    steps.refused(request, { accepted: false, reason, ...pickRequestId(outcome) });
+  const refuse = refuser(steps, request, outcome);
   const known = Object.keys(loopConfig.profiles ?? {});
-  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
-  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
-  const row = current.value;
+  const current = readDesired(steps, request, outcome);
+  if (!current.ok) return current.answer;
+  const { row } = current;
   // A run stored for a profile since removed from the config (no longer followed) can still be
   // stopped: refusing would leave it stored, to come back if the name is added again.
   const stopsStoredRun = command.action === 'stop' && row?.profileRun !== undefined;

@@ -38,6 +38,29 @@ export interface CommandSteps {
   manualNow(request: CommandRequest, row: LoopDesiredRow): ManualStateNow;
 }
 
+/** Refuses `request` with a reason (its request id echoed). */
+export function refuser(
+  steps: CommandSteps,
+  request: CommandRequest,
+  outcome: Accepted,
+): (reason: string) => CommandAnswer {
+  return (reason) => steps.refused(request, { accepted: false, reason, ...pickRequestId(outcome) });
+}
+
+/** The loop's stored desired state (row undefined: none yet), or the answer that it could not be read. */
+export function readDesired(
+  steps: CommandSteps,
+  request: CommandRequest,
+  outcome: Accepted,
+): { ok: true; row: LoopDesiredRow | undefined } | { ok: false; answer: CommandAnswer } {
+  const current = steps.storage.attempt('read', 'current desired state', () =>
+    steps.desired.desired(request.loop),
+  );
+  return current.ok
+    ? { ok: true, row: current.value }
+    : { ok: false, answer: steps.notStored(outcome, current.error, undefined) };
+}
+
 /**
  * A valid autotune start or cancel: checked against the loop (pid, its desired mode, the
  * side's actuator), counted in the change budget (a cancel never is: like stopping a loop, it
@@ -56,13 +79,11 @@ export function requestAutotune(
   change: AutotuneChange,
 ): CommandAnswer {
   const { loop, source, receivedAtMs } = request;
-  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
-  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
-  const row = current.value;
+  const current = readDesired(steps, request, outcome);
+  if (!current.ok) return current.answer;
+  const { row } = current;
   const refusal = autotuneRefusal(loopConfig, row?.mode ?? defaultMode(loopConfig), change);
-  if (refusal) {
-    return steps.refused(request, { accepted: false, reason: refusal, ...pickRequestId(outcome) });
-  }
+  if (refusal) return refuser(steps, request, outcome)(refusal);
   if (change.action === 'cancel' && row?.autotuneRequest?.action !== 'start') {
     steps.logAccepted(request, 'autotune cancel (no run requested)', false, row?.generation);
     return { known: true, outcome, ...(row === undefined ? {} : { generation: row.generation }) };
@@ -109,13 +130,12 @@ export function applyTuning(
   target: TuningTarget,
 ): CommandAnswer {
   const { loop, source } = request;
-  const refuse = (reason: string) =>
-    steps.refused(request, { accepted: false, reason, ...pickRequestId(outcome) });
+  const refuse = refuser(steps, request, outcome);
   const notTunable = tuningRefusal(loopConfig);
   if (notTunable) return refuse(notTunable);
-  const current = steps.storage.attempt('read', 'current desired state', () => steps.desired.desired(loop));
-  if (!current.ok) return steps.notStored(outcome, current.error, undefined);
-  const row = current.value;
+  const current = readDesired(steps, request, outcome);
+  if (!current.ok) return current.answer;
+  const { row } = current;
   let version: number | 'config';
   if (target === 'latest') {
     const history = steps.storage.attempt('read', 'stored tunings', () => steps.desired.tunings(loop));
