@@ -1,6 +1,11 @@
 import { liveRow } from './desired-changes.js';
 import { writeEvent } from './desired-events.js';
-import { type DesiredRecord, type LoopDesiredRow, toDesiredRow } from './desired-records.js';
+import {
+  type DesiredRecord,
+  type LoopDesiredRow,
+  type StoredEvent,
+  toDesiredRow,
+} from './desired-records.js';
 import { type DesiredStatements, nextGeneration } from './desired-statements.js';
 import { toStoredTuning, toTuningRecord } from './tuning-codec.js';
 import {
@@ -87,34 +92,30 @@ export function recordTuningInTransaction(
     ...(tuning.model === undefined ? {} : { model: tuning.model }),
     ...(requestId === undefined ? {} : { requestId }),
   };
-  if (!apply) {
-    stmt.upsert.run(committed);
-    writeEvent(stmt, {
-      atMs: now,
-      loop,
+  // Stored for a person to put in force, or in force at once with its generation.
+  let event: Pick<StoredEvent, 'kind' | 'message' | 'data'>;
+  if (apply) {
+    const generation = nextGeneration(stmt);
+    Object.assign(committed, {
+      tuning_version: version,
+      tuning_source: by,
+      generation,
+      updated_at_ms: now,
+    });
+    event = {
+      kind: 'tuning-applied',
+      message: `tuning ${version} (${source}) applied on storing (${by}): ${gainsText(tuning)}`,
+      data: { ...summary, from: versionName(row.tuning_version), to: version, generation, recorded: true },
+    };
+  } else {
+    event = {
       kind: 'tuning-proposed',
-      source: by,
       message: `tuning ${version} proposed (${source}): ${gainsText(tuning)}`,
       data: summary,
-    });
-    return { version, committed };
+    };
   }
-  const generation = nextGeneration(stmt);
-  Object.assign(committed, {
-    tuning_version: version,
-    tuning_source: by,
-    generation,
-    updated_at_ms: now,
-  });
   stmt.upsert.run(committed);
-  writeEvent(stmt, {
-    atMs: now,
-    loop,
-    kind: 'tuning-applied',
-    source: by,
-    message: `tuning ${version} (${source}) applied on storing (${by}): ${gainsText(tuning)}`,
-    data: { ...summary, from: versionName(row.tuning_version), to: version, generation, recorded: true },
-  });
+  writeEvent(stmt, { atMs: now, loop, source: by, ...event });
   return { version, committed };
 }
 
