@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiSchemas, isoTime } from './registry.js';
+import { fopdtModelFields, pidGainFields } from './write-schemas.js';
 
 /**
  * The HTTP API's shapes, written once: the server validates requests with them, the OpenAPI
@@ -49,19 +50,8 @@ export const autotuneView = z
     abortReason: z.string().optional(),
     result: z
       .object({
-        gain: z.number(),
-        timeConstantS: z.number(),
-        deadTimeS: z.number(),
-        ambient: z.number(),
-        standardError: z.object({
-          gain: z.number().nullable(),
-          timeConstantS: z.number().nullable(),
-          deadTimeS: z.number().nullable(),
-        }),
-        rmsResidual: z.number().nullable(),
-        kp: z.number(),
-        tiS: z.number(),
-        tdS: z.number(),
+        ...fopdtModelFields,
+        ...pidGainFields,
         setpointWeight: z
           .number()
           .optional()

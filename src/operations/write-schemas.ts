@@ -72,11 +72,29 @@ export const tuningRequest = z
   })
   .register(apiSchemas, { id: 'TuningRequest' });
 
+/** A PID's gains, as a tuning and an autotune's result give them. */
+export const pidGainFields = { kp: z.number(), tiS: z.number(), tdS: z.number() };
+
+/**
+ * The identified first-order-plus-dead-time model, as a stored tuning and an autotune's result
+ * give it (a standard error null: not known).
+ */
+export const fopdtModelFields = {
+  gain: z.number(),
+  timeConstantS: z.number(),
+  deadTimeS: z.number(),
+  ambient: z.number(),
+  standardError: z.object({
+    gain: z.number().nullable(),
+    timeConstantS: z.number().nullable(),
+    deadTimeS: z.number().nullable(),
+  }),
+  rmsResidual: z.number().nullable(),
+};
+
 /** One side's PID gains in a stored tuning. */
 const tuningGainsView = z.object({
-  kp: z.number(),
-  tiS: z.number(),
-  tdS: z.number(),
+  ...pidGainFields,
   setpointWeight: z
     .number()
     .optional()
@@ -102,18 +120,8 @@ export const tuningView = z
       ),
     model: z
       .object({
-        gain: z.number(),
-        timeConstantS: z.number(),
-        deadTimeS: z.number(),
-        ambient: z.number(),
-        standardError: z
-          .object({
-            gain: z.number().nullable(),
-            timeConstantS: z.number().nullable(),
-            deadTimeS: z.number().nullable(),
-          })
-          .describe('null: not known (fewer than 2 cycles)'),
-        rmsResidual: z.number().nullable(),
+        ...fopdtModelFields,
+        standardError: fopdtModelFields.standardError.describe('null: not known (fewer than 2 cycles)'),
       })
       .optional()
       .describe('The identified first-order-plus-dead-time model, when there is one'),
