@@ -203,82 +203,85 @@ export class NodeMetrics {
 
   /** Gauges whose value is read from the collectors at scrape time. */
   #defineScrapeGauges(): void {
-    const metrics = this;
-    const registers = [this.#registry];
-    new Gauge({
-      name: 'homeostat_mqtt_connected',
-      help: '1 while connected to the MQTT broker; absent when MQTT is not configured',
-      registers,
-      collect() {
-        const connected = metrics.#read('mqttConnected');
-        setOrRemove(this, {}, typeof connected === 'boolean' ? Number(connected) : undefined);
-      },
-    });
-    new Counter({
-      name: 'homeostat_storage_failed_operations_total',
-      help: 'Database operations that failed since the daemon started',
-      registers,
-      collect() {
-        const failed = metrics.#read('storageFailedOperations');
-        this.reset();
-        if (typeof failed === 'number' && Number.isFinite(failed) && failed >= 0) this.inc(failed);
-        else this.remove();
-      },
-    });
-    new Gauge({
-      name: 'homeostat_storage_healthy',
-      help: '1 while the database accepts writes, 0 when it refuses them',
-      registers,
-      collect() {
-        const healthy = metrics.#read('storageHealthy');
-        setOrRemove(this, {}, typeof healthy === 'boolean' ? Number(healthy) : undefined);
-      },
-    });
+    const flag = (value: unknown) => (typeof value === 'boolean' ? Number(value) : undefined);
+    this.#scrapedGauge(
+      'homeostat_mqtt_connected',
+      '1 while connected to the MQTT broker; absent when MQTT is not configured',
+      'mqttConnected',
+      flag,
+    );
+    this.#scrapedTotal(
+      'homeostat_storage_failed_operations_total',
+      'Database operations that failed since the daemon started',
+      'storageFailedOperations',
+    );
+    this.#scrapedGauge(
+      'homeostat_storage_healthy',
+      '1 while the database accepts writes, 0 when it refuses them',
+      'storageHealthy',
+      flag,
+    );
   }
 
-  /** The HTTP guards' figures (src/http/lan-policy.ts): one address must not lock up the API. */
   #defineHttpGuardMetrics(): void {
-    const metrics = this;
-    const registers = [this.#registry];
-    const total = (name: string, help: string, collector: keyof MetricsCollectors) =>
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          const value = metrics.#read(collector);
-          if (typeof value === 'number' && Number.isFinite(value) && value >= 0) this.inc(value);
-          else this.remove();
-        },
-      });
-    total(
+    this.#scrapedTotal(
       'homeostat_http_auth_failures_total',
       'HTTP requests with a wrong API token (refused 401) since the daemon started',
       'httpAuthFailures',
     );
-    total(
+    this.#scrapedTotal(
       'homeostat_http_auth_throttled_total',
       'HTTP requests refused 429 because their address sent too many wrong tokens, since start',
       'httpAuthThrottled',
     );
-    total(
+    this.#scrapedTotal(
       'homeostat_http_connections_evicted_total',
       "HTTP connections closed to make room for a newcomer (the busiest address's longest waiting)",
       'httpConnectionsEvicted',
     );
-    total(
+    this.#scrapedTotal(
       'homeostat_http_connections_refused_total',
       'HTTP connections refused at once: their address, or the pool, held nothing that could be closed',
       'httpConnectionsRefused',
     );
+    this.#scrapedGauge(
+      'homeostat_http_locked_out_addresses',
+      'Addresses whose API token checks are refused now (too many wrong tokens)',
+      'httpLockedOutAddresses',
+      (count) => (typeof count === 'number' ? count : undefined),
+    );
+  }
+
+  /** A gauge set at scrape time from a collector (absent while `value` makes nothing of it). */
+  #scrapedGauge(
+    name: string,
+    help: string,
+    collector: keyof MetricsCollectors,
+    value: (read: unknown) => number | undefined,
+  ): void {
+    const metrics = this;
     new Gauge({
-      name: 'homeostat_http_locked_out_addresses',
-      help: 'Addresses whose API token checks are refused now (too many wrong tokens)',
-      registers,
+      name,
+      help,
+      registers: [this.#registry],
       collect() {
-        const count = metrics.#read('httpLockedOutAddresses');
-        setOrRemove(this, {}, typeof count === 'number' ? count : undefined);
+        setOrRemove(this, {}, value(metrics.#read(collector)));
+      },
+    });
+  }
+
+  /** A counter whose total a collector keeps, read at scrape time (absent unless a count). */
+  #scrapedTotal(name: string, help: string, collector: keyof MetricsCollectors): void {
+    const metrics = this;
+    new Counter({
+      name,
+      help,
+      registers: [this.#registry],
+      collect() {
+        this.reset();
+        const total = metrics.#read(collector);
+        if (typeof total === 'number' && Number.isFinite(total) && total >= 0) this.inc(total);
+        else this.remove();
       },
     });
   }

@@ -96,21 +96,16 @@ export interface EventsFilter {
 export function eventsQuery(filter: EventsFilter): { sql: string; params: Array<string | number> } {
   const where: string[] = [];
   const params: Array<string | number> = [];
-  if (filter.sinceMs !== undefined) {
-    where.push('at_ms >= ?');
-    params.push(filter.sinceMs);
-  }
-  if (filter.untilMs !== undefined) {
-    where.push('at_ms <= ?');
-    params.push(filter.untilMs);
-  }
-  if (filter.loop !== undefined) {
-    where.push('loop = ?');
-    params.push(filter.loop);
-  }
-  if (filter.kind !== undefined) {
-    where.push('kind = ?');
-    params.push(filter.kind);
+  const conditions: Array<[clause: string, value: string | number | undefined]> = [
+    ['at_ms >= ?', filter.sinceMs],
+    ['at_ms <= ?', filter.untilMs],
+    ['loop = ?', filter.loop],
+    ['kind = ?', filter.kind],
+  ];
+  for (const [clause, value] of conditions) {
+    if (value === undefined) continue;
+    where.push(clause);
+    params.push(value);
   }
   // Insertion order (id), not at_ms: a wall clock set back must not reorder the log.
   let sql = `SELECT at_ms, loop, kind, source, message, data_json FROM events
