@@ -25,14 +25,14 @@ export function pruneRecorded(
     const key = `${row.loop}\u0000${row.sensor}`;
     for (const point of decodeRecorded(row.data)) {
       if (point.atMs >= limits.rawCutoffMs) {
-        entry(keep, key, () => ({ loop: row.loop, sensor: row.sensor, points: [] })).points.push(point);
+        getOrAdd(keep, key, () => ({ loop: row.loop, sensor: row.sensor, points: [] })).points.push(point);
         continue;
       }
       pointsDownsampled++;
       if (bucketMs === 0) continue;
       const startMs = Math.floor(point.atMs / bucketMs) * bucketMs;
-      const series = entry(buckets, key, () => ({ loop: row.loop, sensor: row.sensor, sums: new Map() }));
-      const sum = entry(series.sums, startMs, () => ({ total: 0, count: 0 }));
+      const series = getOrAdd(buckets, key, () => ({ loop: row.loop, sensor: row.sensor, sums: new Map() }));
+      const sum = getOrAdd(series.sums, startMs, () => ({ total: 0, count: 0 }));
       if (point.value !== null) {
         sum.total += point.value;
         sum.count++;
@@ -58,7 +58,8 @@ interface Sum {
   count: number;
 }
 
-function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+/** The map's value at `key`, made and added when absent (the samples' pruning uses it too). */
+export function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   let value = map.get(key);
   if (value === undefined) {
     value = make();

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { STORAGE_DEFAULTS } from '../config/schema/storage.js';
-import { pruneRecorded } from './recorded-retention.js';
+import { getOrAdd, pruneRecorded } from './recorded-retention.js';
 import { decodeSamples, type Sample } from './samples-codec.js';
 import { insertSamples } from './state-store.js';
 
@@ -196,15 +196,6 @@ function cutoff(nowMs: number, retentionS: number): number {
   const stepMs = Math.min(DAY_MS, retentionS * 1000);
   const limitMs = nowMs - retentionS * 1000;
   return stepMs > 0 ? Math.floor(limitMs / stepMs) * stepMs : limitMs;
-}
-
-function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
 }
 
 function insertRows(
