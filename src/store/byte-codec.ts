@@ -1,5 +1,5 @@
 /**
- * Bytes with LEB128 varints, for the packed samples rows (samples-codec.ts). Arithmetic, not bit
+ * Bytes with LEB128 varints, for the packed samples and recorded rows. Arithmetic, not bit
  * operators: values go beyond 2^31.
  */
 
@@ -80,4 +80,36 @@ export class ByteReader {
     if (this.offset > this.data.length) throw new Error('samples row truncated');
     return Buffer.from(this.data.subarray(start, this.offset)).toString('utf8');
   }
+}
+
+/**
+ * Writes times as the samples and recorded rows hold them (zigzag varints, ms): the first
+ * absolute, then each step's difference from the previous step (0, one byte, for a steady period).
+ */
+export function timeWriter(out: ByteWriter): (atMs: number) => void {
+  let previousAtMs: number | undefined;
+  let previousStepMs = 0;
+  return (atMs) => {
+    if (previousAtMs === undefined) out.signed(atMs);
+    else {
+      const stepMs = atMs - previousAtMs;
+      out.signed(stepMs - previousStepMs);
+      previousStepMs = stepMs;
+    }
+    previousAtMs = atMs;
+  };
+}
+
+/** Reads the times timeWriter wrote, one a call. */
+export function timeReader(input: ByteReader): () => number {
+  let atMs: number | undefined;
+  let stepMs = 0;
+  return () => {
+    if (atMs === undefined) atMs = input.signed();
+    else {
+      stepMs += input.signed();
+      atMs += stepMs;
+    }
+    return atMs;
+  };
 }

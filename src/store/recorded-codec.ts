@@ -1,4 +1,4 @@
-import { ByteReader, ByteWriter } from './byte-codec.js';
+import { ByteReader, ByteWriter, timeReader, timeWriter } from './byte-codec.js';
 
 /** One value of a recorded sensor (loops.<id>.record): `value` null where there was none (a gap). */
 export interface RecordedPoint {
@@ -24,19 +24,12 @@ const VALUE_PRESENT = 0x01;
 export function encodeRecorded(points: readonly RecordedPoint[]): Buffer {
   const out = new ByteWriter();
   out.byte(RECORDED_FORMAT_1);
-  let previousAtMs: number | undefined;
-  let previousStepMs = 0;
+  const writeTime = timeWriter(out);
   let value = 0;
   for (const point of points) {
     const scaled = scaledOrGap(point.value);
     out.byte(scaled === undefined ? 0 : VALUE_PRESENT);
-    if (previousAtMs === undefined) out.signed(point.atMs);
-    else {
-      const stepMs = point.atMs - previousAtMs;
-      out.signed(stepMs - previousStepMs);
-      previousStepMs = stepMs;
-    }
-    previousAtMs = point.atMs;
+    writeTime(point.atMs);
     if (scaled !== undefined) {
       out.signed(scaled - value);
       value = scaled;
@@ -50,16 +43,11 @@ export function decodeRecorded(data: Uint8Array): RecordedPoint[] {
   const format = input.byte();
   if (format !== RECORDED_FORMAT_1) throw new Error(`recorded row in unknown format ${format}`);
   const points: RecordedPoint[] = [];
-  let atMs: number | undefined;
-  let stepMs = 0;
+  const readTime = timeReader(input);
   let value = 0;
   while (!input.done) {
     const flags = input.byte();
-    if (atMs === undefined) atMs = input.signed();
-    else {
-      stepMs += input.signed();
-      atMs += stepMs;
-    }
+    const atMs = readTime();
     if (flags & VALUE_PRESENT) {
       value += input.signed();
       points.push({ atMs, value: value / VALUE_SCALE });

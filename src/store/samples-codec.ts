@@ -1,4 +1,4 @@
-import { ByteReader, ByteWriter } from './byte-codec.js';
+import { ByteReader, ByteWriter, timeReader, timeWriter } from './byte-codec.js';
 
 /** One history sample: what a loop saw and did when it used a reading. */
 export interface Sample {
@@ -33,8 +33,7 @@ const SETPOINT_FOLLOWS = 0x20;
 export function encodeSamples(samples: readonly Sample[]): Buffer {
   const out = new ByteWriter();
   out.byte(SAMPLES_FORMAT_1);
-  let previousAtMs: number | undefined;
-  let previousStepMs = 0;
+  const writeTime = timeWriter(out);
   let setpoint: number | undefined;
   let measured = 0;
   let output = 0;
@@ -49,14 +48,7 @@ export function encodeSamples(samples: readonly Sample[]): Buffer {
     if (scaledMeasured !== undefined) flags |= MEASURED_PRESENT;
     if (scaledSetpoint !== setpoint) flags |= SETPOINT_FOLLOWS;
     out.byte(flags);
-    if (previousAtMs === undefined) {
-      out.signed(sample.atMs);
-    } else {
-      const stepMs = sample.atMs - previousAtMs;
-      out.signed(stepMs - previousStepMs);
-      previousStepMs = stepMs;
-    }
-    previousAtMs = sample.atMs;
+    writeTime(sample.atMs);
     if (scaledSetpoint !== setpoint) out.signed(scaledSetpoint);
     setpoint = scaledSetpoint;
     if (scaledMeasured !== undefined) {
@@ -76,19 +68,13 @@ export function decodeSamples(data: Uint8Array): Sample[] {
   const format = input.byte();
   if (format !== SAMPLES_FORMAT_1) throw new Error(`samples row in unknown format ${format}`);
   const samples: Sample[] = [];
-  let atMs: number | undefined;
-  let stepMs = 0;
+  const readTime = timeReader(input);
   let setpoint = 0;
   let measured = 0;
   let output = 0;
   while (!input.done) {
     const flags = input.byte();
-    if (atMs === undefined) {
-      atMs = input.signed();
-    } else {
-      stepMs += input.signed();
-      atMs += stepMs;
-    }
+    const atMs = readTime();
     if (flags & SETPOINT_FOLLOWS) setpoint = input.signed();
     let present = false;
     if (flags & MEASURED_PRESENT) {
