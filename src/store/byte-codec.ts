@@ -113,3 +113,11 @@ export function timeReader(input: ByteReader): () => number {
     return atMs;
   };
 }
+
+/** A reader past the row's format byte, which must be `format` (`what`: the row, for the error). */
+export function formatReader(data: Uint8Array, format: number, what: string): ByteReader {
+  const input = new ByteReader(data);
+  const found = input.byte();
+  if (found !== format) throw new Error(`${what} in unknown format ${found}`);
+  return input;
+}

@@ -1,4 +1,4 @@
-import { ByteReader, ByteWriter, timeReader, timeWriter } from './byte-codec.js';
+import { ByteWriter, formatReader, timeReader, timeWriter } from './byte-codec.js';
 
 /** One value of a recorded sensor (loops.<id>.record): `value` null where there was none (a gap). */
 export interface RecordedPoint {
@@ -39,9 +39,7 @@ export function encodeRecorded(points: readonly RecordedPoint[]): Buffer {
 }
 
 export function decodeRecorded(data: Uint8Array): RecordedPoint[] {
-  const input = new ByteReader(data);
-  const format = input.byte();
-  if (format !== RECORDED_FORMAT_1) throw new Error(`recorded row in unknown format ${format}`);
+  const input = formatReader(data, RECORDED_FORMAT_1, 'recorded row');
   const points: RecordedPoint[] = [];
   const readTime = timeReader(input);
   let value = 0;

@@ -1,4 +1,4 @@
-import { ByteReader, ByteWriter, timeReader, timeWriter } from './byte-codec.js';
+import { ByteWriter, formatReader, timeReader, timeWriter } from './byte-codec.js';
 
 /** One history sample: what a loop saw and did when it used a reading. */
 export interface Sample {
@@ -64,9 +64,7 @@ export function encodeSamples(samples: readonly Sample[]): Buffer {
 }
 
 export function decodeSamples(data: Uint8Array): Sample[] {
-  const input = new ByteReader(data);
-  const format = input.byte();
-  if (format !== SAMPLES_FORMAT_1) throw new Error(`samples row in unknown format ${format}`);
+  const input = formatReader(data, SAMPLES_FORMAT_1, 'samples row');
   const samples: Sample[] = [];
   const readTime = timeReader(input);
   let setpoint = 0;
