@@ -42,6 +42,9 @@ export type Runner = (context: RunContext) => Promise<number>;
 
 const api = (talk: Talk) => (talk.apiUrl === undefined ? {} : { apiUrl: talk.apiUrl });
 
+/** What every command that talks to a loop's daemon takes: the config, the loop, --api-url. */
+const toLoop = (talk: Talk, loop: string) => ({ configPath: talk.configPath, loop, ...api(talk) });
+
 /** Refused arguments: one line on stderr, exit 2. */
 function usage(message: string): number {
   process.stderr.write(`${message}\n`);
@@ -164,9 +167,7 @@ async function setFromArgs({ args, talk, write, note }: RunContext): Promise<num
   }
   return (await import('./set.js')).setCommand(
     {
-      configPath: talk.configPath,
-      loop,
-      ...api(talk),
+      ...toLoop(talk, loop),
       ...(setpoint === undefined ? {} : { setpoint }),
       ...(mode === undefined ? {} : { mode }),
       ...(args.text['mqtt-url'] === undefined ? {} : { mqttUrl: args.text['mqtt-url'] }),
@@ -200,9 +201,7 @@ async function autotuneFromArgs({ args, talk, write, note }: RunContext): Promis
   }
   return (await import('./autotune.js')).autotuneCommand(
     {
-      configPath: talk.configPath,
-      loop,
-      ...api(talk),
+      ...toLoop(talk, loop),
       ...(side === undefined ? {} : { side }),
       ...(closedLoopS === undefined ? {} : { closedLoopS }),
       ...(maxDurationS === undefined ? {} : { maxDurationS }),
@@ -228,7 +227,7 @@ async function presetFromArgs({ args, talk, write, note }: RunContext): Promise<
     return usage('homeostat preset: name a loop and a preset, or none, e.g. homeostat preset living eco');
   }
   return (await import('./preset.js')).presetCommand(
-    { configPath: talk.configPath, loop, preset: name === 'none' ? null : name, ...api(talk) },
+    { ...toLoop(talk, loop), preset: name === 'none' ? null : name },
     write,
     note,
   );
@@ -244,7 +243,7 @@ async function profileFromArgs({ args, talk, write, note }: RunContext): Promise
       `homeostat profile: name a loop and start NAME, pause, resume or stop${got}, e.g. homeostat profile fermenter start ale`,
     );
   }
-  return profile.profileCommand({ configPath: talk.configPath, loop, command, ...api(talk) }, write, note);
+  return profile.profileCommand({ ...toLoop(talk, loop), command }, write, note);
 }
 
 async function tuningFromArgs({ args, talk, write, note }: RunContext): Promise<number> {
@@ -257,7 +256,7 @@ async function tuningFromArgs({ args, talk, write, note }: RunContext): Promise<
       `homeostat tuning: name a loop and a version number, latest or config${got}, e.g. homeostat tuning room latest`,
     );
   }
-  return tunings.tuningCommand({ configPath: talk.configPath, loop, version, ...api(talk) }, write, note);
+  return tunings.tuningCommand({ ...toLoop(talk, loop), version }, write, note);
 }
 
 async function historyFromArgs({ args, talk, sinceMs, write, note }: RunContext): Promise<number> {
