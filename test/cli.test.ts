@@ -98,19 +98,24 @@ describe('homeostat validate', () => {
   });
 });
 
+/** Resolves when the demo has switched a relay on (it is regulating); rejects after 20 s. */
+function firstSwitchOn(demo: ReturnType<typeof runDemo>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no cycle within 20 s:\n${demo.output}`)), 20_000);
+    demo.child.stdout.on('data', () => {
+      if (demo.output.includes('→ ON')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
+
 describe('homeostat run', () => {
   test('given the demo at --speed 60, when SIGTERM arrives, then actuators go to their safe state and it exits 0', async (t) => {
     const demo = runDemo(t);
     const { child } = demo;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no cycle within 20 s:\n${demo.output}`)), 20_000);
-      child.stdout.on('data', () => {
-        if (demo.output.includes('→ ON')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    await firstSwitchOn(demo);
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     const { output } = demo;
@@ -130,13 +135,17 @@ describe('homeostat run', () => {
 
 describe('homeostat run: a defect that escapes every handler', () => {
   test('given the demo running, when an exception is thrown outside any handler, then the actuators are driven safe and it exits 1', async (t) => {
-    // A preloaded module throws from a timer 3 s after start: a stand-in for any defect.
+    // A preloaded module throws from a macrotask of its own (a stand-in for any defect) when the
+    // test asks, by SIGUSR2, once the daemon is regulating: never before it is up, however slow
+    // the machine.
     const preload = tempFile(
       t,
-      'throw-later.mjs',
-      "setTimeout(() => { throw new Error('injected defect'); }, 3000);\n",
+      'throw-on-signal.mjs',
+      "process.on('SIGUSR2', () => setImmediate(() => { throw new Error('injected defect'); }));\n",
     );
     const demo = runDemo(t, ['--import', preload]);
+    await firstSwitchOn(demo);
+    demo.child.kill('SIGUSR2');
     const code = await new Promise<number | null>((resolve) => demo.child.on('exit', resolve));
     const { output } = demo;
     assert.equal(code, 1, output);
