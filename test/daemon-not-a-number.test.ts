@@ -1,5 +1,5 @@
 /**
- * The README promises that a NaN or infinite reading sends the loop safe "at once". These run
+ * docs/how-a-loop-works.md promises that a NaN or infinite reading sends the loop safe "at once". These run
  * the daemon on a manual clock with a heater running, make the sensor report a non-finite value
  * and check that the heater is off without the clock moving: in the cycle the value arrives,
  * not when the last good reading goes stale (up to staleAfterS, 180 s for MQTT sensors).

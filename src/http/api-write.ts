@@ -4,7 +4,7 @@ import type { AuthThrottle } from './guards.js';
 import { HttpError } from './respond.js';
 import { lockedOutMessage, type Sessions, tokenMatches } from './security.js';
 
-/** HTTP status of a command's answer: the refusal's kind decides (README "Dashboard and API"). */
+/** HTTP status of a command's answer: the refusal's kind decides (docs/dashboard.md). */
 const REFUSAL_STATUS: Record<string, number> = {
   'unknown-loop': 404,
   'rate-limited': 429,

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { isLoopbackHost } from '../config/schema.js';
 
 /**
- * What one device on the LAN may take of the API (README "Security of the API"): its share of
+ * What one device on the LAN may take of the API (docs/dashboard.md, "Security of the API"): its share of
  * the connection pool, and how many wrong tokens it may try. Pure functions of the state and
  * `nowMs`, on the monotonic clock (never the daemon's scaled `--speed` clock: these guard
  * against people and networks, whose pace is real time). src/http/guards.ts applies them to

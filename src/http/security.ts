@@ -7,7 +7,7 @@ import type { HttpSettings } from './settings.js';
 
 /**
  * Who may do what over HTTP. Pure functions of the request's headers and the settings, plus
- * the dashboard's sessions. The rules (README "Dashboard and API"):
+ * the dashboard's sessions. The rules (docs/dashboard.md, "Security of the API"):
  * - On loopback only this machine connects: no token. Off loopback every write needs the
  *   token (Authorization: Bearer, or the session cookie the dashboard gets for it), and every
  *   read too unless http.publicReads — except from this machine itself (a loopback peer whose

@@ -40,7 +40,7 @@ export interface HttpServerOptions {
 }
 
 /**
- * The local HTTP API, event stream, metrics and dashboard (README "Dashboard and API"), on
+ * The local HTTP API, event stream, metrics and dashboard (docs/dashboard.md), on
  * node's own http module: a dozen routes need no framework, and nothing is added to what a Pi
  * loads (src/http/routes.ts has the table). It never stops regulation: a port that is taken is
  * logged, shown on every loop (ApiServing False) and retried; a handler that throws answers 500.

@@ -1,5 +1,5 @@
 /**
- * Defaults that are runtime policy rather than per-loop config (documented in the README).
+ * Defaults that are runtime policy rather than per-loop config (documented in docs/how-a-loop-works.md).
  * Here rather than in config because an MQTT relay's dead man's switch is checked against the
  * keep-alive, and kinds do not import config; config/to-loop-spec.ts re-exports it.
  */

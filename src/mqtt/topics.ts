@@ -1,5 +1,5 @@
 /**
- * The one typed map of homeostat's MQTT topics (the contract documented in the README, "MQTT and Home Assistant"):
+ * The one typed map of homeostat's MQTT topics (the contract documented in docs/home-assistant.md):
  *
  *   <base> = <baseTopic>/<nodeId>
  *   <base>/availability              retained online / offline (last will)

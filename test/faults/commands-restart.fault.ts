@@ -38,7 +38,7 @@ async function daemonRanFor(client: TestMqtt, loop: string, fromMs: number, forM
   });
 }
 
-/** The state's autotune part (README, MQTT topics: `autotune`). */
+/** The state's autotune part (docs/home-assistant.md, MQTT topics: `autotune`). */
 const autotuneOf = (state: unknown) =>
   (state as { autotune?: { phase?: string; abortReason?: string; elapsedMs?: number } } | undefined)
     ?.autotune;

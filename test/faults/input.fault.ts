@@ -47,16 +47,16 @@ import {
  */
 
 const SPEED = 60;
-/** The flood of the issue: 20,000 rejected commands. */
+/** The flood: 20,000 rejected commands. */
 const FLOOD = Number(process.env.HOMEOSTAT_FAULT_FLOOD ?? 20_000);
 /**
  * The target is an event-loop delay p99 under 50 ms during the flood; the figure is printed
- * (and quoted in the README). The check is twice that, a safety bound rather than a timing: it
+ * (and quoted in docs/reliability.md). The check is twice that, a safety bound rather than a timing: it
  * still fails the stalls this guards against (15 s before the fixes) without failing a slower
  * CI machine on scheduling noise.
  */
 const FLOOD_P99_MS = 100;
-/** One oversized message (the issue's was 250 MB; this is enough to show it reaching the daemon). */
+/** One oversized message (a 250 MB one was reported; this is enough to show it reaching the daemon). */
 const OVERSIZED_BYTES = 64 * 1024 * 1024;
 /** Generous bound on RSS growth from the oversized message once settled, bytes. */
 const RSS_GROWTH_BOUND = 48 * 1024 * 1024;

@@ -35,8 +35,13 @@ loops:
 `;
     const node = await startTestNode(text, join(tempDir(t), 'state.db'));
     t.after(() => node.stop().catch(() => {}));
-    // Given the heater regulating (5 °C below the setpoint: a PID output above 0)
-    await node.clock.advance(30_000);
+    // Given the heater regulating (5 °C below the setpoint: a PID output above 0): up to 60 s of
+    // clock time, a second at a time, each followed by a file read that lets the cycle's real
+    // sysfs I/O finish (see below), so a busy machine only makes it take longer.
+    for (let s = 0; s < 60 && attr(0, 'enable') !== '1'; s++) {
+      await node.clock.advance(1_000);
+      await readFile(probe);
+    }
     assert.equal(attr(0, 'enable'), '1', 'given: the SSR is driven');
     const dutyBefore = Number(attr(0, 'duty_cycle'));
     // When duty_cycle stops taking writes, and the error grows (the probe reads colder)

@@ -77,7 +77,7 @@ function scheduleConfig(brokerUrl: string): string {
   });
 }
 
-/** The `schedule` part of the loop's state (README "Presets, schedules and profiles"). */
+/** The `schedule` part of the loop's state (docs/schedules.md). */
 interface ScheduleStatus {
   source: 'manual' | 'preset' | 'schedule' | 'profile';
   preset: string | null;

@@ -33,7 +33,7 @@ import { type Broker, type BrokerOptions, brokerFor as brokerForTest, FAST_RECON
  * The daemon's MQTT side against a real Mosquitto (one per test, on a free port): an in-process
  * node (src/node.ts, as `homeostat run` builds it: daemon, store supervisor on a real SQLite
  * file, MQTT bridge) on the demo's simulated plants with a ScaledClock (60×), and a separate MQTT.js
- * client playing Home Assistant. Checks the MQTT contract (README, "MQTT and Home Assistant"):
+ * client playing Home Assistant. Checks the MQTT contract (docs/home-assistant.md):
  * availability, device discovery, retained states, commands (stored before their result, idempotent,
  * hostile ones rejected without a trace in the desired state), broker restarts, Home
  * Assistant's birth message, the finalizer of a removed loop, passwords and the last will.

@@ -15,7 +15,7 @@ function matches(filter: string, topic: string): boolean {
   return f.length === t.length;
 }
 
-describe('topicsFor (the contract in the README)', () => {
+describe('topicsFor (the contract in docs/home-assistant.md)', () => {
   const topics = topicsFor('homeostat', 'pi-1');
 
   test('given base topic homeostat and node pi-1, every topic is under homeostat/pi-1', () => {

@@ -1,5 +1,5 @@
 /**
- * The MQTT contract's JSON payloads as tests read them (README "MQTT contract"): what a test
+ * The MQTT contract's JSON payloads as tests read them (docs/home-assistant.md): what a test
  * parses from `<base>/<loop>/state` and `<base>/<loop>/result`. One copy, so the integration
  * tests and the fault suite read the same shape.
  */

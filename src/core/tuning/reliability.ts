@@ -19,7 +19,7 @@ import type { FopdtIdentification } from './identify-fopdt.js';
  * judgeStoredModel), so the auto-apply check needs nothing the store does not keep.
  */
 
-/** Relative standard error of K or τ above which a model is flagged: the 20 % the README claims. */
+/** Relative standard error of K or τ above which a model is flagged: the 20 % docs/tuning.md states. */
 export const IDENTIFICATION_SE = 0.2;
 /** A τ longer than this many record lengths is not seen by the record (an integrating fit). */
 export const MAX_TAU_PER_RECORD = 20;

@@ -6,7 +6,7 @@ import type { FopdtModel } from './identify-fopdt.js';
  *
  *   kp = τ / (|K|·(τc + θ)),  tiS = min(τ, 4·(τc + θ)),  tdS = θ/3 for a PID, else 0
  *
- * The same rules as the README's "Tuning a PID". |K|: a cooler's model has a negative gain, and
+ * The same rules as docs/tuning.md, "Gains by hand (SIMC)". |K|: a cooler's model has a negative gain, and
  * homeostat drives the lowering actuator with the negative side of the same controller's output,
  * so its kp is positive too.
  *

@@ -4,7 +4,7 @@ import type { TestContext } from 'node:test';
 /**
  * The figures every fault scenario prints (and the summary table at the end of
  * `npm run test:faults` collects). Printed, never asserted as timings: the assertions are the
- * safety outcomes and generous bounds, these are for people (README "Reliability and safety").
+ * safety outcomes and generous bounds, these are for people (docs/reliability.md).
  */
 export interface Figures {
   /** Short scenario name, the first column of the summary table. */
