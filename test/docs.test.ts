@@ -30,22 +30,13 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { parseConfigText } from '../src/config/load.js';
+import { configInputSchema } from '../src/config/schema.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const README_MAX_LINES = 250;
 
-/** Top-level keys of a homeostat config; a block made only of these is a fragment. */
-const CONFIG_SECTIONS = new Set([
-  'node',
-  'mqtt',
-  'http',
-  'storage',
-  'gpio',
-  'sensors',
-  'actuators',
-  'loops',
-  'simulation',
-]);
+/** Top-level keys of a homeostat config (the schema's, but `version`); a block made only of these is a fragment. */
+const CONFIG_SECTIONS = new Set(Object.keys(configInputSchema.shape).filter((key) => key !== 'version'));
 
 /** The loop of MINIMAL_CONFIG: a loop in a fragment takes from it each key it leaves out. */
 const MINIMAL_LOOP = {
