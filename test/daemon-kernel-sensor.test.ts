@@ -17,17 +17,26 @@ import { tempDir } from './support/tmp.js';
 
 const START_MS = Date.UTC(2026, 0, 1);
 
+/** The sensor's period (periodS in the config below). */
+const PERIOD_MS = 10_000;
+
 /**
  * The file is read through the thread pool, which a busy machine can hold past the manual
  * clock's settling turns; a reading that lands triggers its loop, so this waits (in real time,
- * for that signal, never a fixed delay) until `landed()` holds without moving the clock.
+ * for that signal, never a fixed delay) until `landed()` holds. A read still running when the
+ * next period came made the sampler skip that period, and that read may have fetched the file
+ * before the test changed it: so while nothing lands, the clock moves on one period now and
+ * then, and the next period's read sees the new file.
  */
 async function untilLanded(clock: ManualClock, landed: () => boolean, what: string): Promise<void> {
   const giveUpAtMs = Date.now() + 10_000;
+  let nextPeriodAtMs = Date.now() + 250;
   while (!landed()) {
     if (Date.now() > giveUpAtMs) assert.fail(`${what} did not land within 10 s`);
     await new Promise<void>((resolve) => setTimeout(resolve, 2));
-    await clock.advance(0);
+    const periodDue = Date.now() >= nextPeriodAtMs;
+    if (periodDue) nextPeriodAtMs = Date.now() + 250;
+    await clock.advance(periodDue ? PERIOD_MS : 0);
   }
 }
 
@@ -72,23 +81,23 @@ describe('daemon: a pattern-named IIO humidity file drives a loop', () => {
     const fogger = () => drivers.actuators.get('fogger')!.observe();
     const status = () => daemon.statuses()[0]!;
     await daemon.start();
-    await clock.advance(10_000);
+    await clock.advance(PERIOD_MS);
     await untilLanded(clock, () => status().measured === 45.123, 'the first reading');
     assert.equal(status().measured, 45.123);
     assert.equal(await fogger(), 1, 'dry air: the fogger runs');
 
     writeFileSync(file, '70000\n');
-    await clock.advance(10_000);
+    await clock.advance(PERIOD_MS);
     await untilLanded(clock, () => status().measured === 70, 'the 70 %RH reading');
     assert.equal(status().measured, 70);
     assert.equal(await fogger(), 0, 'humid air: the fogger stops');
 
     writeFileSync(file, '50000\n');
-    await clock.advance(10_000);
+    await clock.advance(PERIOD_MS);
     await untilLanded(clock, () => status().measured === 50, 'the 50 %RH reading');
     assert.equal(await fogger(), 1, 'dry again: it runs');
     rmSync(device, { recursive: true }); // the driver unbound: the pattern matches nothing
-    await clock.advance(10_000);
+    await clock.advance(PERIOD_MS);
     assert.equal(await fogger(), 1, 'a failed read keeps the last reading (10 s old) in force');
     await clock.advance(30_000);
     assert.equal(await fogger(), 0, 'stale after 30 s: the fogger is in its safe state (off)');

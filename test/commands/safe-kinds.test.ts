@@ -137,6 +137,28 @@ describe('homeostat safe: every registered actuator kind has its safe handling',
     assert.deepEqual(Object.keys(CASES).sort(), ACTUATOR_KINDS.map((kind) => kind.kind).sort());
   });
 
+  test('the level `safe` drives is the one the daemon forces on faults and at shutdown (the kind\'s safeLevel)', () => {
+    const sections = [
+      ...Object.values(CASES).map((c) => c.section),
+      '{ kind: gpio_relay, bcm: 17, safeState: on }',
+      '{ kind: pwm, periodMs: 2000, safeLevel: 1, polarity: inversed }',
+    ];
+    const compared: string[] = [];
+    for (const section of sections) {
+      const path = configFile(pi4(), `  a: ${section}`, REFUSING_BROKER);
+      const loaded = parseConfigText(readFileSync(path, 'utf8'));
+      assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
+      const actuator = loaded.config.actuators.a!;
+      const kind = ACTUATOR_KINDS.find((k) => k.kind === actuator.kind)!;
+      const target = (kind.safe as (s: unknown) => ReturnType<typeof kind.safe>)(actuator);
+      if (!('safeLevel' in target)) continue;
+      const daemonLevel = (kind.safeLevel as (s: unknown) => number)(actuator);
+      assert.equal(target.safeLevel, daemonLevel, section);
+      compared.push(section);
+    }
+    assert.ok(compared.length >= 4, `compared: ${compared.join(', ')}`);
+  });
+
   for (const kind of ACTUATOR_KINDS) {
     const c = CASES[kind.kind];
     test(`${kind.kind}: planned from the config as its kind says, and driven safe`, async (t) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { withTimeout } from '../../src/mqtt/connection-errors.js';
@@ -151,7 +151,11 @@ describe('kills at random moments under command traffic and hot reloads', () => 
       const reloadTimer = setTimeout(() => {
         if (random() < 0.8) {
           reloads += 1;
-          writeFileSync(configPath, configFor(reloads % 2 === 1 ? 0.2 : 0.19));
+          // Saved the way editors and `install` do (a new file renamed over the old one): a plain
+          // writeFileSync truncates first, and a daemon starting in that instant reads an empty
+          // config and rightly refuses to start.
+          writeFileSync(`${configPath}.tmp`, configFor(reloads % 2 === 1 ? 0.2 : 0.19));
+          renameSync(`${configPath}.tmp`, configPath);
           // SIGHUP only once `run` handles it: before that, Node's default action ends the process.
           if (random() < 0.5 && daemon.find(/^homeostat regulating/)) daemon.child.kill('SIGHUP');
         }
