@@ -206,7 +206,7 @@ function sendAndAwaitResult(client: MqttClient, request: SetRequest): Promise<Se
           reject(error);
           return;
         }
-        client.publish(topics.loopSet(loop), JSON.stringify(command), { qos: 1, retain: false });
+        client.publish(topics.loopCommand(loop, 'json'), JSON.stringify(command), { qos: 1, retain: false });
       });
     });
   });

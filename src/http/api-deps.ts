@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import type { CommandKind } from '../control/commands.js';
 import type { LoopStatus } from '../core/status.js';
 import type { HealthView, HistoryPoint } from '../operations/schemas.js';
 import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
@@ -31,7 +32,8 @@ export interface ApiHistory {
 /** A write as the shared command path takes it (src/control/desired-commands.ts). */
 export interface ApiCommand {
   loop: string;
-  kind: 'json' | 'faultReset' | 'autotune' | 'tuning' | 'preset' | 'profile';
+  /** The parser the body goes to: the operation's (operations/table.ts httpCommandKind). */
+  kind: CommandKind;
   payload: Uint8Array;
   source: 'http';
   receivedAtMs: number;

@@ -1,4 +1,5 @@
 import type { CommandResult } from '../operations/schemas.js';
+import { httpCommandKind } from '../operations/table.js';
 import type { ApiCommand, ApiCommandAnswer, ApiDeps } from './api-deps.js';
 import type { AuthThrottle } from './guards.js';
 import { HttpError } from './respond.js';
@@ -16,7 +17,7 @@ const REFUSAL_STATUS: Record<string, number> = {
  * the same rules (strict, never clamped), stored before the answer, source `http`.
  */
 export function setLoop(deps: ApiDeps, loop: string, body: Buffer): { status: number; body: CommandResult } {
-  return submitted(deps, loop, 'json', body);
+  return submitted(deps, loop, httpCommandKind('setLoop'), body);
 }
 
 /**
@@ -30,7 +31,7 @@ export function resetFault(
 ): { status: number; body: CommandResult } {
   const empty = body.toString('utf8').replace(/\s/g, '');
   const payload = empty === '' || empty === '{}' ? new Uint8Array(0) : body;
-  return submitted(deps, loop, 'faultReset', payload);
+  return submitted(deps, loop, httpCommandKind('resetFault'), payload);
 }
 
 /**
@@ -43,7 +44,7 @@ export function requestAutotune(
   loop: string,
   body: Buffer,
 ): { status: number; body: CommandResult } {
-  return submitted(deps, loop, 'autotune', body);
+  return submitted(deps, loop, httpCommandKind('autotune'), body);
 }
 
 /**
@@ -55,7 +56,7 @@ export function applyTuning(
   loop: string,
   body: Buffer,
 ): { status: number; body: CommandResult } {
-  return submitted(deps, loop, 'tuning', body);
+  return submitted(deps, loop, httpCommandKind('applyTuning'), body);
 }
 
 /**
@@ -67,7 +68,7 @@ export function selectPreset(
   loop: string,
   body: Buffer,
 ): { status: number; body: CommandResult } {
-  return submitted(deps, loop, 'preset', body);
+  return submitted(deps, loop, httpCommandKind('selectPreset'), body);
 }
 
 /**
@@ -79,7 +80,7 @@ export function commandProfile(
   loop: string,
   body: Buffer,
 ): { status: number; body: CommandResult } {
-  return submitted(deps, loop, 'profile', body);
+  return submitted(deps, loop, httpCommandKind('commandProfile'), body);
 }
 
 /** A write through the command path every source shares (source `http`), and its HTTP answer. */

@@ -20,9 +20,9 @@ export function autotuneComponents({ loopId, topics, state, entity, name }: Loop
     },
   ];
   return [
-    button('autotune', 'autotune', topics.loopAutotuneSet(loopId), 'start'),
-    button('autotune_cancel', 'cancel autotune', topics.loopAutotuneSet(loopId), 'cancel'),
-    button('tuning_accept', 'accept tuning', topics.loopTuningSet(loopId), 'latest'),
+    button('autotune', 'autotune', topics.loopCommand(loopId, 'autotune'), 'start'),
+    button('autotune_cancel', 'cancel autotune', topics.loopCommand(loopId, 'autotune'), 'cancel'),
+    button('tuning_accept', 'accept tuning', topics.loopCommand(loopId, 'tuning'), 'latest'),
     [
       'autotune_status',
       {

@@ -57,7 +57,7 @@ function climatePresets(
   if (names.length === 0) return {};
   return {
     pr_modes: names,
-    pr_mode_cmd_t: topics.loopPresetSet(loopId),
+    pr_mode_cmd_t: topics.loopCommand(loopId, 'preset'),
     pr_mode_stat_t: state,
     pr_mode_val_tpl: STATE_TEMPLATES.preset,
   };
@@ -71,10 +71,10 @@ export function climate(
   return {
     ...base,
     modes: allowedModes(loop).map((mode) => CLIMATE_MODE[mode] ?? mode),
-    mode_cmd_t: topics.loopModeSet(loopId),
+    mode_cmd_t: topics.loopCommand(loopId, 'mode'),
     mode_stat_t: state,
     mode_stat_tpl: STATE_TEMPLATES.mode,
-    temp_cmd_t: topics.loopSetpointSet(loopId),
+    temp_cmd_t: topics.loopCommand(loopId, 'setpoint'),
     temp_stat_t: state,
     temp_stat_tpl: STATE_TEMPLATES.setpoint,
     curr_temp_t: state,

@@ -37,12 +37,12 @@ export function humidifier(
     ...base,
     dev_cla: loop.raise === undefined ? 'dehumidifier' : 'humidifier',
     // On/off is the mode: payload_on is a mode, payload_off is "off", both plain mode/set payloads.
-    cmd_t: topics.loopModeSet(loopId),
+    cmd_t: topics.loopCommand(loopId, 'mode'),
     pl_on: onMode,
     pl_off: 'off',
     stat_t: state,
     stat_val_tpl: STATE_TEMPLATES.humidifierState(onMode),
-    hum_cmd_t: topics.loopSetpointSet(loopId),
+    hum_cmd_t: topics.loopCommand(loopId, 'setpoint'),
     hum_stat_t: state,
     // The setpoint as the whole percent HA keeps, within the bounds (see humidifierBounds).
     hum_state_tpl: STATE_TEMPLATES.targetHumidity(bounds.min, bounds.max),
@@ -56,7 +56,7 @@ export function humidifier(
     ...(activeModes.length > 1
       ? {
           modes: activeModes,
-          mode_cmd_t: topics.loopModeSet(loopId),
+          mode_cmd_t: topics.loopCommand(loopId, 'mode'),
           mode_stat_t: state,
           mode_stat_tpl: STATE_TEMPLATES.humidifierMode,
         }

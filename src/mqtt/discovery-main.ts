@@ -41,7 +41,7 @@ function genericControls({ loopId, loop, topics, state, entity, name }: LoopCont
       'setpoint',
       {
         ...entity('number', 'setpoint', name('setpoint'), 'setpoint'),
-        cmd_t: topics.loopSetpointSet(loopId),
+        cmd_t: topics.loopCommand(loopId, 'setpoint'),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.setpoint,
         min: loop.limits.min,
@@ -56,7 +56,7 @@ function genericControls({ loopId, loop, topics, state, entity, name }: LoopCont
       'mode',
       {
         ...entity('select', 'mode', name('mode'), 'mode'),
-        cmd_t: topics.loopModeSet(loopId),
+        cmd_t: topics.loopCommand(loopId, 'mode'),
         stat_t: state,
         val_tpl: STATE_TEMPLATES.mode,
         ops: allowedModes(loop),

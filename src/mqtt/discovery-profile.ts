@@ -16,7 +16,7 @@ export function profileComponents({
   entity,
   name,
 }: LoopContext): KeyedComponent[] {
-  const topic = topics.loopProfileSet(loopId);
+  const topic = topics.loopCommand(loopId, 'profile');
   const button = (action: 'pause' | 'resume' | 'stop'): KeyedComponent => {
     const key = `profile_${action}`;
     return [

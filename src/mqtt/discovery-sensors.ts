@@ -74,7 +74,7 @@ export function faultResetButton({ loopId, topics, entity, name }: LoopContext):
     'fault_reset',
     {
       ...entity('button', 'fault_reset', name('reset fault'), 'fault_reset'),
-      cmd_t: topics.loopFaultReset(loopId),
+      cmd_t: topics.loopCommand(loopId, 'faultReset'),
       pl_prs: 'reset',
       ent_cat: 'config',
       ret: false,

@@ -5,14 +5,8 @@
  *   <base>/availability              retained online / offline (last will)
  *   <base>/instance                  retained JSON: which process runs this node (presence.ts)
  *   <base>/<loop>/state              retained JSON status
- *   <base>/<loop>/setpoint/set       command: plain number
- *   <base>/<loop>/mode/set           command: plain mode
- *   <base>/<loop>/set                command: JSON {setpoint?, mode?, requestId?}
- *   <base>/<loop>/fault/reset        command: empty or "reset"
- *   <base>/<loop>/autotune/set       command: "start", "cancel", or JSON {action?, side?, closedLoopS?, maxDurationS?, requestId?}
- *   <base>/<loop>/tuning/set         command: "config", "latest", a version number, or JSON {version, requestId?}
- *   <base>/<loop>/preset/set         command: a preset name, "none", or JSON {preset: name|null, requestId?}
- *   <base>/<loop>/profile/set        command: "start NAME", "pause", "resume", "stop", or JSON {action, name?, requestId?}
+ *   <base>/<loop>/<command>          commands, one topic per kind: the operation table's `mqtt`
+ *                                    (src/operations, listed in docs/home-assistant.md)
  *   <base>/<loop>/result             not retained, one reply per command
  *
  * Pure: no client, no IO. Ids become topic levels, so a `+`, `#` or `/` in one would turn a
@@ -20,6 +14,7 @@
  * this module refuses them again rather than publish to the wrong place.
  */
 import type { CommandKind } from '../control/commands.js';
+import { MQTT_COMMANDS } from '../operations/table.js';
 
 export interface CommandTopic {
   loop: string;
@@ -38,20 +33,9 @@ export interface Topics {
    */
   instance: string;
   loopState(loop: string): string;
-  loopSetpointSet(loop: string): string;
-  loopModeSet(loop: string): string;
-  /** JSON command `{"setpoint"?, "mode"?, "requestId"?}`. */
-  loopSet(loop: string): string;
+  /** The topic of one of a loop's commands, as the operation table names it (`setpoint/set`). */
+  loopCommand(loop: string, kind: CommandKind): string;
   loopResult(loop: string): string;
-  loopFaultReset(loop: string): string;
-  /** Starts or cancels the loop's relay autotune (`start`, `cancel` or JSON). */
-  loopAutotuneSet(loop: string): string;
-  /** Puts a stored tuning in force: a version, `latest` (accept the newest) or `config`. */
-  loopTuningSet(loop: string): string;
-  /** Selects one of the loop's presets by name, or `none`. */
-  loopPresetSet(loop: string): string;
-  /** Starts (`start NAME`), pauses, resumes or stops one of the loop's profiles. */
-  loopProfileSet(loop: string): string;
   /**
    * Subscription filters that match exactly the command topics of every loop (and
    * nothing we publish ourselves, so our own state and results never come back to us).
@@ -64,17 +48,10 @@ export interface Topics {
 /** A single topic level made from an id: no wildcards, no separators, not empty. */
 const ID_LEVEL = /^[A-Za-z0-9_-]+$/;
 
-/** Suffixes after `<base>/<loop>/`, one per command kind. */
-const COMMAND_SUFFIXES: readonly (readonly [CommandKind, string])[] = [
-  ['setpoint', 'setpoint/set'],
-  ['mode', 'mode/set'],
-  ['json', 'set'],
-  ['faultReset', 'fault/reset'],
-  ['autotune', 'autotune/set'],
-  ['tuning', 'tuning/set'],
-  ['preset', 'preset/set'],
-  ['profile', 'profile/set'],
-];
+/** Suffixes after `<base>/<loop>/`, one per command kind: the operation table's MQTT topics. */
+const COMMAND_SUFFIXES: readonly (readonly [CommandKind, string])[] = MQTT_COMMANDS.map(
+  ({ kind, suffix }) => [kind, suffix] as const,
+);
 
 /**
  * The topic map for one node. Throws on a base topic or node id that would make an unsafe
@@ -94,18 +71,17 @@ export function topicsFor(baseTopic: string, nodeId: string): Topics {
     availability: `${base}/availability`,
     instance: `${base}/instance`,
     loopState: (loop) => loopTopic(loop, 'state'),
-    loopSetpointSet: (loop) => loopTopic(loop, 'setpoint/set'),
-    loopModeSet: (loop) => loopTopic(loop, 'mode/set'),
-    loopSet: (loop) => loopTopic(loop, 'set'),
+    loopCommand: (loop, kind) => loopTopic(loop, commandSuffix(kind)),
     loopResult: (loop) => loopTopic(loop, 'result'),
-    loopFaultReset: (loop) => loopTopic(loop, 'fault/reset'),
-    loopAutotuneSet: (loop) => loopTopic(loop, 'autotune/set'),
-    loopTuningSet: (loop) => loopTopic(loop, 'tuning/set'),
-    loopPresetSet: (loop) => loopTopic(loop, 'preset/set'),
-    loopProfileSet: (loop) => loopTopic(loop, 'profile/set'),
     commandSubscription: COMMAND_SUFFIXES.map(([, suffix]) => `${base}/+/${suffix}`),
     parseCommandTopic: (topic) => parseCommandTopic(base, topic),
   };
+}
+
+function commandSuffix(kind: CommandKind): string {
+  const match = COMMAND_SUFFIXES.find(([k]) => k === kind);
+  if (match === undefined) throw new Error(`no MQTT topic for command kind ${kind}`);
+  return match[1];
 }
 
 function parseCommandTopic(base: string, topic: string): CommandTopic | undefined {

@@ -1,10 +1,12 @@
 import type { z } from 'zod';
+import type { CommandKind } from '../control/commands.js';
 
 /**
  * One operation of homeostat, declared once (table.ts): what it does, how it is reached over
  * HTTP, and the command that runs it from the shell. The HTTP routes, the OpenAPI document, the
  * CLI's usage, help and option checks, the API client and the reference pages
- * (docs/api.md, docs/command-line.md) are all read from these declarations. An operation's
+ * (docs/api.md, docs/command-line.md), the MQTT command topics and their rows in
+ * docs/home-assistant.md are all read from these declarations. An operation's
  * name is its key in the table: the key of its handler (http/routes.ts), its CLI runner
  * (commands/runners.ts) and its client call (commands/api-client.ts).
  */
@@ -12,7 +14,19 @@ export interface Operation {
   /** What it does, for the API reference and the OpenAPI document (the CLI's own: `cli.summary`). */
   summary: string;
   http?: HttpSpec;
+  /** The MQTT command topics that reach it, each parsed as its kind (control/commands.ts). */
+  mqtt?: readonly MqttCommandSpec[];
   cli?: CliSpec;
+}
+
+/** One command topic, `<base>/<loop>/<suffix>`. */
+export interface MqttCommandSpec {
+  /** The topic after `<base>/<loop>/` (`setpoint/set`). */
+  suffix: string;
+  /** The parser its payload goes to. */
+  kind: CommandKind;
+  /** What the payload may be and what is refused, for docs/home-assistant.md. */
+  payload: string;
 }
 
 export interface HttpSpec {
@@ -21,6 +35,11 @@ export interface HttpSpec {
   path: string;
   /** Changes something: needs the token (or a session) even from a reader the LAN may read. */
   write: boolean;
+  /**
+   * A command: the parser its body goes to, one of its MQTT topics' (the same bytes, the same
+   * rules as over MQTT, stored before the answer).
+   */
+  command?: CommandKind;
   /** Reachable without any credential (the dashboard's pages, login, the OpenAPI document). */
   open?: boolean;
   /** Query parameters: name → description. */

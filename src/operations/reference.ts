@@ -3,16 +3,18 @@ import { z } from 'zod';
 import { commandOptions, commandSummary, commandUsage, optionText, transportNote } from './cli-text.js';
 import type { HttpSpec } from './operation.js';
 import { apiSchemas } from './registry.js';
-import { CLI_OPERATIONS, HTTP_OPERATIONS, type HttpOperation } from './table.js';
+import { CLI_OPERATIONS, HTTP_OPERATIONS, type HttpOperation, MQTT_COMMANDS } from './table.js';
 
 /**
- * The reference pages generated from the operation table: docs/api.md (whole) and the command
- * part of docs/command-line.md (between its markers; the prose around them is written by
- * hand). `npm run docs` rewrites both; test/operations/reference.test.ts checks they are in sync.
+ * The reference pages generated from the operation table: docs/api.md (whole), the command
+ * part of docs/command-line.md and the command topics of docs/home-assistant.md (between their
+ * markers; the prose around them is written by hand). `npm run docs` rewrites them;
+ * test/operations/reference.test.ts checks they are in sync.
  */
 
 export const API_REFERENCE_PATH = fileURLToPath(new URL('../../docs/api.md', import.meta.url));
 export const COMMAND_LINE_PATH = fileURLToPath(new URL('../../docs/command-line.md', import.meta.url));
+export const HOME_ASSISTANT_PATH = fileURLToPath(new URL('../../docs/home-assistant.md', import.meta.url));
 
 type JsonSchema = {
   type?: string | string[];
@@ -73,6 +75,9 @@ function operationSection(op: HttpOperation, schemas: Record<string, JsonSchema>
   if (http.response) lines.push(`- Answer ${status}: ${shape(http.response, schemas)}`);
   else if (http.produces) lines.push(`- Answer ${status}: \`${http.produces}\``);
   else lines.push(`- Answer ${status}${status === 204 ? ': no body' : ''}`);
+  const topics = (op.mqtt ?? []).map(({ suffix }) => `\`<base>/<loop>/${suffix}\``);
+  if (topics.length > 0)
+    lines.push(`- MQTT: ${topics.join(', ')} ([topics](home-assistant.md#command-topics))`);
   if (cli.length > 0) lines.push(`- CLI: ${cli.join(', ')}`);
   return [...lines, ''];
 }
@@ -107,12 +112,34 @@ function anchor(heading: string): string {
 }
 
 const USAGE_START = '<!-- usage: generated from src/operations by `npm run docs` -->';
+const MQTT_START = '<!-- command topics: generated from src/operations by `npm run docs` -->';
 const OPTIONS_START = '<!-- options: generated from src/operations by `npm run docs` -->';
 const END = '<!-- end of generated part -->';
 
 /** docs/command-line.md with its two generated parts (the usage, each command's options) rewritten. */
 export function commandLineReference(page: string): string {
-  return replaceBetween(replaceBetween(page, USAGE_START, usageBlock()), OPTIONS_START, optionsSections());
+  const withUsage = replaceBetween('docs/command-line.md', page, USAGE_START, usageBlock());
+  return replaceBetween('docs/command-line.md', withUsage, OPTIONS_START, optionsSections());
+}
+
+/** docs/home-assistant.md with its table of command topics rewritten from the table's `mqtt`. */
+export function homeAssistantReference(page: string): string {
+  return replaceBetween('docs/home-assistant.md', page, MQTT_START, commandTopicsTable());
+}
+
+function commandTopicsTable(): string {
+  const httpRoute = (name: string) => {
+    const op = HTTP_OPERATIONS.find((candidate) => candidate.name === name);
+    return op ? `\`${route(op.http)}\`` : '';
+  };
+  return [
+    '| topic | payload | the operation over HTTP |',
+    '| --- | --- | --- |',
+    ...MQTT_COMMANDS.map(
+      (command) =>
+        `| \`<base>/<loop>/${command.suffix}\` | ${cell(command.payload)} | ${httpRoute(command.operation)} |`,
+    ),
+  ].join('\n');
 }
 
 function usageBlock(): string {
@@ -144,9 +171,9 @@ function optionsSections(): string {
     .trimEnd();
 }
 
-function replaceBetween(page: string, start: string, content: string): string {
+function replaceBetween(name: string, page: string, start: string, content: string): string {
   const from = page.indexOf(start);
   const to = page.indexOf(END, from);
-  if (from < 0 || to < 0) throw new Error(`docs/command-line.md: the markers ${start} … ${END} are missing`);
+  if (from < 0 || to < 0) throw new Error(`${name}: the markers ${start} … ${END} are missing`);
   return `${page.slice(0, from + start.length)}\n${content}\n${page.slice(to)}`;
 }

@@ -22,9 +22,29 @@ export const WRITE_OPERATIONS = {
       method: 'POST',
       path: '/api/loops/:loop',
       write: true,
+      command: 'json',
       request: setRequest,
       response: commandResult,
     },
+    mqtt: [
+      {
+        suffix: 'setpoint/set',
+        kind: 'setpoint',
+        payload:
+          "a plain decimal number (`21.5`), exactly: no spaces or line end around it, no leading zeros, no exponent, at most 3 decimal places (more if the loop's `step` has more); outside the loop's limits it is rejected, never clamped",
+      },
+      {
+        suffix: 'mode/set',
+        kind: 'mode',
+        payload: 'a mode the loop allows (`off`, `heat`, …)',
+      },
+      {
+        suffix: 'set',
+        kind: 'json',
+        payload:
+          'JSON `{"setpoint"?, "mode"?, "requestId"?}`, or `{"preset": "eco"|null, "requestId"?}` alone (a preset brings its own setpoint and mode: with a setpoint or mode as well it is refused)',
+      },
+    ],
     cli: {
       command: 'set',
       summary: "changes a loop's setpoint or mode through the daemon and prints its answer",
@@ -45,7 +65,21 @@ export const WRITE_OPERATIONS = {
   },
   resetFault: {
     summary: 'Reset a latched fault (empty body or {})',
-    http: { method: 'POST', path: '/api/loops/:loop/fault-reset', write: true, response: commandResult },
+    http: {
+      method: 'POST',
+      path: '/api/loops/:loop/fault-reset',
+      write: true,
+      command: 'faultReset',
+      response: commandResult,
+    },
+    mqtt: [
+      {
+        suffix: 'fault/reset',
+        kind: 'faultReset',
+        payload:
+          'empty or `reset`: clears a fault latched before the reset arrived (see `effectWatch` and the safety monitors); stored as desired state with the next generation before it is answered (see [Reliability](reliability.md#commands-mean-what-they-meant-when-sent))',
+      },
+    ],
   },
   autotune: {
     summary:
@@ -54,10 +88,19 @@ export const WRITE_OPERATIONS = {
       method: 'POST',
       path: '/api/loops/:loop/autotune',
       write: true,
+      command: 'autotune',
       request: autotuneRequest,
       response: commandResult,
       client: writeResult,
     },
+    mqtt: [
+      {
+        suffix: 'autotune/set',
+        kind: 'autotune',
+        payload:
+          '`start`: start the relay autotune ([Tuning](tuning.md#tuning)) with the loop\'s `autotune` settings; `cancel`; or JSON `{"action"?: "start"|"cancel", "side"?: "raise"|"lower", "closedLoopS"?, "maxDurationS"?, "requestId"?}`. Refused with the reason on a hysteresis loop, with the mode off, without a side in `heat_cool`/`auto`, for a side the loop has no actuator for, and for durations that are not seconds above 0 (`closedLoopS` at most 1 day, `maxDurationS` at most 7 days). A cancel with no run requested is accepted and changes nothing; an empty payload (how a retained message is cleared) is refused, never a start',
+      },
+    ],
     cli: {
       command: 'autotune',
       summary:
@@ -99,10 +142,19 @@ export const WRITE_OPERATIONS = {
       method: 'POST',
       path: '/api/loops/:loop/tuning',
       write: true,
+      command: 'tuning',
       request: tuningRequest,
       response: commandResult,
       client: writeResult,
     },
+    mqtt: [
+      {
+        suffix: 'tuning/set',
+        kind: 'tuning',
+        payload:
+          '`latest` (accept the newest stored tuning), a version number (`3`: restore it), `config` (back to the config file\'s gains), or JSON `{"version": 3|"latest"|"config", "requestId"?}`. An unknown version is refused; the tuning already in force is accepted and changes nothing',
+      },
+    ],
     cli: {
       command: 'tuning',
       summary:
@@ -121,10 +173,19 @@ export const WRITE_OPERATIONS = {
       method: 'POST',
       path: '/api/loops/:loop/preset',
       write: true,
+      command: 'preset',
       request: presetRequest,
       response: commandResult,
       client: writeResult,
     },
+    mqtt: [
+      {
+        suffix: 'preset/set',
+        kind: 'preset',
+        payload:
+          'a preset name of the loop (`eco`), `none` (no preset: the setpoint stays where the preset left it), or JSON `{"preset": "eco"|null, "requestId"?}`. Refused with the reason for a loop without presets, an unknown name (the known ones are listed), and an empty payload (how a retained message is cleared, never a selection). Selecting the preset already in force is accepted and changes nothing',
+      },
+    ],
     cli: {
       command: 'preset',
       summary:
@@ -143,10 +204,19 @@ export const WRITE_OPERATIONS = {
       method: 'POST',
       path: '/api/loops/:loop/profile',
       write: true,
+      command: 'profile',
       request: profileRequest,
       response: commandResult,
       client: writeResult,
     },
+    mqtt: [
+      {
+        suffix: 'profile/set',
+        kind: 'profile',
+        payload:
+          '`start NAME`, `pause`, `resume`, `stop`, or JSON `{"action": "start"|"pause"|"resume"|"stop", "name"?, "requestId"?}` (a start needs the name, the others take none). Refused for a loop without profiles, an unknown profile and anything else. Starting the profile already started, pausing with none running (or already paused), resuming with none paused, stopping with none started: accepted, nothing changes',
+      },
+    ],
     cli: {
       command: 'profile',
       summary:

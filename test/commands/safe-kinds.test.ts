@@ -137,7 +137,7 @@ describe('homeostat safe: every registered actuator kind has its safe handling',
     assert.deepEqual(Object.keys(CASES).sort(), ACTUATOR_KINDS.map((kind) => kind.kind).sort());
   });
 
-  test('the level `safe` drives is the one the daemon forces on faults and at shutdown (the kind\'s safeLevel)', () => {
+  test("the level `safe` drives is the one the daemon forces on faults and at shutdown (the kind's safeLevel)", () => {
     const sections = [
       ...Object.values(CASES).map((c) => c.section),
       '{ kind: gpio_relay, bcm: 17, safeState: on }',

@@ -22,13 +22,13 @@ describe('topicsFor (the contract in docs/home-assistant.md)', () => {
     assert.equal(topics.base, 'homeostat/pi-1');
     assert.equal(topics.availability, 'homeostat/pi-1/availability');
     assert.equal(topics.loopState('room'), 'homeostat/pi-1/room/state');
-    assert.equal(topics.loopSetpointSet('room'), 'homeostat/pi-1/room/setpoint/set');
-    assert.equal(topics.loopModeSet('room'), 'homeostat/pi-1/room/mode/set');
-    assert.equal(topics.loopSet('room'), 'homeostat/pi-1/room/set');
+    assert.equal(topics.loopCommand('room', 'setpoint'), 'homeostat/pi-1/room/setpoint/set');
+    assert.equal(topics.loopCommand('room', 'mode'), 'homeostat/pi-1/room/mode/set');
+    assert.equal(topics.loopCommand('room', 'json'), 'homeostat/pi-1/room/set');
     assert.equal(topics.loopResult('room'), 'homeostat/pi-1/room/result');
-    assert.equal(topics.loopFaultReset('room'), 'homeostat/pi-1/room/fault/reset');
-    assert.equal(topics.loopAutotuneSet('room'), 'homeostat/pi-1/room/autotune/set');
-    assert.equal(topics.loopTuningSet('room'), 'homeostat/pi-1/room/tuning/set');
+    assert.equal(topics.loopCommand('room', 'faultReset'), 'homeostat/pi-1/room/fault/reset');
+    assert.equal(topics.loopCommand('room', 'autotune'), 'homeostat/pi-1/room/autotune/set');
+    assert.equal(topics.loopCommand('room', 'tuning'), 'homeostat/pi-1/room/tuning/set');
   });
 
   test('a multi-level base topic is kept as it is', () => {
@@ -80,14 +80,14 @@ describe('topicsFor (the contract in docs/home-assistant.md)', () => {
 
   test('the subscription filters match every command topic and nothing else of ours', () => {
     const commands = [
-      topics.loopSetpointSet('room'),
-      topics.loopModeSet('room'),
-      topics.loopSet('room'),
-      topics.loopFaultReset('room'),
-      topics.loopAutotuneSet('room'),
-      topics.loopTuningSet('room'),
-      topics.loopPresetSet('room'),
-      topics.loopProfileSet('room'),
+      topics.loopCommand('room', 'setpoint'),
+      topics.loopCommand('room', 'mode'),
+      topics.loopCommand('room', 'json'),
+      topics.loopCommand('room', 'faultReset'),
+      topics.loopCommand('room', 'autotune'),
+      topics.loopCommand('room', 'tuning'),
+      topics.loopCommand('room', 'preset'),
+      topics.loopCommand('room', 'profile'),
     ];
     const ours = [topics.availability, topics.loopState('room'), topics.loopResult('room')];
     for (const topic of commands) {

@@ -8,8 +8,10 @@ import {
   apiReference,
   COMMAND_LINE_PATH,
   commandLineReference,
+  HOME_ASSISTANT_PATH,
+  homeAssistantReference,
 } from '../../src/operations/reference.js';
-import { CLI_OPERATIONS, HTTP_OPERATIONS } from '../../src/operations/table.js';
+import { CLI_OPERATIONS, HTTP_OPERATIONS, MQTT_COMMANDS } from '../../src/operations/table.js';
 
 describe('docs/api.md', () => {
   const page = apiReference();
@@ -44,6 +46,23 @@ describe('docs/command-line.md', () => {
     for (const { cli } of CLI_OPERATIONS) {
       assert.ok(committed.includes(`\n${commandUsage(cli)}\n`), cli.command);
       assert.ok(committed.includes(`\n### homeostat ${cli.command}\n`), cli.command);
+    }
+  });
+});
+
+describe('docs/home-assistant.md', () => {
+  const committed = readFileSync(HOME_ASSISTANT_PATH, 'utf8');
+
+  test('its table of command topics equals the table (run `npm run docs` after changing it)', () => {
+    assert.ok(
+      homeAssistantReference(committed) === committed,
+      'docs/home-assistant.md is out of date: run `npm run docs` and commit the result',
+    );
+  });
+
+  test('lists every command topic with its payload', () => {
+    for (const { suffix } of MQTT_COMMANDS) {
+      assert.ok(committed.includes(`| \`<base>/<loop>/${suffix}\` |`), suffix);
     }
   });
 });

@@ -2,8 +2,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RUNNERS } from '../../src/commands/runners.js';
+import { topicsFor } from '../../src/mqtt/topics.js';
 import { everyCliOption } from '../../src/operations/cli-text.js';
-import { CLI_OPERATIONS, HTTP_OPERATIONS, OPERATIONS } from '../../src/operations/table.js';
+import {
+  CLI_OPERATIONS,
+  HTTP_OPERATIONS,
+  httpCommandKind,
+  MQTT_COMMANDS,
+  OPERATIONS,
+} from '../../src/operations/table.js';
 
 describe('the operation table', () => {
   test('no two operations share a route or a CLI command', () => {
@@ -32,6 +39,42 @@ describe('the operation table', () => {
     for (const { name, http } of HTTP_OPERATIONS.filter((op) => op.http.write && !op.http.open)) {
       assert.equal(http.method, 'POST', name);
       assert.ok(http.client ?? http.response, name);
+    }
+  });
+
+  test('no two MQTT command topics share a suffix or a parser, and the broker is asked for exactly them', () => {
+    const suffixes = MQTT_COMMANDS.map((command) => command.suffix);
+    assert.equal(new Set(suffixes).size, suffixes.length);
+    const kinds = MQTT_COMMANDS.map((command) => command.kind);
+    assert.equal(new Set(kinds).size, kinds.length);
+    const topics = topicsFor('homeostat', 'pi-1');
+    assert.deepEqual(
+      [...topics.commandSubscription].sort(),
+      suffixes.map((suffix) => `homeostat/pi-1/+/${suffix}`).sort(),
+    );
+    for (const { suffix, kind } of MQTT_COMMANDS) {
+      assert.deepEqual(topics.parseCommandTopic(`homeostat/pi-1/room/${suffix}`), { loop: 'room', kind });
+      assert.equal(topics.loopCommand('room', kind), `homeostat/pi-1/room/${suffix}`);
+    }
+  });
+
+  test('a write over HTTP is parsed as one of its MQTT topics is; one that is no command names none', () => {
+    const table: [operation: keyof typeof OPERATIONS, kind: string | undefined][] = [
+      ['setLoop', 'json'],
+      ['resetFault', 'faultReset'],
+      ['autotune', 'autotune'],
+      ['applyTuning', 'tuning'],
+      ['selectPreset', 'preset'],
+      ['commandProfile', 'profile'],
+      ['login', undefined],
+    ];
+    for (const [operation, kind] of table) {
+      if (kind === undefined) assert.throws(() => httpCommandKind(operation), /no MQTT command/);
+      else assert.equal(httpCommandKind(operation), kind, operation);
+    }
+    for (const { name, http } of HTTP_OPERATIONS.filter((op) => op.http.command !== undefined)) {
+      const own = MQTT_COMMANDS.filter((command) => command.operation === name).map((c) => c.kind);
+      assert.ok(own.includes(http.command!), `${name}: ${http.command} is not one of its topics' (${own})`);
     }
   });
 });
