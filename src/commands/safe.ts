@@ -144,6 +144,7 @@ async function driveTargets(
   opts: SafeCommandOptions & { deadlineMs: number; unsettled: Set<SafeRelay> },
 ): Promise<[SafeRelay, SafeOutcome][]> {
   const done = new Map<SafeRelay, SafeOutcome>();
+  const overall = new AbortController();
   const all = targets.groups.flatMap((group) => group.relays.map((relay) => ({ relay, group })));
   const work = Promise.all(
     all.map(({ relay, group }) =>
@@ -152,11 +153,13 @@ async function driveTargets(
         chip: group.chip,
         io: opts.io,
         pinTimeoutMs: opts.pinTimeoutMs,
+        signal: overall.signal,
         unsettled: opts.unsettled,
       }).then((outcome) => done.set(relay, outcome)),
     ),
   );
   await withinMs(work, opts.deadlineMs);
+  overall.abort();
   const late = `no answer within the overall deadline of ${opts.deadlineMs} ms`;
   return all.map(({ relay }) => [relay, done.get(relay) ?? { id: relay.id, ok: false, error: late }]);
 }

@@ -85,6 +85,11 @@ export class MqttConnection {
   private disconnectReason: number | undefined;
   private readonly dropListeners: Array<(drop: ConnectionDrop) => void> = [];
   private stopped = false;
+  /**
+   * Publishes whose callback has not come: a forced end never calls them, so stop() settles
+   * them (and their timeouts are cleared) instead of leaving each waiting its full timeout.
+   */
+  private readonly unsettled = new Set<(error?: Error) => void>();
   private readonly connectListeners: Array<() => void> = [];
   /** Holds the reading of the next packet until it calls `resume` (see `throttleReceive`). */
   private receiveGate: ((resume: () => void) => void) | undefined;
@@ -182,6 +187,10 @@ export class MqttConnection {
         this.logger.debug({ err: errorMessage(error) }, 'MQTT offline message not confirmed');
       }
     }
+    // What is still unacknowledged now never will be: settled here, before the end (whose
+    // callback a broker that stopped answering may never give).
+    for (const done of [...this.unsettled])
+      done(new Error('MQTT disconnected before the broker acknowledged it'));
     const remainingMs = Math.max(0, deadline - Date.now());
     const ended = new Promise<void>((resolve) => client.end(!client.connected, {}, () => resolve()));
     try {
@@ -219,9 +228,13 @@ export class MqttConnection {
       return Promise.reject(new Error(`MQTT not connected: not published to ${topic}`));
     }
     const sent = new Promise<void>((resolve, reject) => {
-      client.publish(topic, payload, { qos: opts.qos, retain: opts.retain }, (error) =>
-        error ? reject(error) : resolve(),
-      );
+      const done = (error?: Error) => {
+        this.unsettled.delete(done);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.unsettled.add(done);
+      client.publish(topic, payload, { qos: opts.qos, retain: opts.retain }, (error) => done(error));
     });
     return opts.qos === 0
       ? sent

@@ -61,6 +61,11 @@ export interface SafeGpioOptions {
   io?: SysfsIo | undefined;
   /** Longest time one pin may take, ms. Default 2000 (a healthy pin takes a few ms). */
   pinTimeoutMs?: number | undefined;
+  /**
+   * Aborted when a deadline over all pins has passed (safe.ts): the outcome is reported from
+   * there, so the pin's own timer is dropped rather than left to hold the process for its length.
+   */
+  signal?: AbortSignal | undefined;
   /** Longest wait for the kernel and udev to make a just-exported pin writable, ms. Default 1000. */
   exportWaitMs?: number | undefined;
   /**
@@ -110,6 +115,7 @@ export async function driveRelaySafe(relay: SafeRelay, opts: SafeGpioOptions): P
       timeoutMs,
     );
   });
+  opts.signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
   const work = drivePin(relay, opts, io, (resolved) => {
     sysfsNumber = resolved;
   });
