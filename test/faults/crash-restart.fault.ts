@@ -23,11 +23,13 @@ import {
   startDaemon,
   waitUntil,
   withReadOnlyDb,
-} from './helpers.js';
+} from '../integration/helpers.js';
 
 /**
- * The Persistence issue's crash test: the daemon is killed with SIGKILL (no shutdown code runs,
- * like a crash or an OOM kill) at varied moments and restarted on the same database. Runs the
+ * Crashes and restarts, in the fault suite since it takes half a minute (kills.fault.ts kills
+ * 50 times under traffic and checks the accepted changes; this checks what each loop's memory
+ * and the config's generation become): the daemon is killed with SIGKILL (no shutdown code
+ * runs, like a crash or an OOM kill) at varied moments and restarted on the same database. Runs the
  * real CLI on the demo's simulated plants at --speed 60, with memory flushed every second of
  * clock time. After every crash:
  * - the file passes `PRAGMA integrity_check` and was never moved aside as unreadable;
