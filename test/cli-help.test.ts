@@ -4,29 +4,39 @@
  * command's help (never Node's parser message), and a positional config path works.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { COMMANDS } from '../src/commands/help.js';
+import { main } from '../src/commands/main.js';
 import { homeostatVersion } from '../src/version.js';
 
-const cli = (...args: string[]) => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    encoding: 'utf8',
-    timeout: 30_000,
+/**
+ * `homeostat ARGS…` run in this process (src/cli.ts only adds the process's streams; cli.test.ts
+ * spawns the real command): its exit code and what it wrote to stdout and stderr.
+ */
+const cli = async (...args: string[]) => {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    write: (line) => {
+      stdout += `${line}\n`;
+    },
+    note: (line) => {
+      stderr += `${line}\n`;
+    },
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return { code, stdout, stderr };
 };
 
 describe('homeostat --version', () => {
-  test('then the version, exit 0', () => {
-    assert.deepEqual(cli('--version'), { code: 0, stdout: `${homeostatVersion()}\n`, stderr: '' });
+  test('then the version, exit 0', async () => {
+    assert.deepEqual(await cli('--version'), { code: 0, stdout: `${homeostatVersion()}\n`, stderr: '' });
   });
 });
 
 describe('homeostat COMMAND --help', () => {
   for (const [name, help] of Object.entries(COMMANDS)) {
-    test(`given ${name} --help, then its usage, every option and an example, exit 0`, () => {
-      const { code, stdout } = cli(name, '--help');
+    test(`given ${name} --help, then its usage, every option and an example, exit 0`, async () => {
+      const { code, stdout } = await cli(name, '--help');
       assert.equal(code, 0);
       assert.match(stdout, new RegExp(`^homeostat ${name} — `));
       assert.ok(stdout.includes(`Usage: ${help.usage}`));
@@ -85,21 +95,21 @@ describe('arguments a command does not take', () => {
     { given: ['frobnicate'], message: 'homeostat: unknown command "frobnicate" (see homeostat --help)' },
   ];
   for (const { given, message } of cases) {
-    test(`given ${given.join(' ')}, then one line: ${message}, exit 2`, () => {
-      assert.deepEqual(cli(...given), { code: 2, stdout: '', stderr: `${message}\n` });
+    test(`given ${given.join(' ')}, then one line: ${message}, exit 2`, async () => {
+      assert.deepEqual(await cli(...given), { code: 2, stdout: '', stderr: `${message}\n` });
     });
   }
 });
 
 describe('a positional config path', () => {
-  test('given validate config/demo.yaml, then that file is validated', () => {
-    const { code, stdout } = cli('validate', 'config/demo.yaml');
+  test('given validate config/demo.yaml, then that file is validated', async () => {
+    const { code, stdout } = await cli('validate', 'config/demo.yaml');
     assert.equal(code, 0);
     assert.equal(stdout, 'config/demo.yaml: valid (3 loop(s))\n');
   });
 
-  test('given both a positional config and --config, then refused, naming both', () => {
-    const { code, stderr } = cli('validate', 'config/demo.yaml', '--config', 'other.yaml');
+  test('given both a positional config and --config, then refused, naming both', async () => {
+    const { code, stderr } = await cli('validate', 'config/demo.yaml', '--config', 'other.yaml');
     assert.equal(code, 2);
     assert.equal(
       stderr,
@@ -109,8 +119,8 @@ describe('a positional config path', () => {
 });
 
 describe('homeostat safe --db', () => {
-  test('given --db and no usable config, then the last applied config is looked for beside that database', () => {
-    const { code, stderr } = cli(
+  test('given --db and no usable config, then the last applied config is looked for beside that database', async () => {
+    const { code, stderr } = await cli(
       'safe',
       '--config',
       '/nonexistent/homeostat.yaml',

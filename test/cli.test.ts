@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { defaultConfigPath, defaultDbPath } from '../src/commands/paths.js';
 import type { ActuatorDriver, SensorDriver } from '../src/drivers/types.js';
 import { speedProblem } from '../src/kinds/build.js';
+import { homeostatVersion } from '../src/version.js';
 import { type HasAfter, tempDir, tempTree } from './support/tmp.js';
 
 const CLI = ['--import', 'tsx', 'src/cli.ts'];
@@ -90,6 +91,15 @@ describe('homeostat validate', () => {
     const result = cli('validate', '--config', '/nonexistent/homeostat.yaml');
     assert.equal(result.status, 1);
     assert.equal(result.stdout.trim().split('\n').length, 1);
+  });
+
+  test('--version and --help through the real entry point: on stdout, exit 0 (cli-help.test.ts runs the rest in-process)', () => {
+    const version = cli('--version');
+    assert.equal(version.status, 0);
+    assert.equal(version.stdout, `${homeostatVersion()}\n`);
+    const help = cli('set', '--help');
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^homeostat set — /);
   });
 
   test('usage errors exit 2', () => {

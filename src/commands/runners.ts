@@ -45,9 +45,9 @@ const api = (talk: Talk) => (talk.apiUrl === undefined ? {} : { apiUrl: talk.api
 /** What every command that talks to a loop's daemon takes: the config, the loop, --api-url. */
 const toLoop = (talk: Talk, loop: string) => ({ configPath: talk.configPath, loop, ...api(talk) });
 
-/** Refused arguments: one line on stderr, exit 2. */
-function usage(message: string): number {
-  process.stderr.write(`${message}\n`);
+/** Refused arguments: one line on stderr (`note`), exit 2. */
+function usage(note: Write, message: string): number {
+  note(message);
   return 2;
 }
 
@@ -97,9 +97,9 @@ export const RUNNERS: Record<CliOperationName, Runner> = {
   commandProfile: profileFromArgs,
   doctor: async ({ talk, write }) =>
     (await import('./doctor.js')).doctorCommand({ configPath: talk.configPath, dbPath: talk.dbPath }, write),
-  safe: async ({ args, talk, write }) =>
+  safe: async ({ args, talk, write, note }) =>
     (await import('./safe.js')).safeCommand(
-      { configPath: talk.configPath, dbPath: talk.dbPath, sysfsRoot: args.text['sysfs-root'] },
+      { configPath: talk.configPath, dbPath: talk.dbPath, sysfsRoot: args.text['sysfs-root'], note },
       write,
     ),
   init: initFromArgs,
@@ -160,10 +160,10 @@ async function setFromArgs({ args, talk, write, note }: RunContext): Promise<num
   const { setpoint: setpointText, mode } = args.text;
   const setpoint = setpointText === undefined ? undefined : Number(setpointText);
   if (!loop || (setpoint === undefined && mode === undefined)) {
-    return usage('homeostat set: name a loop and --setpoint X and/or --mode M');
+    return usage(note, 'homeostat set: name a loop and --setpoint X and/or --mode M');
   }
   if (setpoint !== undefined && !Number.isFinite(setpoint)) {
-    return usage(`homeostat set: --setpoint must be a number, got "${setpointText}"`);
+    return usage(note, `homeostat set: --setpoint must be a number, got "${setpointText}"`);
   }
   return (await import('./set.js')).setCommand(
     {
@@ -178,7 +178,8 @@ async function setFromArgs({ args, talk, write, note }: RunContext): Promise<num
 }
 
 async function autotuneFromArgs({ args, talk, write, note }: RunContext): Promise<number> {
-  const refuse = (message: string) => usage(`homeostat autotune: ${message} (see homeostat autotune --help)`);
+  const refuse = (message: string) =>
+    usage(note, `homeostat autotune: ${message} (see homeostat autotune --help)`);
   const loop = args.positionals[0];
   if (!loop) return refuse('name a loop, e.g. homeostat autotune room');
   const side = args.text.side;
@@ -224,7 +225,10 @@ function positiveSeconds(text: string | undefined, name: string): number | undef
 async function presetFromArgs({ args, talk, write, note }: RunContext): Promise<number> {
   const [loop, name] = args.positionals;
   if (!loop || !name) {
-    return usage('homeostat preset: name a loop and a preset, or none, e.g. homeostat preset living eco');
+    return usage(
+      note,
+      'homeostat preset: name a loop and a preset, or none, e.g. homeostat preset living eco',
+    );
   }
   return (await import('./preset.js')).presetCommand(
     { ...toLoop(talk, loop), preset: name === 'none' ? null : name },
@@ -240,6 +244,7 @@ async function profileFromArgs({ args, talk, write, note }: RunContext): Promise
   if (!loop || !command) {
     const got = words.length === 0 ? '' : ` (got "${words.join(' ')}")`;
     return usage(
+      note,
       `homeostat profile: name a loop and start NAME, pause, resume or stop${got}, e.g. homeostat profile fermenter start ale`,
     );
   }
@@ -253,6 +258,7 @@ async function tuningFromArgs({ args, talk, write, note }: RunContext): Promise<
   if (!loop || version === undefined) {
     const got = text === undefined ? '' : ` (got "${text}")`;
     return usage(
+      note,
       `homeostat tuning: name a loop and a version number, latest or config${got}, e.g. homeostat tuning room latest`,
     );
   }
@@ -261,7 +267,7 @@ async function tuningFromArgs({ args, talk, write, note }: RunContext): Promise<
 
 async function historyFromArgs({ args, talk, sinceMs, write, note }: RunContext): Promise<number> {
   const loop = args.positionals[0];
-  if (!loop) return usage('homeostat history: name a loop, e.g. homeostat history room --since 2h');
+  if (!loop) return usage(note, 'homeostat history: name a loop, e.g. homeostat history room --since 2h');
   // The API gets the duration as written: it measures it on the daemon's clock (--speed).
   return (await import('./api-inspect.js')).liveHistoryCommand(
     {
@@ -280,7 +286,10 @@ async function plotFromArgs({ args, talk, sinceMs, write, note }: RunContext): P
   const loop = args.positionals[0];
   const outPath = args.text.out;
   if (!loop || outPath === undefined) {
-    return usage('homeostat plot: name a loop and --out FILE.svg, e.g. homeostat plot room --out room.svg');
+    return usage(
+      note,
+      'homeostat plot: name a loop and --out FILE.svg, e.g. homeostat plot room --out room.svg',
+    );
   }
   return (await import('./plot.js')).plotCommand(
     {
