@@ -1,5 +1,5 @@
 /**
- * `homeostat status | history | events | set` as a user runs them (the CLI as a child process),
+ * `homeostat status | history | events | set` as a user runs them (the command line run in-process: test/support/cli.ts),
  * with a daemon answering on the HTTP API: a stand-in server per the contract, recording what
  * the CLI sends. The CLI first asks which node answers (GET /api/node) and goes on only for the
  * config's node. The token goes only to an address off loopback (a LAN address of this machine
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import { runCli } from '../integration/helpers.js';
+import { runCliHere } from '../support/cli.js';
 import { minimalSimConfigText } from '../support/config.js';
 import { tempDir } from '../support/tmp.js';
 import { fakeApi, lanAddress, queryOf, recordingBroker, sampleEvent, sampleLoop } from './fake-api.js';
@@ -35,7 +35,7 @@ describe('given a daemon answering on the HTTP API', () => {
   test('status: one status line (with the unit) and one generation line per loop, from GET /api/loops after GET /api/node; no token to loopback', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: { loops: [sampleLoop()] } }));
     const config = configForApi(t, server.port);
-    const result = await runCli(['status', '--config', config]);
+    const result = await runCliHere(['status', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(result.stdout.trim().split('\n'), [
       'room  19.50 °C → 21 °C  heat  output 43 %  heating  [Converged=False(Approaching)]',
@@ -54,7 +54,7 @@ describe('given a daemon answering on the HTTP API', () => {
   test('status --json: the API loops, as JSON on stdout', async (t) => {
     const loop = sampleLoop();
     const server = await fakeApi(t, () => ({ status: 200, body: { loops: [loop] } }));
-    const result = await runCli(['status', '--json', '--config', configForApi(t, server.port)]);
+    const result = await runCliHere(['status', '--json', '--config', configForApi(t, server.port)]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), [loop]);
   });
@@ -75,7 +75,7 @@ describe('given a daemon answering on the HTTP API', () => {
       downsampled: false,
     };
     const server = await fakeApi(t, () => ({ status: 200, body: { ...history, points: [point, gap] } }));
-    const result = await runCli([
+    const result = await runCliHere([
       'history',
       'room',
       '--since',
@@ -96,7 +96,7 @@ describe('given a daemon answering on the HTTP API', () => {
 
   test('history of an unknown loop: the 404 reason on stderr, exit 1, no database read', async (t) => {
     const server = await fakeApi(t, () => ({ status: 404, body: { error: 'unknown loop "nope"' } }));
-    const result = await runCli(['history', 'nope', '--config', configForApi(t, server.port)]);
+    const result = await runCliHere(['history', 'nope', '--config', configForApi(t, server.port)]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^homeostat history: unknown loop "nope"/m);
     assert.doesNotMatch(result.stderr, /database/);
@@ -105,7 +105,7 @@ describe('given a daemon answering on the HTTP API', () => {
   test('events --loop room --json: loop and limit 1000 asked; the API events as JSON', async (t) => {
     const event = sampleEvent();
     const server = await fakeApi(t, () => ({ status: 200, body: { events: [event] } }));
-    const result = await runCli([
+    const result = await runCliHere([
       'events',
       '--loop',
       'room',
@@ -120,7 +120,7 @@ describe('given a daemon answering on the HTTP API', () => {
 
   test('events: one line each, as from the database', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: { events: [sampleEvent()] } }));
-    const result = await runCli(['events', '--config', configForApi(t, server.port)]);
+    const result = await runCliHere(['events', '--config', configForApi(t, server.port)]);
     assert.equal(
       result.stdout,
       '2026-11-30T11:59:00.000Z  room  setpoint-changed (http)  setpoint 20 → 21\n',
@@ -132,7 +132,7 @@ describe('given a daemon answering on the HTTP API', () => {
       status: 200,
       body: { loop: 'room', accepted: true, generation: 4, requestId: JSON.parse(request.body).requestId },
     }));
-    const result = await runCli([
+    const result = await runCliHere([
       'set',
       'room',
       '--setpoint',
@@ -156,7 +156,7 @@ describe('given a daemon answering on the HTTP API', () => {
   test('set refused (422): "rejected: reason", exit 1', async (t) => {
     const reason = 'setpoint 99 is outside the limits 5..30';
     const server = await fakeApi(t, () => ({ status: 422, body: { loop: 'room', accepted: false, reason } }));
-    const result = await runCli([
+    const result = await runCliHere([
       'set',
       'room',
       '--setpoint',
@@ -170,7 +170,14 @@ describe('given a daemon answering on the HTTP API', () => {
 
   test('set of a loop the daemon does not have (404): fails with the reason, nothing tried over MQTT', async (t) => {
     const server = await fakeApi(t, () => ({ status: 404, body: { error: 'unknown loop "nope"' } }));
-    const result = await runCli(['set', 'nope', '--mode', 'off', '--config', configForApi(t, server.port)]);
+    const result = await runCliHere([
+      'set',
+      'nope',
+      '--mode',
+      'off',
+      '--config',
+      configForApi(t, server.port),
+    ]);
     assert.equal(result.code, 1);
     assert.match(result.stdout, /^homeostat set: unknown loop "nope" \(POST \/api\/loops\/nope: 404\)$/m);
     assert.doesNotMatch(result.stdout + result.stderr, /broker/);
@@ -179,7 +186,7 @@ describe('given a daemon answering on the HTTP API', () => {
   test('a 401 from loopback: the daemon wants a token from loopback (older daemon or proxy), exit 1, no fallback', async (t) => {
     const refuse = () => ({ status: 401, body: { error: 'a valid token is needed' } });
     const server = await fakeApi(t, refuse, { node: refuse });
-    const result = await runCli(['status', '--json', '--config', configForApi(t, server.port)]);
+    const result = await runCliHere(['status', '--json', '--config', configForApi(t, server.port)]);
     assert.equal(result.code, 1);
     assert.equal(result.stdout, '');
     assert.match(
@@ -194,7 +201,7 @@ describe('given a daemon answering on the HTTP API', () => {
     skip: noLan,
   }, async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: { loops: [sampleLoop()] } }), { host: LAN });
-    const result = await runCli(['status', '--config', configForApi(t, 1), '--api-url', server.url]);
+    const result = await runCliHere(['status', '--config', configForApi(t, 1), '--api-url', server.url]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(server.nodeRequests[0]?.headers.authorization, `Bearer ${TOKEN}`);
     assert.equal(server.requests[0]?.headers.authorization, `Bearer ${TOKEN}`);
@@ -206,7 +213,7 @@ describe('given a daemon answering on the HTTP API', () => {
     const refuse = () => ({ status: 401, body: { error: 'a valid token is needed' } });
     const server = await fakeApi(t, refuse, { host: LAN, node: refuse });
     const config = configForApi(t, 1);
-    const result = await runCli(['status', '--json', '--config', config, '--api-url', server.url]);
+    const result = await runCliHere(['status', '--json', '--config', config, '--api-url', server.url]);
     assert.equal(result.code, 1);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /wants a valid token \(401\): the token from http\.tokenFile .* was refused/);
@@ -216,13 +223,13 @@ describe('given a daemon answering on the HTTP API', () => {
   test('--api-url: asked there even when the config turns the API off', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: { loops: [sampleLoop()] } }));
     const config = configForApi(t, 1, ', enabled: false');
-    const result = await runCli(['status', '--config', config, '--api-url', server.url]);
+    const result = await runCliHere(['status', '--config', config, '--api-url', server.url]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(server.requests.length, 1);
   });
 
   test('--api-url that is not http(s)://host: a usage error (exit 2)', async () => {
-    const result = await runCli(['status', '--api-url', 'ftp://pi.local']);
+    const result = await runCliHere(['status', '--api-url', 'ftp://pi.local']);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--api-url must be http:\/\/host:port/);
   });
@@ -234,7 +241,7 @@ describe('given another node answering at the address (two nodes on one machine)
       node: 'fermenter',
     });
     const config = configForApi(t, server.port);
-    const result = await runCli(['status', '--config', config]);
+    const result = await runCliHere(['status', '--config', config]);
     assert.equal(result.code, 1);
     assert.equal(result.stdout, '');
     assert.equal(
@@ -249,7 +256,7 @@ describe('given another node answering at the address (two nodes on one machine)
     const server = await fakeApi(t, () => ({ status: 200, body: {} }), { node: 'fermenter' });
     const config = configForApi(t, server.port, '');
     writeFileSync(config, `${readFileSync(config, 'utf8')}\nmqtt: { url: '${broker.url}' }\n`);
-    const result = await runCli(['set', 'room', '--setpoint', '95', '--config', config]);
+    const result = await runCliHere(['set', 'room', '--setpoint', '95', '--config', config]);
     assert.equal(result.code, 1);
     assert.match(
       result.stdout,
@@ -261,7 +268,7 @@ describe('given another node answering at the address (two nodes on one machine)
 
   test('with --api-url: the hint names the config to give', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: {} }), { node: 'fermenter' });
-    const result = await runCli(['events', '--config', configForApi(t, 1), '--api-url', server.url]);
+    const result = await runCliHere(['events', '--config', configForApi(t, 1), '--api-url', server.url]);
     assert.equal(result.code, 1);
     assert.match(
       result.stderr,
@@ -274,7 +281,7 @@ describe('given no valid config', () => {
   test('a read with --api-url: answered, and stderr says which node answered', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: { loops: [] } }), { node: 'kettle' });
     const missing = path.join(tempDir(t), 'none.yaml');
-    const result = await runCli(['status', '--json', '--config', missing, '--api-url', server.url]);
+    const result = await runCliHere(['status', '--json', '--config', missing, '--api-url', server.url]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), []);
     assert.equal(
@@ -286,7 +293,7 @@ describe('given no valid config', () => {
   test('set without --api-url: a usage error naming the config problem (exit 2), nothing asked', async (t) => {
     const invalid = path.join(tempDir(t), 'bad.yaml');
     writeFileSync(invalid, 'version: 1\nnode: {}\n');
-    const result = await runCli(['set', 'room', '--setpoint', '95', '--config', invalid]);
+    const result = await runCliHere(['set', 'room', '--setpoint', '95', '--config', invalid]);
     assert.equal(result.code, 2);
     assert.match(
       result.stderr,
@@ -301,7 +308,7 @@ describe('given no valid config', () => {
       body: { loop: 'room', accepted: true, generation: 7, requestId: JSON.parse(request.body).requestId },
     }));
     const missing = path.join(tempDir(t), 'none.yaml');
-    const result = await runCli([
+    const result = await runCliHere([
       'set',
       'room',
       '--mode',
@@ -323,7 +330,7 @@ describe('given a daemon that takes a write and does not answer in time', () => 
     const server = await fakeApi(t, () => 'hang');
     const config = configForApi(t, server.port);
     writeFileSync(config, `${readFileSync(config, 'utf8')}\nmqtt: { url: '${broker.url}' }\n`);
-    const result = await runCli(['set', 'room', '--setpoint', '21', '--config', config]);
+    const result = await runCliHere(['set', 'room', '--setpoint', '21', '--config', config]);
     assert.equal(result.code, 1);
     assert.equal(
       result.stdout,

@@ -9,8 +9,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { loopReports } from '../../src/commands/inspect.js';
-import { runCli } from '../integration/helpers.js';
 import { DEMO } from '../storage/support.js';
+import { runCliHere } from '../support/cli.js';
 import { demoConfigText, minimalSimConfigText } from '../support/config.js';
 import { freePort } from '../support/net.js';
 import { databaseWithHistory } from '../support/node.js';
@@ -51,7 +51,7 @@ describe('given no daemon answering (the database, read-only)', () => {
     `daemon not running (no answer at http://127.0.0.1:${port}: connection refused); last status written at ${lastWritten} (database ${dbPath})\n`;
 
   test('status: says the daemon is not running and when the status was last written, then prints the database status', async () => {
-    const result = await runCli(['status', '--config', config]);
+    const result = await runCliHere(['status', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, notice());
     const lines = result.stdout.trim().split('\n');
@@ -60,7 +60,7 @@ describe('given no daemon answering (the database, read-only)', () => {
   });
 
   test('status --json: stdout is the database reports as valid JSON; the notice on stderr only', async () => {
-    const result = await runCli(['status', '--json', '--config', config]);
+    const result = await runCliHere(['status', '--json', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     const reports = JSON.parse(result.stdout) as { loop: string }[];
     assert.deepEqual(reports.map((r) => r.loop).sort(), ['fermenter', 'greenhouse_humidity', 'room']);
@@ -68,7 +68,7 @@ describe('given no daemon answering (the database, read-only)', () => {
   });
 
   test('history --csv: the CSV from the database on stdout, the notice on stderr', async () => {
-    const result = await runCli(['history', 'room', '--since', '1000d', '--csv', '--config', config]);
+    const result = await runCliHere(['history', 'room', '--since', '1000d', '--csv', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.trim().split('\n');
     assert.equal(lines[0], 'time,setpoint,measured,output,action,resolution_s');
@@ -80,7 +80,7 @@ describe('given no daemon answering (the database, read-only)', () => {
   });
 
   test('events --json: valid JSON on stdout, the notice on stderr', async () => {
-    const result = await runCli(['events', '--json', '--loop', 'room', '--config', config]);
+    const result = await runCliHere(['events', '--json', '--loop', 'room', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     const events = JSON.parse(result.stdout) as { loop: string; kind: string }[];
     assert.ok(events.some((e) => e.kind === 'setpoint-changed'));
@@ -94,7 +94,7 @@ describe('given no daemon answering (the database, read-only)', () => {
       t,
       demoConfigText((doc) => doc.setIn(['http', 'port'], server.port)),
     );
-    const result = await runCli(['status', '--config', answering, '--db', dbPath]);
+    const result = await runCliHere(['status', '--config', answering, '--db', dbPath]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(server.requests.length + server.nodeRequests.length, 0, 'the API was not asked');
     assert.match(result.stderr, /^reading the database given by --db .*; last status written at /);
@@ -110,7 +110,7 @@ describe('given no daemon answering (the database, read-only)', () => {
         doc.setIn(['storage', 'path'], dbPath);
       }),
     );
-    const result = await runCli(['status', '--json', '--config', busy]);
+    const result = await runCliHere(['status', '--json', '--config', busy]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(
       result.stderr,
@@ -128,7 +128,7 @@ describe('given no daemon answering (the database, read-only)', () => {
         doc.setIn(['storage', 'path'], missing);
       }),
     );
-    const result = await runCli(['status', '--config', noDb]);
+    const result = await runCliHere(['status', '--config', noDb]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^daemon not running \(no answer at .*\); no database at .*nope\.db/);
   });
@@ -141,7 +141,7 @@ describe('given no daemon answering (the database, read-only)', () => {
         doc.setIn(['storage', 'path'], dbPath);
       }),
     );
-    const result = await runCli(['status', '--config', off]);
+    const result = await runCliHere(['status', '--config', off]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stderr,
@@ -161,7 +161,7 @@ describe('set, given no daemon answering on the HTTP API', () => {
         doc.setIn(['mqtt', 'url'], broker.url);
       }),
     );
-    const result = await runCli(['set', 'kitchen', '--setpoint', '20', '--config', config]);
+    const result = await runCliHere(['set', 'kitchen', '--setpoint', '20', '--config', config]);
     assert.equal(result.code, 1);
     assert.equal(
       result.stdout,
@@ -179,7 +179,7 @@ describe('set, given no daemon answering on the HTTP API', () => {
         doc.setIn(['mqtt', 'url'], `mqtt://127.0.0.1:${mqttPort}`);
       }),
     );
-    const result = await runCli(['set', 'room', '--setpoint', '20', '--config', config]);
+    const result = await runCliHere(['set', 'room', '--setpoint', '20', '--config', config]);
     assert.equal(result.code, 1);
     assert.match(
       result.stdout,
@@ -193,7 +193,7 @@ describe('set, given no daemon answering on the HTTP API', () => {
   test('a known loop, no broker configured: both said, exit 1', async (t) => {
     const port = await freePort();
     const config = configFile(t, minimalSimConfigText({ extra: `http: { port: ${port} }` }));
-    const result = await runCli(['set', 'room', '--setpoint', '20', '--config', config]);
+    const result = await runCliHere(['set', 'room', '--setpoint', '20', '--config', config]);
     assert.equal(result.code, 1);
     assert.match(
       result.stdout,

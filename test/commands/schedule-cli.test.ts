@@ -1,5 +1,5 @@
 /**
- * `homeostat preset` and `homeostat profile` as a user runs them (the CLI as a child process),
+ * `homeostat preset` and `homeostat profile` as a user runs them (the command line run in-process: test/support/cli.ts),
  * against a stand-in daemon API that records what the CLI sends: the body POSTed, the line
  * printed, the exit code (0 accepted, 1 refused / no daemon, 2 usage).
  */
@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import { parseProfileArgs } from '../../src/commands/profile.js';
-import { runCli } from '../integration/helpers.js';
+import { runCliHere } from '../support/cli.js';
 import { minimalSimConfigText } from '../support/config.js';
 import { freePort } from '../support/net.js';
 import { tempDir } from '../support/tmp.js';
@@ -39,7 +39,7 @@ describe('homeostat preset LOOP NAME|none', () => {
   for (const { args, sent, changed, line } of cases) {
     test(`preset room ${args.join(' ')} (changed ${changed}): POSTs {"preset": ${JSON.stringify(sent)}}, prints "${line}", exit 0`, async (t) => {
       const server = await fakeApi(t, () => ok(changed));
-      const result = await runCli(['preset', 'room', ...args, '--config', configFor(t, server.port)]);
+      const result = await runCliHere(['preset', 'room', ...args, '--config', configFor(t, server.port)]);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, `${line}\n`);
       assert.equal(server.requests[0]?.url, '/api/loops/room/preset');
@@ -52,14 +52,14 @@ describe('homeostat preset LOOP NAME|none', () => {
   test("given an unknown preset (422), then the daemon's reason, exit 1", async (t) => {
     const reason = 'unknown preset "ecco" (known: comfort, eco, or none)';
     const server = await fakeApi(t, () => ({ status: 422, body: { loop: 'room', accepted: false, reason } }));
-    const result = await runCli(['preset', 'room', 'ecco', '--config', configFor(t, server.port)]);
+    const result = await runCliHere(['preset', 'room', 'ecco', '--config', configFor(t, server.port)]);
     assert.equal(result.code, 1);
     assert.equal(result.stdout, `homeostat preset: room: refused: ${reason}\n`);
   });
 
   test('given no daemon, then one line, nothing sent, exit 1', async (t) => {
     const port = await freePort();
-    const result = await runCli(['preset', 'room', 'eco', '--config', configFor(t, port)]);
+    const result = await runCliHere(['preset', 'room', 'eco', '--config', configFor(t, port)]);
     assert.equal(result.code, 1);
     assert.equal(
       result.stdout,
@@ -68,10 +68,10 @@ describe('homeostat preset LOOP NAME|none', () => {
   });
 
   test('given no preset, or one too many, then usage, exit 2', async () => {
-    const missing = await runCli(['preset', 'room']);
+    const missing = await runCliHere(['preset', 'room']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^homeostat preset: name a loop and a preset, or none/);
-    const extra = await runCli(['preset', 'room', 'eco', 'away']);
+    const extra = await runCliHere(['preset', 'room', 'eco', 'away']);
     assert.equal(extra.code, 2);
     assert.match(extra.stderr, /^homeostat preset: unexpected argument "away"/);
   });
@@ -113,7 +113,7 @@ describe('homeostat profile LOOP start NAME|pause|resume|stop', () => {
   for (const { args, sent, changed, line } of cases) {
     test(`profile room ${args.join(' ')} (changed ${changed}): POSTs ${JSON.stringify(sent)}, exit 0`, async (t) => {
       const server = await fakeApi(t, () => ok(changed));
-      const result = await runCli(['profile', 'room', ...args, '--config', configFor(t, server.port)]);
+      const result = await runCliHere(['profile', 'room', ...args, '--config', configFor(t, server.port)]);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, `${line}\n`);
       assert.equal(server.requests[0]?.url, '/api/loops/room/profile');
@@ -126,7 +126,14 @@ describe('homeostat profile LOOP start NAME|pause|resume|stop', () => {
   test("given a refusal (422), then the daemon's reason, exit 1", async (t) => {
     const reason = 'loop room has no profiles: add them under loops.room.profiles in the config';
     const server = await fakeApi(t, () => ({ status: 422, body: { loop: 'room', accepted: false, reason } }));
-    const result = await runCli(['profile', 'room', 'start', 'ale', '--config', configFor(t, server.port)]);
+    const result = await runCliHere([
+      'profile',
+      'room',
+      'start',
+      'ale',
+      '--config',
+      configFor(t, server.port),
+    ]);
     assert.equal(result.code, 1);
     assert.equal(result.stdout, `homeostat profile: room: refused: ${reason}\n`);
   });
@@ -138,11 +145,11 @@ describe('homeostat profile LOOP start NAME|pause|resume|stop', () => {
       ['profile', 'room', 'toggle'],
       ['profile', 'room', 'pause', 'ale'],
     ]) {
-      const result = await runCli(args);
+      const result = await runCliHere(args);
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, /^homeostat profile: name a loop and start NAME, pause, resume or stop/);
     }
-    const extra = await runCli(['profile', 'room', 'start', 'ale', 'now']);
+    const extra = await runCliHere(['profile', 'room', 'start', 'ale', 'now']);
     assert.equal(extra.code, 2);
     assert.match(extra.stderr, /unexpected argument "now"/);
   });
@@ -163,7 +170,7 @@ describe('homeostat profile LOOP start NAME|pause|resume|stop', () => {
   });
 
   test('--help names the usage and an example', async () => {
-    const result = await runCli(['profile', '--help']);
+    const result = await runCliHere(['profile', '--help']);
     assert.equal(result.code, 0);
     assert.match(result.stdout, /Usage: homeostat profile LOOP start NAME\|pause\|resume\|stop/);
     assert.match(result.stdout, /Example: homeostat profile fermenter start ale/);

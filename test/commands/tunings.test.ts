@@ -10,7 +10,7 @@ import { describe, type TestContext, test } from 'node:test';
 import { tuningsCommand, tuningTable } from '../../src/commands/tunings.js';
 import { openStore } from '../../src/store/database.js';
 import { DesiredStore, sha256 } from '../../src/store/desired-store.js';
-import { runCli } from '../integration/helpers.js';
+import { runCliHere } from '../support/cli.js';
 import { minimalSimConfigText } from '../support/config.js';
 import { silentLogger } from '../support/logger.js';
 import { freePort } from '../support/net.js';
@@ -91,7 +91,7 @@ describe("tuningTable: a loop with a heater and a cooler shows each side's gains
 describe('homeostat tunings LOOP', () => {
   test('given the daemon, then a table: newest first, * on the one in force, the config row last; exit 0', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: TUNINGS }));
-    const result = await runCli(['tunings', 'room', '--config', configFor(t, server.port)]);
+    const result = await runCliHere(['tunings', 'room', '--config', configFor(t, server.port)]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(server.requests[0]?.url, '/api/loops/room/tunings');
     assert.deepEqual(result.stdout.trimEnd().split('\n'), [
@@ -105,7 +105,7 @@ describe('homeostat tunings LOOP', () => {
 
   test('--json: the API answer as JSON', async (t) => {
     const server = await fakeApi(t, () => ({ status: 200, body: TUNINGS }));
-    const result = await runCli(['tunings', 'room', '--json', '--config', configFor(t, server.port)]);
+    const result = await runCliHere(['tunings', 'room', '--json', '--config', configFor(t, server.port)]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), TUNINGS);
   });
@@ -194,7 +194,7 @@ describe('homeostat tuning LOOP VERSION|latest|config', () => {
   for (const { given, body, answer, line } of cases) {
     test(`tuning room ${given}: POSTs {"version": ${JSON.stringify(body)}}, prints "${line}", exit 0`, async (t) => {
       const server = await fakeApi(t, () => ({ status: 200, body: answer }));
-      const result = await runCli(['tuning', 'room', given, '--config', configFor(t, server.port)]);
+      const result = await runCliHere(['tuning', 'room', given, '--config', configFor(t, server.port)]);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, `${line}\n`);
       assert.equal(server.requests[0]?.url, '/api/loops/room/tuning');
@@ -205,14 +205,14 @@ describe('homeostat tuning LOOP VERSION|latest|config', () => {
   test("given an unknown version (422), then the daemon's reason, exit 1", async (t) => {
     const reason = 'loop "room" has no tuning version 9 (it has 1..3)';
     const server = await fakeApi(t, () => ({ status: 422, body: { accepted: false, reason } }));
-    const result = await runCli(['tuning', 'room', '9', '--config', configFor(t, server.port)]);
+    const result = await runCliHere(['tuning', 'room', '9', '--config', configFor(t, server.port)]);
     assert.equal(result.code, 1);
     assert.equal(result.stdout, `homeostat tuning: room: refused: ${reason}\n`);
   });
 
   test('given no daemon, then one line, exit 1', async (t) => {
     const port = await freePort();
-    const result = await runCli(['tuning', 'room', 'latest', '--config', configFor(t, port)]);
+    const result = await runCliHere(['tuning', 'room', 'latest', '--config', configFor(t, port)]);
     assert.equal(result.code, 1);
     assert.equal(
       result.stdout,
@@ -226,7 +226,7 @@ describe('homeostat tuning LOOP VERSION|latest|config', () => {
       ['tuning', 'room', 'newest'],
       ['tuning', 'room', '0'],
     ]) {
-      const result = await runCli(args);
+      const result = await runCliHere(args);
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, /^homeostat tuning: name a loop and a version number, latest or config/);
     }
