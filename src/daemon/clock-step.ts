@@ -45,10 +45,7 @@ export function shiftRunningTimes(
   if (schedules) queueScheduleRebase(deltaMs, schedules, logger);
   for (const plant of drivers.plants.values()) plant.shiftTimes(deltaMs);
   for (const driver of drivers.actuators.values()) shiftDriverTimes(driver, deltaMs);
-  for (const loop of loops.values()) {
-    loop.cycle.shiftTimes(deltaMs);
-    loop.runner.shiftTimes(deltaMs);
-  }
+  for (const loop of loops.values()) loop.cycle.shiftTimes(deltaMs);
   logger.warn(
     { deltaMs },
     `wall clock stepped ${deltaMs > 0 ? 'forward' : 'back'} by ${Math.abs(deltaMs) / 1000} s; ` +

@@ -42,6 +42,10 @@ export interface LoopRunnerStats {
  * Schedules one loop's cycle, like controller-runtime's work queue for a single key: never two
  * cycles at once, triggers coalesce, failures requeue with capped exponential backoff, and a
  * periodic resync runs even when nothing happens. Triggers carry no data: the cycle reads state.
+ *
+ * Its due times and the backoff's not-before are monotonic clock times (Clock.monotonicMs), so
+ * a step of the wall clock moves none of them: a cycle's wake-up request, a wall-clock time, is
+ * turned into a delay from now when it comes.
  */
 export class LoopRunner {
   readonly stats: LoopRunnerStats = { cycles: 0, failures: 0, consecutiveFailures: 0 };
@@ -51,10 +55,11 @@ export class LoopRunner {
   #running = false;
   #triggeredWhileRunning = false;
   #timer: TimerHandle | undefined;
+  /** Monotonic. */
   #timerDueMs = Number.POSITIVE_INFINITY;
   /** The current (or last) cycle; `stop()` waits on it. Never rejects. */
   #inFlight: Promise<void> = Promise.resolve();
-  /** No cycle starts before this clock time during a failure streak, whatever triggers it. */
+  /** No cycle starts before this monotonic time during a failure streak, whatever triggers it. */
   #notBeforeMs = Number.NEGATIVE_INFINITY;
 
   constructor(opts: LoopRunnerOptions) {
@@ -69,7 +74,7 @@ export class LoopRunner {
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
-    this.#armAt(this.#opts.clock.nowMs());
+    this.#armAt(this.#opts.clock.monotonicMs());
   }
 
   /**
@@ -84,18 +89,7 @@ export class LoopRunner {
       this.#triggeredWhileRunning = true;
       return;
     }
-    this.#armAt(Math.max(this.#opts.clock.nowMs(), this.#notBeforeMs));
-  }
-
-  /**
-   * The wall clock stepped by `deltaMs` (see Clock.onStep): the armed cycle's due time and the
-   * backoff's not-before move with it (the timer runs on monotonic time and is unchanged), so a
-   * trigger after a step forward is not taken for one later than the armed cycle and ignored.
-   */
-  shiftTimes(deltaMs: number): void {
-    if (!Number.isFinite(deltaMs)) return;
-    this.#timerDueMs += deltaMs;
-    this.#notBeforeMs += deltaMs;
+    this.#armAt(Math.max(this.#opts.clock.monotonicMs(), this.#notBeforeMs));
   }
 
   /** Starts no new cycle; resolves once the in-flight cycle, if any, has finished. */
@@ -112,7 +106,7 @@ export class LoopRunner {
     this.#disarm();
     const { clock } = this.#opts;
     this.#timerDueMs = dueMs;
-    this.#timer = clock.setTimer(() => this.#onTimer(), Math.max(0, dueMs - clock.nowMs()));
+    this.#timer = clock.setTimer(() => this.#onTimer(), Math.max(0, dueMs - clock.monotonicMs()));
   }
 
   #disarm(): void {
@@ -141,31 +135,36 @@ export class LoopRunner {
       failed = true;
       error = err;
     }
-    const nowMs = this.#opts.clock.nowMs();
+    const { clock } = this.#opts;
+    const nowMs = clock.nowMs();
+    const monoNowMs = clock.monotonicMs();
     this.stats.cycles++;
-    let nextDueMs = failed ? this.#recordFailure(error, nowMs) : this.#recordSuccess(result, nowMs);
-    if (this.#triggeredWhileRunning) nextDueMs = Math.min(nextDueMs, Math.max(nowMs, this.#notBeforeMs));
+    let nextDueMs = failed
+      ? this.#recordFailure(error, monoNowMs)
+      : this.#recordSuccess(result, nowMs, monoNowMs);
+    if (this.#triggeredWhileRunning) nextDueMs = Math.min(nextDueMs, Math.max(monoNowMs, this.#notBeforeMs));
     // Idle from here on, so triggers from the hook below take the idle path and are not lost.
     this.#running = false;
     this.#armAt(nextDueMs);
     if (!failed) this.#notifySuccess(nowMs);
   }
 
-  /** Returns when the next cycle is due. */
-  #recordSuccess(result: CycleResult | undefined, nowMs: number): number {
+  /** Returns when the next cycle is due (monotonic); `nowMs` is wall time, `monoNowMs` the same moment. */
+  #recordSuccess(result: CycleResult | undefined, nowMs: number, monoNowMs: number): number {
     const { name, logger, resyncMs } = this.#opts;
     const streak = this.stats.consecutiveFailures;
     this.stats.consecutiveFailures = 0;
     this.stats.lastSuccessMs = nowMs;
     this.#notBeforeMs = Number.NEGATIVE_INFINITY;
     if (streak > 0) logger.info({ name, failures: streak }, `${name}: recovered after ${streak} failures`);
-    const resyncDueMs = nowMs + resyncMs;
+    const resyncDueMs = monoNowMs + resyncMs;
     const wakeMs = result?.nextWakeMs;
-    return typeof wakeMs === 'number' && !Number.isNaN(wakeMs) ? Math.min(wakeMs, resyncDueMs) : resyncDueMs;
+    if (typeof wakeMs !== 'number' || Number.isNaN(wakeMs)) return resyncDueMs;
+    return Math.min(monoNowMs + (wakeMs - nowMs), resyncDueMs);
   }
 
-  /** Returns when the retry is due. Logs at error level once per streak, not once per retry. */
-  #recordFailure(err: unknown, nowMs: number): number {
+  /** Returns when the retry is due (monotonic). Logs at error level once per streak, not per retry. */
+  #recordFailure(err: unknown, monoNowMs: number): number {
     const { name, logger, backoff } = this.#opts;
     this.stats.failures++;
     this.stats.consecutiveFailures++;
@@ -179,7 +178,7 @@ export class LoopRunner {
         `${name}: cycle failed again`,
       );
     }
-    this.#notBeforeMs = nowMs + retryInMs;
+    this.#notBeforeMs = monoNowMs + retryInMs;
     return this.#notBeforeMs;
   }
 

@@ -45,6 +45,11 @@ export class ManualClock implements Clock {
     return this.#nowMs + this.#wallOffsetMs;
   }
 
+  /** Moved by `advance` only (a `stepWall` leaves it). */
+  monotonicMs(): number {
+    return this.#nowMs;
+  }
+
   onStep(listener: (deltaMs: number) => void): () => void {
     return this.#stepListeners.add(listener);
   }

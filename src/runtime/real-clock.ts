@@ -57,6 +57,10 @@ export class RealClock implements Clock {
     return wallMs;
   }
 
+  monotonicMs(): number {
+    return this.#monotonicMs();
+  }
+
   onStep(listener: (deltaMs: number) => void): () => void {
     return this.#stepListeners.add(listener);
   }

@@ -15,6 +15,8 @@ export class ScaledClock implements Clock {
   readonly #base: Clock;
   /** Base time at construction: simulated and base time coincide there. */
   readonly #originMs: number;
+  /** The base's monotonic time at construction: scaled from there. */
+  readonly #originMonotonicMs: number;
   /** Sum of the base's wall-clock steps: taken out of the scaled part, added back once. */
   #stepsMs = 0;
   readonly #stepListeners = new StepListeners();
@@ -30,6 +32,7 @@ export class ScaledClock implements Clock {
     this.#speed = speed;
     this.#base = base;
     this.#originMs = base.nowMs();
+    this.#originMonotonicMs = base.monotonicMs();
     base.onStep?.((deltaMs) => {
       this.#stepsMs += deltaMs;
       this.#stepListeners.emit(deltaMs);
@@ -40,6 +43,10 @@ export class ScaledClock implements Clock {
     // The base is read first: a step it notices is counted in #stepsMs before the sum below.
     const baseMs = this.#base.nowMs();
     return this.#originMs + (baseMs - this.#stepsMs - this.#originMs) * this.#speed + this.#stepsMs;
+  }
+
+  monotonicMs(): number {
+    return this.#originMonotonicMs + (this.#base.monotonicMs() - this.#originMonotonicMs) * this.#speed;
   }
 
   onStep(listener: (deltaMs: number) => void): () => void {

@@ -217,6 +217,7 @@ export const monotonicClock: Clock = (() => {
   const timeouts = new Map<number, NodeJS.Timeout>();
   return {
     nowMs: () => performance.now(),
+    monotonicMs: () => performance.now(),
     setTimer(fn: () => void, delayMs: number) {
       const id = nextId++;
       const timeout = setTimeout(

@@ -11,6 +11,12 @@
 export interface Clock {
   /** Milliseconds since the epoch, in (possibly scaled) simulated time. */
   nowMs(): number;
+  /**
+   * Milliseconds from an arbitrary origin that never step (in scaled simulated time, like
+   * `nowMs()`): what timers run on, and what control measures durations and deadlines with.
+   * Never stored or shown: it means nothing outside this process.
+   */
+  monotonicMs(): number;
   /** Calls `fn` after `delayMs` of clock time (monotonic: a wall-clock step does not move it). */
   setTimer(fn: () => void, delayMs: number): TimerHandle;
   clearTimer(handle: TimerHandle): void;
