@@ -15,6 +15,7 @@ import {
   significant,
 } from '../../src/commands/autotune.js';
 import { CliProcess, runCli, waitUntil } from '../integration/helpers.js';
+import { runCliHere } from '../support/cli.js';
 import { minimalSimConfigText } from '../support/config.js';
 import { freePort } from '../support/net.js';
 import { tempDir } from '../support/tmp.js';
@@ -346,7 +347,7 @@ describe('homeostat autotune LOOP, the requests', () => {
     );
   });
 
-  test('usage errors: exit 2, one line naming the help', async () => {
+  test('usage errors: exit 2, one line naming the help (in-process)', async () => {
     const cases: [string[], string][] = [
       [
         ['autotune'],
@@ -366,7 +367,7 @@ describe('homeostat autotune LOOP, the requests', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const result = await runCli(args);
+      const result = await runCliHere(args);
       assert.deepEqual(result, { code: 2, stdout: '', stderr: `${message}\n` }, args.join(' '));
     }
   });
