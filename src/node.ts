@@ -124,7 +124,7 @@ export class Node {
       // with the bridge (which starts it).
       const mqtt = openMqtt(this.config, opts, logger);
       this.connection = mqtt.connection;
-      this.drivers = buildDrivers(this.config, () => clock.nowMs(), {
+      this.drivers = buildDrivers(this.config, clock, {
         mqtt: mqtt.transport,
         logger: logger.child({ component: 'drivers' }),
         gpio: { portFactory: opts.gpioPortFactory },

@@ -91,7 +91,7 @@ async function simulatedWorld(): Promise<World> {
   const config = validConfig(
     configText('{ kind: simulated, plant: room, periodS: 10 }', ...SIMULATED_RELAYS),
   );
-  const drivers = buildDrivers(config, () => clock.nowMs());
+  const drivers = buildDrivers(config, clock);
   let monoMs = 0;
   const statuses: World['statuses'] = [];
   const daemon = memoryDaemon(config, drivers, clock);
@@ -134,7 +134,7 @@ async function realDriverWorld(timers: MockTimers): Promise<World> {
       `gpio: { sysfsRoot: "${pi4Sysfs()}" }`,
     ),
   );
-  const drivers: Drivers = buildDrivers(config, () => clock.nowMs(), {
+  const drivers: Drivers = buildDrivers(config, clock, {
     mqtt: transport,
     gpio: { portFactory: factory },
   });
@@ -280,7 +280,7 @@ describe('a step forward does not delay what triggers a cycle', () => {
     const clock = new ManualClock(START_MS);
     const transport = new FakeTransport();
     const config = validConfig(configText('{ kind: mqtt, topic: th/t, periodS: 60 }', ...SIMULATED_RELAYS));
-    const drivers = buildDrivers(config, () => clock.nowMs(), { mqtt: transport });
+    const drivers = buildDrivers(config, clock, { mqtt: transport });
     const daemon = memoryDaemon(config, drivers, clock);
     await daemon.start();
     for (let t = 0; t < 18; t++) {

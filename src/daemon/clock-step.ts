@@ -30,10 +30,12 @@ export interface ClockStepTargets {
 }
 
 /**
- * The wall clock stepped by `deltaMs` (NTP, `date -s`): every remembered time — loop memory,
- * readings, drivers' and simulated plants' times — moves by the same amount, so no duration
+ * The wall clock stepped by `deltaMs` (NTP, `date -s`): every remembered wall time — loop
+ * memory, readings, the times push drivers keep — moves by the same amount, so no duration
  * counts the step (a forward step is not hours of heating without effect, a step back does
- * not hold minimum times for hours). Records already written keep their times. Called from
+ * not hold minimum times for hours). Drivers that time only themselves (a DS18B20's rate
+ * limit, a pulse window, the simulated plants) run on the monotonic clock and need nothing
+ * here. Records already written keep their times. Called from
  * inside a clock read: only moves times here; the loops run afterwards, to re-plan their
  * wake-ups on the new time.
  */
@@ -43,7 +45,6 @@ export function shiftRunningTimes(
 ): void {
   sampler.shiftTimes(deltaMs);
   if (schedules) queueScheduleRebase(deltaMs, schedules, logger);
-  for (const plant of drivers.plants.values()) plant.shiftTimes(deltaMs);
   for (const driver of drivers.actuators.values()) shiftDriverTimes(driver, deltaMs);
   for (const loop of loops.values()) loop.cycle.shiftTimes(deltaMs);
   logger.warn(

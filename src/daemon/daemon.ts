@@ -70,7 +70,7 @@ export class Daemon implements LoopControl {
     const { config, clock, logger, store } = opts;
     this.config = config;
     this.configText = opts.configText;
-    this.drivers = opts.drivers ?? buildDrivers(config, () => clock.nowMs());
+    this.drivers = opts.drivers ?? buildDrivers(config, clock);
     this.recorder = new CycleRecorder(store);
     this.recordedValues = new RecordedValues(() => this.config, store, clock, logger);
     this.timers = this.createTimers();

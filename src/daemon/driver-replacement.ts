@@ -97,7 +97,7 @@ async function restartActuatorDrivers(
     }
     // One that cannot start: its loop's writes fail ("no driver") and are reported; the others regulate.
     await startNewDriver(drivers.actuators, 'actuator', id, logger, () =>
-      createActuatorDriver(next, id, drivers, () => clock.nowMs()),
+      createActuatorDriver(next, id, drivers, clock),
     );
   }
 }
@@ -114,7 +114,7 @@ async function replaceSensorDrivers(
     await drivers.sensors.get(id)?.stop?.();
     // One that cannot start gives no reading: its loops go safe (missing reading) and say why.
     await startNewDriver(drivers.sensors, 'sensor', id, logger, () =>
-      createSensorDriver(next, id, drivers, () => clock.nowMs()),
+      createSensorDriver(next, id, drivers, clock),
     );
   }
 }

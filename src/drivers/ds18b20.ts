@@ -33,7 +33,10 @@ export interface Ds18b20Options {
   address?: string | undefined;
   /** Where sysfs is mounted: `/sys` on the Pi, a fixture directory in tests. */
   sysfsRoot: string;
-  /** The daemon's clock, for the rate limit, ms. */
+  /**
+   * The clock the rate limit measures on, ms: the daemon's monotonic one, so a wall-clock step
+   * neither allows a jump (forward) nor refuses a normal change (back).
+   */
   nowMs: () => number;
   /** Readings outside this range are rejected, °C. Default -55..125 (the datasheet's range). */
   plausible?: { min: number; max: number } | undefined;
@@ -149,17 +152,6 @@ export class Ds18b20Sensor implements SensorDriver {
     this.lastAccepted = { tempC, atMs: nowMs };
     this.pendingJump = undefined;
     return tempC;
-  }
-
-  /**
-   * The wall clock stepped by `deltaMs`: the times the rate limit measures from move with it,
-   * so a step forward does not allow any jump and a step back does not refuse a normal change.
-   */
-  shiftTimes(deltaMs: number): void {
-    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
-    if (this.lastAccepted)
-      this.lastAccepted = { ...this.lastAccepted, atMs: this.lastAccepted.atMs + deltaMs };
-    if (this.pendingJump) this.pendingJump = { ...this.pendingJump, atMs: this.pendingJump.atMs + deltaMs };
   }
 
   private async resolveAddress(): Promise<string> {

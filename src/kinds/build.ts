@@ -9,6 +9,7 @@ import type { GpioPortFactory } from '../drivers/gpio/port.js';
 import { type MqttTransport, offlineTransport } from '../drivers/mqtt/transport.js';
 import { disturbanceMessage, FopdtPlant, type PlantParams } from '../drivers/sim/plant.js';
 import type { ActuatorDriver, SensorDriver } from '../drivers/types.js';
+import type { Clock } from '../time/clock.js';
 import { type ActuatorConfig, actuatorKindOf, type SensorConfig, sensorKindOf } from './registry.js';
 import type { DriverContext } from './types.js';
 
@@ -52,8 +53,26 @@ export interface DriverDeps {
   gpio?: { portFactory?: GpioPortFactory | undefined } | undefined;
 }
 
-/** Builds the drivers named in the config. `nowMs` is the (possibly scaled) clock. */
-export function buildDrivers(config: HardwareConfig, nowMs: () => number, deps: DriverDeps = {}): Drivers {
+/**
+ * The times drivers read: wall time (`nowMs`) for what they stamp, monotonic time for what they
+ * measure themselves (a rate limit, a pulse window, the simulated world's time), which a
+ * wall-clock step does not move. Both possibly scaled (`--speed`). A function alone is a clock
+ * whose two times are the same: a test's fixed or advancing time that never steps.
+ */
+export type DriverTime = Pick<Clock, 'nowMs' | 'monotonicMs'> | (() => number);
+
+interface DriverClock {
+  nowMs: () => number;
+  monotonicMs: () => number;
+}
+
+function driverClockOf(time: DriverTime): DriverClock {
+  if (typeof time === 'function') return { nowMs: time, monotonicMs: time };
+  return { nowMs: () => time.nowMs(), monotonicMs: () => time.monotonicMs() };
+}
+
+/** Builds the drivers named in the config, on the daemon's clock (see DriverTime). */
+export function buildDrivers(config: HardwareConfig, time: DriverTime, deps: DriverDeps = {}): Drivers {
   const drivers: Drivers = {
     sensors: new Map(),
     actuators: new Map(),
@@ -63,9 +82,9 @@ export function buildDrivers(config: HardwareConfig, nowMs: () => number, deps: 
     ...(deps.gpio?.portFactory ? { gpioPortFactory: deps.gpio.portFactory } : {}),
   };
   for (const id of Object.keys(config.sensors))
-    drivers.sensors.set(id, createSensorDriver(config, id, drivers, nowMs));
+    drivers.sensors.set(id, createSensorDriver(config, id, drivers, time));
   for (const id of Object.keys(config.actuators)) {
-    drivers.actuators.set(id, createActuatorDriver(config, id, drivers, nowMs));
+    drivers.actuators.set(id, createActuatorDriver(config, id, drivers, time));
   }
   return drivers;
 }
@@ -75,24 +94,28 @@ type DriverFactory<Driver> = (
   config: HardwareConfig,
   id: string,
   drivers: Drivers,
-  nowMs: () => number,
+  time: DriverTime,
 ) => Driver;
 
-export const createSensorDriver: DriverFactory<SensorDriver> = (config, id, drivers, nowMs) => {
+export const createSensorDriver: DriverFactory<SensorDriver> = (config, id, drivers, time) => {
   const sensor = sectionOf(config.sensors, 'sensor', id);
-  return sensorKindOf(sensor.kind).createDriver(sensor, contextOf(config, id, drivers, nowMs));
+  return sensorKindOf(sensor.kind).createDriver(sensor, contextOf(config, id, drivers, driverClockOf(time)));
 };
 
-export const createActuatorDriver: DriverFactory<ActuatorDriver> = (config, id, drivers, nowMs) => {
+export const createActuatorDriver: DriverFactory<ActuatorDriver> = (config, id, drivers, time) => {
   const actuator = sectionOf(config.actuators, 'actuator', id);
-  return actuatorKindOf(actuator.kind).createDriver(actuator, contextOf(config, id, drivers, nowMs));
+  return actuatorKindOf(actuator.kind).createDriver(
+    actuator,
+    contextOf(config, id, drivers, driverClockOf(time)),
+  );
 };
 
 /** What a kind's factory may use: shared connections and plants are created once, on demand. */
-function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: () => number): DriverContext {
+function contextOf(config: HardwareConfig, id: string, drivers: Drivers, clock: DriverClock): DriverContext {
   return {
     id,
-    nowMs,
+    nowMs: clock.nowMs,
+    monotonicMs: clock.monotonicMs,
     transport: () => drivers.mqtt ?? offlineTransport('MQTT not configured'),
     gpio: () => ({
       sysfsRoot: config.gpio.sysfsRoot,
@@ -101,21 +124,26 @@ function contextOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: 
       portFactory: drivers.gpioPortFactory ?? portFactoryFor(config.gpio.sysfsRoot),
       chip: { chipLabel: config.gpio.chipLabel, base: config.gpio.base },
     }),
-    plant: (plantId) => plantOf(config, plantId, drivers, nowMs),
+    plant: (plantId) => plantOf(config, plantId, drivers, clock.monotonicMs),
     simulation: config.simulation,
     logger: drivers.logger,
   };
 }
 
 /** The simulated plant `id`, created on first use (a running plant is the simulated world). */
-function plantOf(config: HardwareConfig, id: string, drivers: Drivers, nowMs: () => number): FopdtPlant {
+function plantOf(
+  config: HardwareConfig,
+  id: string,
+  drivers: Drivers,
+  monotonicMs: () => number,
+): FopdtPlant {
   let plant = drivers.plants.get(id);
   if (!plant) {
     const params = sectionOf(config.simulation.plants, 'simulation plant', id);
     const unit = params.kind === 'humidity' ? '%RH' : '°C';
     // The demo tells its story: its window opening and closing are announced.
     const logger = drivers.logger;
-    plant = new FopdtPlant(params, nowMs(), {
+    plant = new FopdtPlant(params, monotonicMs(), {
       ...(logger
         ? { onDisturbance: (event) => logger.info({ plant: id }, disturbanceMessage(id, unit, event)) }
         : {}),

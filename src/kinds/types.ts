@@ -24,8 +24,14 @@ export type Resolved<Section> = Section & { staleAfterS: number };
 /** What a driver factory gets besides its own section. */
 export interface DriverContext {
   id: string;
-  /** The daemon's (possibly scaled) clock, ms. */
+  /** The daemon's (possibly scaled) wall clock, ms: for times a driver stamps or compares with stamps. */
   nowMs: () => number;
+  /**
+   * The daemon's (possibly scaled) monotonic clock, ms: for durations a driver measures itself
+   * (a rate limit, a pulse window, the simulated world's time). A wall-clock step does not move
+   * it, so such a driver keeps no time that would have to move with a step.
+   */
+  monotonicMs: () => number;
   /** The node's MQTT connection, or an offline one that explains why there is none. */
   transport(): MqttTransport;
   /** What every GPIO driver shares: where sysfs is, how pins are opened, the chip override. */

@@ -56,7 +56,7 @@ function room(daemon: Daemon): PublishedLoopStatus {
 
 /** A started daemon on an in-memory store, and that store (what commands write to). */
 async function runningDaemon(config: Config, clock: ManualClock) {
-  const drivers = buildDrivers(config, () => clock.nowMs());
+  const drivers = buildDrivers(config, clock);
   const { store, configText } = inMemoryStore(clock);
   const daemon = new Daemon({
     config,

@@ -18,7 +18,10 @@ export interface GpioPulseRateOptions {
    * gives ~450 pulses per litre, so factor 1/450 yields L/min. Default 1 (pulses/min).
    */
   factor?: number | undefined;
-  /** The daemon's clock: pulses are stamped with it as they arrive, ms. */
+  /**
+   * The clock pulses are timed on as they arrive, ms: the daemon's monotonic one, so the window
+   * holds the last `windowS` of pulses whichever way the wall clock steps.
+   */
   nowMs: () => number;
   /** Where sysfs is mounted: `/sys` on the Pi, a fixture directory in tests. */
   sysfsRoot: string;
@@ -100,17 +103,6 @@ export class GpioPulseRate implements SensorDriver {
     }
     const pulses = this.pulsesInWindow(nowMs);
     return (pulses / (this.windowMs / 60_000)) * this.factor;
-  }
-
-  /**
-   * The wall clock stepped by `deltaMs`: pulse times and the start move with it, so the window
-   * still holds the last `windowS` of pulses (a step forward would empty it, a step back
-   * would keep old pulses for the size of the step).
-   */
-  shiftTimes(deltaMs: number): void {
-    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
-    this.startedAtMs += deltaMs;
-    this.pulsesMs = this.pulsesMs.map((atMs) => atMs + deltaMs);
   }
 
   /** Drops pulses older than the window (at or before `nowMs - windowMs`) and counts the rest. */

@@ -9,7 +9,7 @@ export interface SimActuatorOptions<L extends number = number> {
   plant: FopdtPlant;
   /** Steady-state effect on the plant at level 1, in the plant's unit (negative for a cooler). */
   gain: number;
-  /** Simulated clock; writes take effect on the plant at this time. */
+  /** The plant's clock (the daemon's monotonic one); writes take effect on the plant at this time. */
   nowMs: () => number;
   /** Level before the first write, already in effect at the plant. Default 0. */
   initialLevel?: L;

@@ -65,7 +65,7 @@ interface DisturbanceEdge {
  */
 export interface DisturbanceEvent {
   edge: 'start' | 'end';
-  /** When it was due (simulated clock), ms. */
+  /** When it was due, ms, on the plant's clock. */
   atMs: number;
   /** The plant's ambient with every disturbance in force, before and after this edge. */
   ambientBefore: number;
@@ -101,7 +101,10 @@ export class FopdtPlant {
   private value: number;
   private lastMs: number;
 
-  /** @param startMs time of `initial`, ms since the epoch (simulated clock). */
+  /**
+   * @param startMs time of `initial`, ms, on the clock the plant is read and driven with (in the
+   *   daemon its monotonic clock, so a wall-clock step moves nothing in the simulated world).
+   */
   constructor(
     params: PlantParams,
     startMs: number,
@@ -179,18 +182,6 @@ export class FopdtPlant {
   valueAt(atMs: number): number {
     this.advanceTo(atMs, 'valueAt');
     return this.value;
-  }
-
-  /**
-   * The wall clock stepped by `deltaMs`: the plant's own times (its last instant, pending input
-   * changes, disturbance edges) move with it, so the simulated world neither jumps ahead by
-   * the step nor refuses a time that went back.
-   */
-  shiftTimes(deltaMs: number): void {
-    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
-    this.lastMs += deltaMs;
-    for (const change of this.queue) change.atMs += deltaMs;
-    for (const edge of this.edges) edge.atMs += deltaMs;
   }
 
   /** Current level of an input: what it was last set to (not yet necessarily felt, see dead time). */

@@ -21,7 +21,7 @@ export type SimSensorFault =
 export interface SimSensorOptions {
   id: string;
   plant: FopdtPlant;
-  /** Simulated clock; the sensor reads the plant at this time. */
+  /** The plant's clock (the daemon's monotonic one); the sensor reads the plant at this time. */
   nowMs: () => number;
   /** Standard deviation of additive Gaussian noise, in the plant's unit. Default 0. */
   noise?: number;

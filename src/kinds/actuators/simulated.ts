@@ -26,7 +26,7 @@ const simOptions = (actuator: PlantUse, ctx: DriverContext) => ({
   id: ctx.id,
   plant: ctx.plant(actuator.plant),
   gain: actuator.gain,
-  nowMs: ctx.nowMs,
+  nowMs: ctx.monotonicMs,
 });
 
 const relaySchema = z

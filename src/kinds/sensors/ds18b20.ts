@@ -47,7 +47,7 @@ export const ds18b20Sensor = sensorKind({
       id: ctx.id,
       address: sensor.address,
       sysfsRoot: ctx.gpio().sysfsRoot,
-      nowMs: ctx.nowMs,
+      nowMs: ctx.monotonicMs,
       plausible: sensor.plausible,
       maxRatePerS: sensor.maxRatePerS,
     }),

@@ -53,7 +53,7 @@ export const pulseRateSensor = sensorKind({
       edge: sensor.edge,
       windowS: sensor.windowS,
       factor: sensor.factor,
-      nowMs: ctx.nowMs,
+      nowMs: ctx.monotonicMs,
       ...ctx.gpio(),
     }),
 });

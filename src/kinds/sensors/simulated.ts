@@ -27,7 +27,7 @@ export const simulatedSensor = sensorKind({
     return new SimSensor({
       id: ctx.id,
       plant: ctx.plant(sensor.plant),
-      nowMs: ctx.nowMs,
+      nowMs: ctx.monotonicMs,
       noise: plant.noise,
       quantization: plant.quantization,
       random: new Random((ctx.simulation.seed ^ seedFromString(ctx.id)) >>> 0),
