@@ -6,26 +6,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { COMMANDS } from '../src/commands/help.js';
-import { main } from '../src/commands/main.js';
 import { homeostatVersion } from '../src/version.js';
+import { runCliHere } from './support/cli.js';
 
-/**
- * `homeostat ARGS…` run in this process (src/cli.ts only adds the process's streams; cli.test.ts
- * spawns the real command): its exit code and what it wrote to stdout and stderr.
- */
-const cli = async (...args: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    write: (line) => {
-      stdout += `${line}\n`;
-    },
-    note: (line) => {
-      stderr += `${line}\n`;
-    },
-  });
-  return { code, stdout, stderr };
-};
+/** `homeostat ARGS…` run in this process (cli.test.ts spawns the real command). */
+const cli = (...args: string[]) => runCliHere(args);
 
 describe('homeostat --version', () => {
   test('then the version, exit 0', async () => {

@@ -6,8 +6,8 @@
  *   npm run test:faults                 every scenario
  *   npm run test:faults -- kill input   only files whose name contains "kill" or "input"
  *
- * The files are named *.fault.ts so that `npm test` (find test -name '*.test.ts') leaves them
- * out. Exit code: node --test's.
+ * The files are named *.fault.ts so that `npm test` (every *.test.ts) leaves them out.
+ * Exit code: node --test's.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
