@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
-import type { Drivers } from '../kinds/build.js';
 import type { Sampler } from '../runtime/sampler.js';
 import type { RebaseScope } from '../store/desired-store.js';
-import { shiftDriverTimes } from '../time/clock.js';
 import type { RunningLoop } from './loop-factory.js';
 
 /** What moves stored schedules with a clock step. */
@@ -23,7 +21,6 @@ export interface ScheduleRebase {
 
 export interface ClockStepTargets {
   sampler: Sampler;
-  drivers: Drivers;
   loops: ReadonlyMap<string, RunningLoop>;
   logger: Logger;
   schedules?: ScheduleRebase;
@@ -31,21 +28,20 @@ export interface ClockStepTargets {
 
 /**
  * The wall clock stepped by `deltaMs` (NTP, `date -s`): every remembered wall time — loop
- * memory, readings, the times push drivers keep — moves by the same amount, so no duration
- * counts the step (a forward step is not hours of heating without effect, a step back does
- * not hold minimum times for hours). Drivers that time only themselves (a DS18B20's rate
- * limit, a pulse window, the simulated plants) run on the monotonic clock and need nothing
- * here. Records already written keep their times. Called from
+ * memory and the sampler's readings — moves by the same amount, so no duration counts the
+ * step (a forward step is not hours of heating without effect, a step back does not hold
+ * minimum times for hours). Drivers keep their times on the monotonic clock (a DS18B20's rate
+ * limit, a pulse window, the simulated plants, the stamps of what MQTT devices send:
+ * time/stamps.ts) and need nothing here. Records already written keep their times. Called from
  * inside a clock read: only moves times here; the loops run afterwards, to re-plan their
  * wake-ups on the new time.
  */
 export function shiftRunningTimes(
   deltaMs: number,
-  { sampler, drivers, loops, logger, schedules }: ClockStepTargets,
+  { sampler, loops, logger, schedules }: ClockStepTargets,
 ): void {
   sampler.shiftTimes(deltaMs);
   if (schedules) queueScheduleRebase(deltaMs, schedules, logger);
-  for (const driver of drivers.actuators.values()) shiftDriverTimes(driver, deltaMs);
   for (const loop of loops.values()) loop.cycle.shiftTimes(deltaMs);
   logger.warn(
     { deltaMs },

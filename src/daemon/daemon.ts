@@ -331,10 +331,9 @@ export class Daemon implements LoopControl {
 
   /** The wall clock stepped: every remembered time moves with it (clock-step.ts). */
   private onClockStep(deltaMs: number): void {
-    const { drivers, sampler, loops } = this;
+    const { sampler, loops } = this;
     shiftRunningTimes(deltaMs, {
       sampler,
-      drivers,
       loops,
       logger: this.opts.logger,
       schedules: {

@@ -9,7 +9,7 @@ import type { GpioPortFactory } from '../drivers/gpio/port.js';
 import { type MqttTransport, offlineTransport } from '../drivers/mqtt/transport.js';
 import { disturbanceMessage, FopdtPlant, type PlantParams } from '../drivers/sim/plant.js';
 import type { ActuatorDriver, SensorDriver } from '../drivers/types.js';
-import type { Clock } from '../time/clock.js';
+import { type ClockTimes, timesOf } from '../time/stamps.js';
 import { type ActuatorConfig, actuatorKindOf, type SensorConfig, sensorKindOf } from './registry.js';
 import type { DriverContext } from './types.js';
 
@@ -54,22 +54,15 @@ export interface DriverDeps {
 }
 
 /**
- * The times drivers read: wall time (`nowMs`) for what they stamp, monotonic time for what they
- * measure themselves (a rate limit, a pulse window, the simulated world's time), which a
- * wall-clock step does not move. Both possibly scaled (`--speed`). A function alone is a clock
- * whose two times are the same: a test's fixed or advancing time that never steps.
+ * The times drivers read: monotonic time for what they measure themselves (a rate limit, a
+ * pulse window, the simulated world's time) and the stamps they keep (time/stamps.ts), which a
+ * wall-clock step does not move; wall time (`nowMs`) for what leaves them. Both possibly scaled
+ * (`--speed`). A function alone is a clock whose two times are the same: a test's fixed or
+ * advancing time that never steps.
  */
-export type DriverTime = Pick<Clock, 'nowMs' | 'monotonicMs'> | (() => number);
+export type DriverTime = ClockTimes;
 
-interface DriverClock {
-  nowMs: () => number;
-  monotonicMs: () => number;
-}
-
-function driverClockOf(time: DriverTime): DriverClock {
-  if (typeof time === 'function') return { nowMs: time, monotonicMs: time };
-  return { nowMs: () => time.nowMs(), monotonicMs: () => time.monotonicMs() };
-}
+type DriverClock = ReturnType<typeof timesOf>;
 
 /** Builds the drivers named in the config, on the daemon's clock (see DriverTime). */
 export function buildDrivers(config: HardwareConfig, time: DriverTime, deps: DriverDeps = {}): Drivers {
@@ -99,15 +92,12 @@ type DriverFactory<Driver> = (
 
 export const createSensorDriver: DriverFactory<SensorDriver> = (config, id, drivers, time) => {
   const sensor = sectionOf(config.sensors, 'sensor', id);
-  return sensorKindOf(sensor.kind).createDriver(sensor, contextOf(config, id, drivers, driverClockOf(time)));
+  return sensorKindOf(sensor.kind).createDriver(sensor, contextOf(config, id, drivers, timesOf(time)));
 };
 
 export const createActuatorDriver: DriverFactory<ActuatorDriver> = (config, id, drivers, time) => {
   const actuator = sectionOf(config.actuators, 'actuator', id);
-  return actuatorKindOf(actuator.kind).createDriver(
-    actuator,
-    contextOf(config, id, drivers, driverClockOf(time)),
-  );
+  return actuatorKindOf(actuator.kind).createDriver(actuator, contextOf(config, id, drivers, timesOf(time)));
 };
 
 /** What a kind's factory may use: shared connections and plants are created once, on demand. */

@@ -24,12 +24,13 @@ export type Resolved<Section> = Section & { staleAfterS: number };
 /** What a driver factory gets besides its own section. */
 export interface DriverContext {
   id: string;
-  /** The daemon's (possibly scaled) wall clock, ms: for times a driver stamps or compares with stamps. */
+  /** The daemon's (possibly scaled) wall clock, ms: for the times a reading or a status carries out. */
   nowMs: () => number;
   /**
    * The daemon's (possibly scaled) monotonic clock, ms: for durations a driver measures itself
-   * (a rate limit, a pulse window, the simulated world's time). A wall-clock step does not move
-   * it, so such a driver keeps no time that would have to move with a step.
+   * (a rate limit, a pulse window, the simulated world's time) and the arrival stamps it keeps
+   * (time/stamps.ts). A wall-clock step does not move it, so a driver keeps no time that would
+   * have to move with a step.
    */
   monotonicMs: () => number;
   /** The node's MQTT connection, or an offline one that explains why there is none. */

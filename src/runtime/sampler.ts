@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DeviceLiveness, Reading } from '../core/types.js';
 import type { SensorDriver } from '../drivers/types.js';
-import { type Clock, shiftDriverTimes, type TimerHandle } from '../time/clock.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 
 /** From this many sensors on, their periods are spread (see start()); a few read together cost nothing. */
 const SPREAD_FROM_SENSORS = 16;
@@ -156,9 +156,10 @@ export class Sampler {
 
   /**
    * The wall clock stepped by `deltaMs` (NTP, a person setting the date): every stored reading
-   * is moved by the same amount, and so are the times drivers keep (those with `shiftTimes`),
-   * so a reading taken a second ago still looks a second old — neither hours stale nor stamped
-   * in the future. Reads in flight are corrected when they land.
+   * is moved by the same amount, so a reading taken a second ago still looks a second old —
+   * neither hours stale nor stamped in the future (drivers keep their own stamps on monotonic
+   * time: what they hand out after the step is in its frame). Reads in flight are corrected
+   * when they land.
    */
   shiftTimes(deltaMs: number): void {
     if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
@@ -168,7 +169,6 @@ export class Sampler {
       if (reading.liveness !== undefined) shifted.liveness = shiftLiveness(reading.liveness, deltaMs);
       this.#latest.set(id, shifted);
     }
-    for (const slot of this.#slots) shiftDriverTimes(slot.sensor.driver, deltaMs);
   }
 
   /**

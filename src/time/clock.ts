@@ -4,9 +4,12 @@
  *
  * `nowMs()` is wall time (records, history and status carry it), and wall time can step: NTP
  * correcting a Raspberry Pi that booted without a real-time clock, a person setting the date.
- * Timers run on monotonic time and never see a step. A clock that can tell when its wall time
- * stepped reports it through `onStep`, and the daemon moves every remembered time by the same
- * amount, so no duration (minimum on/off times, effect watch, staleness) counts the step.
+ * On monotonic time, which never sees a step: timers, the loops' due times and retry backoff,
+ * what drivers measure of themselves (rate limits, pulse windows, the simulated plants) and the
+ * stamps they keep of what arrives (time/stamps.ts). A clock that can tell when its wall time
+ * stepped reports it through `onStep`, and the daemon moves the wall times it still remembers
+ * (loop memory, the latest readings, stored schedules) by the same amount, so no duration
+ * (minimum on/off times, effect watch, staleness) counts the step.
  */
 export interface Clock {
   /** Milliseconds since the epoch, in (possibly scaled) simulated time. */
@@ -31,21 +34,6 @@ export interface Clock {
 
 export interface TimerHandle {
   readonly id: number;
-}
-
-/** Something that keeps absolute times and can move them when the wall clock steps. */
-export interface TimeShiftable {
-  /** Adds `deltaMs` to every absolute time kept (not to records of when things happened). */
-  shiftTimes(deltaMs: number): void;
-}
-
-/**
- * Moves the times a driver keeps (a push sensor's arrival stamp, a pulse counter's pulses, a
- * simulated plant's integration time), if it keeps any. Drivers opt in by having `shiftTimes`.
- */
-export function shiftDriverTimes(driver: object, deltaMs: number): void {
-  const shiftable = driver as Partial<TimeShiftable>;
-  if (typeof shiftable.shiftTimes === 'function') shiftable.shiftTimes(deltaMs);
 }
 
 /** A set of step listeners, for clocks to share. */

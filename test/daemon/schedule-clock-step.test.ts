@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import { shiftRunningTimes } from '../../src/daemon/clock-step.js';
-import type { Drivers } from '../../src/kinds/build.js';
 import type { Sampler } from '../../src/runtime/sampler.js';
 import { type ConfigLoop, DesiredStore, sha256 } from '../../src/store/desired-store.js';
 import { silentLogger } from '../support/logger.js';
@@ -40,7 +39,6 @@ function wired(processStartMs: number) {
       disk.nowMs += deltaMs;
       shiftRunningTimes(deltaMs, {
         sampler: { shiftTimes() {} } as unknown as Sampler,
-        drivers: { plants: new Map(), actuators: new Map() } as unknown as Drivers,
         loops: new Map(),
         logger: silentLogger,
         schedules: { store, processStart, nowMs },
@@ -124,7 +122,6 @@ describe('a boot-time step (a Pi without a real-time clock)', () => {
     ]);
     shiftRunningTimes(H, {
       sampler: { shiftTimes() {} } as unknown as Sampler,
-      drivers: { plants: new Map(), actuators: new Map() } as unknown as Drivers,
       loops: loops as never,
       logger: silentLogger,
       schedules: { store: w.store, processStart: w.processStart, nowMs: () => disk.nowMs + H },

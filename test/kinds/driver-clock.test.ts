@@ -1,15 +1,17 @@
 /**
- * Drivers that time only themselves (a DS18B20's rate limit, a pulse counter's window, the
- * simulated plants) get the daemon's monotonic clock from buildDrivers: a wall-clock step
- * (NTP correcting a Pi without a real-time clock) changes nothing they measure, with no time
- * of theirs moved on a step. Each case steps the wall clock 2 h forward without monotonic time
- * passing; on the wall clock each would have seen two hours go by.
+ * Drivers that time themselves (a DS18B20's rate limit, a pulse counter's window, the
+ * simulated plants) or stamp what arrives (MQTT values, states and availability) get the
+ * daemon's monotonic clock from buildDrivers: a wall-clock step (NTP correcting a Pi without a
+ * real-time clock) changes nothing they measure, with no time of theirs moved on a step. Each
+ * case steps the wall clock 2 h forward without monotonic time passing; on the wall clock each
+ * would have seen two hours go by.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { buildDrivers, type Drivers } from '../../src/kinds/build.js';
 import { chipFiles, fakeFactory, tempTree } from '../drivers/gpio/fakes.js';
+import { FakeTransport } from '../drivers/mqtt/fake-transport.js';
 import { validConfig } from '../support/config.js';
 
 const ADDR = '28-0316a2795bff';
@@ -85,5 +87,43 @@ describe('drivers that time themselves run on the monotonic clock', () => {
     writeFileSync(`${root}/bus/w1/devices/${ADDR}/w1_slave`, W1_50);
     clock.stepWall(2 * HOUR_MS);
     await assert.rejects(sensor('probe').read(), /jump from 21\.562 to 50 °C in 0 s is faster than 1 °C\/s/);
+  });
+
+  test('MQTT devices: a value, a contact and a plug state stamped before the step are still fresh, their stamps moved by it', async () => {
+    const transport = new FakeTransport();
+    const config = validConfig(`
+version: 1
+node: { id: pi }
+mqtt: { url: "mqtt://127.0.0.1:1" }
+sensors:
+  room: { kind: mqtt, topic: th/room, staleAfterS: 600 }
+  window: { kind: mqtt_binary, preset: zigbee2mqtt, device: zigbee2mqtt/living_window }
+actuators:
+  heater: { kind: mqtt_switch, preset: tasmota, device: plug }
+loops:
+  room:
+    sensor: room
+    raise: heater
+    setpoint: 20
+    limits: { min: 5, max: 30 }
+    controller: { type: hysteresis }
+    interlocks: [{ sensor: window, pauseWhen: 1 }]
+`);
+    const clock = splitClock();
+    const drivers = buildDrivers(config, clock, { mqtt: transport });
+    const sensor = (id: string) => drivers.sensors.get(id)!;
+    const heater = drivers.actuators.get('heater')!;
+    for (const driver of [sensor('room'), sensor('window'), heater]) await driver.start?.();
+    transport.deliver('th/room', '19.5');
+    transport.deliver('zigbee2mqtt/living_window/availability', '{"state":"online"}');
+    transport.deliver('zigbee2mqtt/living_window', '{"contact":true}');
+    transport.deliver('stat/plug/POWER', 'ON');
+    const stampedAtMs = clock.nowMs();
+    clock.stepWall(2 * HOUR_MS);
+    assert.deepEqual(await sensor('room').readStamped!(), { value: 19.5, atMs: stampedAtMs + 2 * HOUR_MS });
+    assert.equal((await sensor('window').readStamped!()).atMs, stampedAtMs + 2 * HOUR_MS);
+    assert.equal(await heater.observe(), 1, 'the plug state is as fresh as before the step');
+    clock.pass(601_000);
+    await assert.rejects(sensor('room').read(), /last value on th\/room is 601 s old/);
   });
 });

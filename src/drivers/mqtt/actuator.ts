@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DeviceAvailability } from '../../core/actuator-availability.js';
 import type { ActuatorLevel } from '../../core/types.js';
+import { StampClock } from '../../time/stamps.js';
 import type { ActuatorDriver } from '../types.js';
 import { AvailabilityWatcher } from './availability.js';
 import {
@@ -29,8 +30,14 @@ export interface MqttActuatorOptions {
   stateTopic: string;
   /** A state older than this is unknown (a plug that stopped reporting), ms. */
   stateStaleAfterMs: number;
-  /** The daemon's clock: states are stamped with it when they arrive. */
+  /** The daemon's wall clock: what "offline since" is shown in. */
   nowMs: () => number;
+  /**
+   * The daemon's monotonic clock: states are stamped with it when they arrive, so a wall-clock
+   * step neither makes a dead plug's last state look fresh nor a live one stale
+   * (time/stamps.ts). Absent: stamps are on `nowMs`.
+   */
+  monotonicMs?: (() => number) | undefined;
   /** Where a state payload that cannot be understood is reported (once per streak). */
   logger?: Logger | undefined;
   /**
@@ -40,7 +47,7 @@ export interface MqttActuatorOptions {
   availabilityTopic?: string | undefined;
 }
 
-/** The last word from the state topic. */
+/** The last word from the state topic, `atMs` a stamp (monotonic ms). */
 type DeviceState<T> = { value: T; atMs: number } | { problem: string; atMs: number };
 
 /**
@@ -58,6 +65,7 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   abstract readonly kind: 'relay' | 'continuous';
   protected readonly opts: MqttActuatorOptions;
   private state: DeviceState<T> | undefined;
+  private readonly stamps: StampClock;
   /** A not-understood state has been logged; cleared by an understood one. */
   private problemLogged = false;
   /** The state topic; stopping it is final (see `stop()`). */
@@ -74,13 +82,14 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     }
     this.id = opts.id;
     this.opts = opts;
+    this.stamps = new StampClock(opts.nowMs, opts.monotonicMs);
     this.subscription = new TopicSubscription(opts.transport, opts.stateTopic, (_topic, payload) =>
       this.onState(payload),
     );
     this.availabilityWatcher =
       opts.availabilityTopic === undefined
         ? undefined
-        : new AvailabilityWatcher(opts.transport, opts.availabilityTopic, opts.nowMs, () =>
+        : new AvailabilityWatcher(opts.transport, opts.availabilityTopic, this.stamps, () =>
             this.onAvailabilityChange(),
           );
   }
@@ -120,7 +129,7 @@ abstract class MqttActuator<T> implements ActuatorDriver {
     if (this.availabilityWatcher?.status.state === 'offline') return undefined;
     const state = this.state;
     if (state === undefined || 'problem' in state) return undefined;
-    if (this.opts.nowMs() - state.atMs > this.opts.stateStaleAfterMs) return undefined;
+    if (this.stamps.ageOf(state.atMs) > this.opts.stateStaleAfterMs) return undefined;
     return this.toLevel(state.value);
   }
 
@@ -166,16 +175,6 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   protected abstract toLevel(value: T): ActuatorLevel;
 
   /**
-   * The wall clock stepped by `deltaMs`: the state's arrival stamp moves with it, so a dead
-   * plug's last state does not look fresh for the size of a step back (see shiftDriverTimes).
-   */
-  shiftTimes(deltaMs: number): void {
-    if (this.state) this.state = { ...this.state, atMs: this.state.atMs + deltaMs };
-    // "offline since" moves too: else a step back makes the return look newer than the command
-    this.availabilityWatcher?.shiftTimes(deltaMs);
-  }
-
-  /**
    * Offline voids the last state: a plug that comes back (rebooted, or its bridge restarted) must
    * report again before its state counts, and until then its command is retried (unknown).
    */
@@ -188,14 +187,14 @@ abstract class MqttActuator<T> implements ActuatorDriver {
   /** A state the device reported some other way than its state topic (an answer to a command). */
   protected noteState(value: T): void {
     if (this.stopped) return;
-    this.state = { value, atMs: this.opts.nowMs() };
+    this.state = { value, atMs: this.stamps.stamp() };
     this.problemLogged = false;
   }
 
   private onState(payload: Buffer): void {
     if (this.stopped) return;
     const parsed = this.parseState(payload);
-    const atMs = this.opts.nowMs();
+    const atMs = this.stamps.stamp();
     if (parsed.ok) {
       this.state = { value: parsed.value, atMs };
       this.problemLogged = false;

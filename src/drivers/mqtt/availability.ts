@@ -20,6 +20,7 @@
  *
  * The parse is pure; {@link AvailabilityWatcher} is the thin subscription around it.
  */
+import { StampClock } from '../../time/stamps.js';
 import { type MqttTransport, TopicSubscription } from './transport.js';
 
 /** The device families whose availability topic homeostat knows. */
@@ -114,21 +115,24 @@ export interface AvailabilityState {
 
 /**
  * Follows one device's availability topic on the shared connection: the latest report,
- * stamped with the daemon's clock on arrival. Garbage keeps the previous state out of force
+ * stamped on arrival on the daemon's monotonic clock and shown in wall time (time/stamps.ts). Garbage keeps the previous state out of force
  * (the state becomes `unknown`), so a device whose bridge sends nonsense is never taken as
  * alive. `onChange` is called after every message that changed the state, so a driver can
  * make the loop run at once (offline → safe in the cycle the message arrives).
  */
 export class AvailabilityWatcher {
+  /** As `status` shows it, with `sinceMs` and `lastMs` as monotonic stamps. */
   private current: AvailabilityState = { state: 'unknown' };
   private readonly subscription: TopicSubscription;
+  private readonly stamps: StampClock;
 
   constructor(
     transport: MqttTransport,
     readonly topic: string,
-    private readonly nowMs: () => number,
+    time: StampClock | (() => number),
     private readonly onChange?: () => void,
   ) {
+    this.stamps = StampClock.of(time);
     this.subscription = new TopicSubscription(transport, topic, (_topic, payload) => this.onMessage(payload));
   }
 
@@ -142,23 +146,21 @@ export class AvailabilityWatcher {
     this.subscription.stop();
   }
 
-  /** The latest state (a copy). */
+  /** The latest state (a copy, its times in wall time as of now). */
   get status(): AvailabilityState {
-    return { ...this.current };
-  }
-
-  /** The wall clock stepped by `deltaMs`: the stamps move with it, so they keep their real age. */
-  shiftTimes(deltaMs: number): void {
     const { sinceMs, lastMs } = this.current;
-    if (sinceMs !== undefined) this.current.sinceMs = sinceMs + deltaMs;
-    if (lastMs !== undefined) this.current.lastMs = lastMs + deltaMs;
+    return {
+      ...this.current,
+      ...(sinceMs === undefined ? {} : { sinceMs: this.stamps.wallOf(sinceMs) }),
+      ...(lastMs === undefined ? {} : { lastMs: this.stamps.wallOf(lastMs) }),
+    };
   }
 
   private onMessage(payload: Buffer): void {
     if (this.subscription.stopped) return;
     const report = parseAvailability(payload);
     const before = this.current.state;
-    const nowMs = this.nowMs();
+    const nowMs = this.stamps.stamp();
     if (report === 'garbage') {
       this.current = { state: 'unknown', garbage: preview(payload) };
     } else {

@@ -21,6 +21,7 @@
  * ignored. Subscribed at QoS 0, as every MQTT sensor (no replayed backlog after a reconnect).
  */
 import type { Reading } from '../../core/types.js';
+import { StampClock } from '../../time/stamps.js';
 import type { SensorDriver } from '../types.js';
 import { type BinarySource, type BinaryWord, parseBinaryPayload } from './binary-payload.js';
 import { DeviceLivenessTracker, type LivenessOptions } from './liveness.js';
@@ -37,11 +38,13 @@ export interface MqttBinarySensorOptions {
   off: readonly BinaryWord[];
   /** How the device shows it is alive apart from its state; absent: the state alone. */
   liveness?: LivenessOptions | undefined;
-  /** The daemon's clock: messages are stamped with it when they arrive. */
+  /** The daemon's wall clock: what a reading's times are shown in. */
   nowMs: () => number;
+  /** The daemon's monotonic clock, messages' arrival stamps (time/stamps.ts). Absent: `nowMs`. */
+  monotonicMs?: (() => number) | undefined;
 }
 
-/** What the last message that was about this input said. */
+/** What the last message that was about this input said, `atMs` a stamp (monotonic ms). */
 type Latest = { value: 0 | 1; atMs: number } | { value: number; atMs: number; garbage: string };
 
 export class MqttBinarySensor implements SensorDriver {
@@ -50,8 +53,9 @@ export class MqttBinarySensor implements SensorDriver {
   private readonly opts: MqttBinarySensorOptions;
   private readonly subscriptions: TopicSubscription[];
   private readonly liveness: DeviceLivenessTracker | undefined;
+  private readonly stamps: StampClock;
   private latest: Latest | undefined;
-  /** When the device last went offline, if the latest state is from before that (void until a new one). */
+  /** When the device last went offline (a stamp), if the latest state is from before that (void until a new one). */
   private latestPredatesOfflineMs: number | undefined;
   private listener: (() => void) | undefined;
   private notifyPending = false;
@@ -61,6 +65,7 @@ export class MqttBinarySensor implements SensorDriver {
     if (opts.sources.length === 0) throw new RangeError(`sensor ${opts.id}: no topic to read`);
     this.id = opts.id;
     this.opts = opts;
+    this.stamps = new StampClock(opts.nowMs, opts.monotonicMs);
     this.subscriptions = opts.sources.map(
       (source) =>
         new TopicSubscription(opts.transport, source.topic, (_topic, payload, meta) =>
@@ -68,7 +73,7 @@ export class MqttBinarySensor implements SensorDriver {
         ),
     );
     if (opts.liveness) {
-      this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, opts.nowMs, () =>
+      this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, this.stamps, () =>
         this.onLivenessChange(),
       );
     }
@@ -106,16 +111,10 @@ export class MqttBinarySensor implements SensorDriver {
     this.listener = listener;
   }
 
-  /** The wall clock stepped by `deltaMs`: every stamp keeps its real age. */
-  shiftTimes(deltaMs: number): void {
-    if (this.latest) this.latest = { ...this.latest, atMs: this.latest.atMs + deltaMs };
-    if (this.latestPredatesOfflineMs !== undefined) this.latestPredatesOfflineMs += deltaMs;
-    this.liveness?.shiftTimes(deltaMs);
-  }
-
   private reading(): Reading {
     const liveness = this.liveness?.current();
-    const latest = this.latest;
+    const stored = this.latest;
+    const latest = stored && { ...stored, atMs: this.stamps.wallOf(stored.atMs) };
     if (liveness?.offlineSinceMs !== undefined) {
       // Offline voids the state: NaN stamped with its arrival, or with the offline message.
       const atMs = latest?.atMs ?? liveness.offlineSinceMs;
@@ -140,7 +139,7 @@ export class MqttBinarySensor implements SensorDriver {
   private onLivenessChange(): void {
     const offlineSinceMs = this.liveness?.current().offlineSinceMs;
     if (this.latest !== undefined && offlineSinceMs !== undefined)
-      this.latestPredatesOfflineMs = offlineSinceMs;
+      this.latestPredatesOfflineMs = this.stamps.stampOf(offlineSinceMs);
     this.notify();
   }
 
@@ -150,7 +149,7 @@ export class MqttBinarySensor implements SensorDriver {
     if (!parsed.ok && parsed.missing) return;
     // A last-seen time in the message ages a retained state honestly; else it is as of now.
     const seenMs = this.liveness?.noteValueMessage(payload);
-    const atMs = seenMs ?? this.opts.nowMs();
+    const atMs = seenMs ?? this.stamps.stamp();
     this.notePredatesOffline(retained, seenMs);
     this.latest = parsed.ok
       ? { value: parsed.value, atMs }
@@ -164,7 +163,10 @@ export class MqttBinarySensor implements SensorDriver {
    * device is offline (the retained state resent at a resubscribe) is void once it is back.
    */
   private notePredatesOffline(retained: boolean, seenMs: number | undefined): void {
-    const sinceMs = this.latestPredatesOfflineMs ?? this.liveness?.current().offlineSinceMs;
+    const offlineSinceMs = this.liveness?.current().offlineSinceMs;
+    const sinceMs =
+      this.latestPredatesOfflineMs ??
+      (offlineSinceMs === undefined ? undefined : this.stamps.stampOf(offlineSinceMs));
     if (!retained || sinceMs === undefined || (seenMs !== undefined && seenMs > sinceMs)) {
       this.latestPredatesOfflineMs = undefined;
     } else {

@@ -6,6 +6,7 @@
  * `last_seen` field in the device's own messages (Zigbee2MQTT with `advanced.last_seen` set).
  */
 import type { DeviceLiveness } from '../../core/types.js';
+import { StampClock } from '../../time/stamps.js';
 import { AvailabilityWatcher } from './availability.js';
 import { MAX_PAYLOAD_BYTES, readField } from './payload.js';
 import { type MqttTransport, TopicSubscription } from './transport.js';
@@ -46,32 +47,37 @@ export function parseLastSeen(value: unknown): number | undefined {
 }
 
 /**
- * Tracks one device's signs of life on the shared connection. `onChange` is called when what
- * `current()` would say changed in a way the loop must see at once (online ↔ offline).
+ * Tracks one device's signs of life on the shared connection, stamped on the monotonic clock
+ * (time/stamps.ts). `onChange` is called when what `current()` would say changed in a way the
+ * loop must see at once (online ↔ offline).
  */
 export class DeviceLivenessTracker {
   private readonly availability: AvailabilityWatcher | undefined;
   private readonly bridge: AvailabilityWatcher | undefined;
   private readonly heartbeat: TopicSubscription | undefined;
+  /** Stamps (monotonic, ms). */
   private heartbeatAtMs: number | undefined;
   private lastSeenMs: number | undefined;
+  private readonly stamps: StampClock;
 
   constructor(
     private readonly transport: MqttTransport,
     private readonly opts: LivenessOptions,
-    private readonly nowMs: () => number,
+    time: StampClock | (() => number),
     onChange: () => void,
   ) {
+    const stamps = StampClock.of(time);
+    this.stamps = stamps;
     if (opts.availabilityTopic !== undefined) {
-      this.availability = new AvailabilityWatcher(transport, opts.availabilityTopic, nowMs, onChange);
+      this.availability = new AvailabilityWatcher(transport, opts.availabilityTopic, stamps, onChange);
     }
     if (opts.bridgeStateTopic !== undefined) {
-      this.bridge = new AvailabilityWatcher(transport, opts.bridgeStateTopic, nowMs, onChange);
+      this.bridge = new AvailabilityWatcher(transport, opts.bridgeStateTopic, stamps, onChange);
     }
     if (opts.heartbeatTopic !== undefined) {
       // A retained copy is the broker's memory, resent at every resubscribe: no sign of life.
       this.heartbeat = new TopicSubscription(transport, opts.heartbeatTopic, (_topic, _payload, meta) => {
-        if (!this.heartbeat?.stopped && !meta.retain) this.heartbeatAtMs = this.nowMs();
+        if (!this.heartbeat?.stopped && !meta.retain) this.heartbeatAtMs = stamps.stamp();
       });
     }
   }
@@ -91,7 +97,8 @@ export class DeviceLivenessTracker {
 
   /**
    * The device's own value message arrived: its last-seen field, if configured, is noted and
-   * returned (ms; never ahead of now), so the caller can age a retained value honestly.
+   * returned as a stamp (monotonic ms; never ahead of now), so the caller can age a retained
+   * value honestly.
    */
   noteValueMessage(payload: Buffer): number | undefined {
     // An oversized payload is refused by the value's parse too: it is not worth a JSON parse here.
@@ -99,38 +106,31 @@ export class DeviceLivenessTracker {
     const found = readField(payload, this.opts.lastSeenField);
     const seenMs = found.ok ? parseLastSeen(found.value) : undefined;
     if (seenMs === undefined) return undefined;
-    this.lastSeenMs = Math.min(seenMs, this.nowMs());
+    this.lastSeenMs = Math.min(this.stamps.stampOf(seenMs), this.stamps.stamp());
     return this.lastSeenMs;
   }
 
-  /** What the device's reading carries now. */
+  /** What the device's reading carries now, its times in wall time. */
   current(): DeviceLiveness {
+    const nowMs = this.stamps.nowMs();
     const liveness: DeviceLiveness = { via: this.via(), maxQuietMs: this.opts.maxQuietMs };
     const availability = this.availability?.status;
     const bridge = this.bridge?.status;
     const offlineSince = [availability, bridge]
       .filter((status) => status?.state === 'offline')
-      .map((status) => status?.sinceMs ?? this.nowMs());
+      .map((status) => status?.sinceMs ?? nowMs);
     if (offlineSince.length > 0) liveness.offlineSinceMs = Math.min(...offlineSince);
     const sightings: number[] = [];
     // Online is a standing state: it holds now while the broker connection that would carry
     // its "offline" is up (and the bridge's last will, when there is a bridge: garbage there
     // vouches for nothing); without one, the device was last known alive when the message came.
     if (availability?.state === 'online' && bridge?.state !== 'offline' && bridge?.garbage === undefined) {
-      sightings.push(this.transport.connected ? this.nowMs() : (availability.lastMs ?? 0));
+      sightings.push(this.transport.connected ? nowMs : (availability.lastMs ?? 0));
     }
-    if (this.heartbeatAtMs !== undefined) sightings.push(this.heartbeatAtMs);
-    if (this.lastSeenMs !== undefined) sightings.push(this.lastSeenMs);
+    if (this.heartbeatAtMs !== undefined) sightings.push(this.stamps.wallOf(this.heartbeatAtMs));
+    if (this.lastSeenMs !== undefined) sightings.push(this.stamps.wallOf(this.lastSeenMs));
     if (sightings.length > 0) liveness.seenAtMs = Math.max(...sightings);
     return liveness;
-  }
-
-  /** The wall clock stepped by `deltaMs`: every stamp keeps its real age. */
-  shiftTimes(deltaMs: number): void {
-    this.availability?.shiftTimes(deltaMs);
-    this.bridge?.shiftTimes(deltaMs);
-    if (this.heartbeatAtMs !== undefined) this.heartbeatAtMs += deltaMs;
-    if (this.lastSeenMs !== undefined) this.lastSeenMs += deltaMs;
   }
 
   private via(): string {

@@ -1,5 +1,6 @@
 import { freshnessOf } from '../../core/liveness.js';
 import type { Reading } from '../../core/types.js';
+import { StampClock } from '../../time/stamps.js';
 import type { SensorDriver } from '../types.js';
 import { DeviceLivenessTracker, type LivenessOptions } from './liveness.js';
 import { MAX_PAYLOAD_BYTES, parseNumberPayload, readField } from './payload.js';
@@ -15,8 +16,13 @@ export interface MqttSensorOptions {
   field?: string | undefined;
   /** A value older than this is not returned (the sensor's `staleAfterS`), ms. */
   staleAfterMs: number;
-  /** The daemon's clock: messages are stamped with it when they arrive. */
+  /** The daemon's wall clock: what a reading's times are shown in. */
   nowMs: () => number;
+  /**
+   * The daemon's monotonic clock: messages are stamped with it when they arrive, so a
+   * wall-clock step moves no stamp (time/stamps.ts). Absent: stamps are on `nowMs`.
+   */
+  monotonicMs?: (() => number) | undefined;
   /**
    * How the device shows it is alive apart from its value (a probe that reports only on
    * change): its readings carry `liveness`, and a quiet value stays in force up to its maxQuietMs
@@ -57,6 +63,8 @@ export class MqttSensor implements SensorDriver {
   readonly id: string;
   readonly simulated = false;
   private readonly opts: MqttSensorOptions;
+  private readonly stamps: StampClock;
+  /** The latest value, `atMs` a stamp (monotonic ms). */
   private latest: Reading | undefined;
   /** Messages without the field since the last good value (named in "no value" errors). */
   private withoutField = 0;
@@ -73,11 +81,12 @@ export class MqttSensor implements SensorDriver {
     }
     this.id = opts.id;
     this.opts = opts;
+    this.stamps = new StampClock(opts.nowMs, opts.monotonicMs);
     this.subscription = new TopicSubscription(opts.transport, opts.topic, (_topic, payload, meta) =>
       this.onMessage(payload, meta.retain),
     );
     if (opts.liveness !== undefined) {
-      this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, opts.nowMs, () =>
+      this.liveness = new DeviceLivenessTracker(opts.transport, opts.liveness, this.stamps, () =>
         this.onAvailabilityChange(),
       );
     }
@@ -129,11 +138,12 @@ export class MqttSensor implements SensorDriver {
     const liveness = this.liveness?.current();
     // A value from before the device went away is aged by itself once it is back.
     const kept = liveness?.offlineSinceMs === undefined && this.latestPredatesOffline ? undefined : liveness;
-    const reading: Reading = kept === undefined ? { ...latest } : { ...latest, liveness: kept };
+    const shown: Reading = { ...latest, atMs: this.stamps.wallOf(latest.atMs) };
+    const reading: Reading = kept === undefined ? shown : { ...shown, liveness: kept };
     const freshness = freshnessOf(reading, this.opts.nowMs(), staleAfterMs);
     if (freshness.fresh || freshness.reason === 'Offline') return reading;
     if (kept !== undefined) throw new Error(`value on ${topic}: ${freshness.message}`);
-    const ageS = Math.round((this.opts.nowMs() - latest.atMs) / 1000);
+    const ageS = Math.round(this.stamps.ageOf(latest.atMs) / 1000);
     throw new Error(`last value on ${topic} is ${ageS} s old (stale after ${staleAfterMs / 1000} s)`);
   }
 
@@ -154,7 +164,7 @@ export class MqttSensor implements SensorDriver {
   private onMessage(payload: Buffer, retained: boolean): void {
     if (this.subscription.stopped) return;
     const seenMs = this.liveness?.noteValueMessage(payload);
-    const nowMs = this.opts.nowMs();
+    const nowMs = this.stamps.stamp();
     // A retained value may be hours old: its device's own last_seen says when it was sent.
     const atMs = retained && seenMs !== undefined ? Math.min(nowMs, seenMs) : nowMs;
     const parsed = parseNumberPayload(payload, this.opts.field);
@@ -166,15 +176,6 @@ export class MqttSensor implements SensorDriver {
     this.withoutField = 0;
     this.latestPredatesOffline = false;
     this.listener?.();
-  }
-
-  /**
-   * The wall clock stepped by `deltaMs`: the arrival stamp moves with it, so the value keeps
-   * its real age (neither hours stale nor stamped in the future).
-   */
-  shiftTimes(deltaMs: number): void {
-    if (this.latest) this.latest = { ...this.latest, atMs: this.latest.atMs + deltaMs };
-    this.liveness?.shiftTimes(deltaMs);
   }
 }
 

@@ -165,6 +165,7 @@ export const mqttLevel = actuatorKind<typeof schema, MqttLevelConfig>({
       levelScale: level.levelScale,
       stateStaleAfterMs: level.stateStaleAfterS * 1000,
       nowMs: ctx.nowMs,
+      monotonicMs: ctx.monotonicMs,
       logger: ctx.logger,
     }),
   // Best effort (the broker may be what is gone): the same command the daemon sends on shutdown.

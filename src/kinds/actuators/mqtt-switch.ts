@@ -180,6 +180,7 @@ export const mqttSwitch = actuatorKind<typeof schema, MqttSwitchConfig>({
       stateField: relay.stateField,
       stateStaleAfterMs: relay.stateStaleAfterS * 1000,
       nowMs: ctx.nowMs,
+      monotonicMs: ctx.monotonicMs,
       logger: ctx.logger,
       deadMan: switchDeadMan(relay),
       availabilityTopic: relay.availabilityTopic,

@@ -141,5 +141,6 @@ export const mqttBinarySensor = sensorKind<typeof schema, MqttBinaryConfig>({
       off: sensor.offWords,
       liveness: sensor.livenessOptions,
       nowMs: ctx.nowMs,
+      monotonicMs: ctx.monotonicMs,
     }),
 });

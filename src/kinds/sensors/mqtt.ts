@@ -71,6 +71,7 @@ export const mqttSensor = sensorKind({
       field: sensor.field,
       staleAfterMs: sensor.staleAfterS * 1000,
       nowMs: ctx.nowMs,
+      monotonicMs: ctx.monotonicMs,
       liveness: sensor.liveness === undefined ? undefined : livenessOptions(sensor.liveness),
     }),
 });

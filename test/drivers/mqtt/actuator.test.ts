@@ -427,11 +427,30 @@ describe('MqttSwitch and a wall-clock step', () => {
     transport.deliver('tele/plug/LWT', 'Offline');
     const sinceMs = plug.availability()?.sinceMs;
     assert.equal(sinceMs, time.nowMs());
-    plug.shiftTimes(-3_600_000);
+    time.stepWall(-3_600_000);
     assert.deepEqual(plug.availability(), {
       state: 'offline',
       topic: 'tele/plug/LWT',
       sinceMs: sinceMs! - 3_600_000,
     });
+  });
+  test('given a state just reported, when the clock steps 2 h forward, then it is still fresh (stale 600 s after it came)', async () => {
+    const { plug, time, state } = await tasmotaPlug();
+    state('ON');
+    time.stepWall(2 * 3_600_000);
+    assert.equal(await plug.observe(), 1, 'a step is not time passing');
+    time.advanceS(600);
+    assert.equal(await plug.observe(), 1);
+    time.advanceS(1);
+    assert.equal(await plug.observe(), undefined, 'stale 601 s after it came');
+  });
+
+  test('given a plug that stopped reporting, when the clock steps 1 h back, then its last state still goes stale on time', async () => {
+    const { plug, time, state } = await tasmotaPlug();
+    state('ON');
+    time.advanceS(590);
+    time.stepWall(-3_600_000);
+    time.advanceS(11);
+    assert.equal(await plug.observe(), undefined, 'a dead plug does not look alive for the size of the step');
   });
 });

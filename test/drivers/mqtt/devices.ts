@@ -29,7 +29,7 @@ export function tasmotaSwitch(transport: MqttTransport, extra: Partial<MqttSwitc
     transport,
     ...switchPreset('tasmota', 'plug'),
     stateStaleAfterMs: 600_000,
-    ...manualTime(),
+    nowMs: manualTime().nowMs,
     ...extra,
   });
 }
@@ -49,7 +49,7 @@ export function tasmotaDimmer(transport: MqttTransport, extra: Partial<MqttLevel
     stateField: 'Dimmer',
     levelScale: 100,
     stateStaleAfterMs: 600_000,
-    ...manualTime(),
+    nowMs: manualTime().nowMs,
     ...extra,
   });
 }
@@ -61,7 +61,7 @@ export function topicSensor(transport: MqttTransport, extra: Partial<MqttSensorO
     transport,
     topic: SENSOR_TOPIC,
     staleAfterMs: 180_000,
-    ...manualTime(),
+    nowMs: manualTime().nowMs,
     ...extra,
   });
 }

@@ -55,13 +55,22 @@ export class FakeTransport implements MqttTransport {
   }
 }
 
-/** A clock a test moves by hand, in ms since the epoch. */
+/**
+ * A clock a test moves by hand: wall time in ms since the epoch, monotonic time from 0. Time
+ * passing moves both; a step (NTP, `date -s`) moves the wall time alone.
+ */
 export function manualTime(startMs = 1_700_000_000_000) {
   let nowMs = startMs;
+  let monotonicMs = 0;
   return {
     nowMs: () => nowMs,
+    monotonicMs: () => monotonicMs,
     advanceS: (s: number) => {
       nowMs += s * 1000;
+      monotonicMs += s * 1000;
+    },
+    stepWall: (deltaMs: number) => {
+      nowMs += deltaMs;
     },
   };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DeviceLivenessTracker, parseLastSeen } from '../../../src/drivers/mqtt/liveness.js';
 import { MAX_PAYLOAD_BYTES } from '../../../src/drivers/mqtt/payload.js';
+import { StampClock } from '../../../src/time/stamps.js';
 import { FakeTransport, manualTime } from './fake-transport.js';
 
 describe('parseLastSeen', () => {
@@ -39,7 +40,7 @@ describe('DeviceLivenessTracker', () => {
         lastSeenField: opts.lastSeen ? 'last_seen' : undefined,
         maxQuietMs: 3_600_000,
       },
-      time.nowMs,
+      new StampClock(time.nowMs, time.monotonicMs),
       () => changes++,
     );
     live.start();
@@ -115,15 +116,20 @@ describe('DeviceLivenessTracker', () => {
     assert.equal(live.current().seenAtMs, undefined);
   });
 
-  test('given a last_seen in the value message, it is noted, never ahead of now', () => {
+  test('given a last_seen in the value message, it is noted (returned as a stamp), never ahead of now', () => {
     const { time, live } = tracker({ lastSeen: true });
     const past = new Date(time.nowMs() - 40_000).toISOString();
     assert.equal(
       live.noteValueMessage(Buffer.from(JSON.stringify({ temperature: 19, last_seen: past }))),
-      time.nowMs() - 40_000,
+      time.monotonicMs() - 40_000,
     );
+    assert.equal(live.current().seenAtMs, time.nowMs() - 40_000);
     const future = new Date(time.nowMs() + 600_000).toISOString();
-    assert.equal(live.noteValueMessage(Buffer.from(JSON.stringify({ last_seen: future }))), time.nowMs());
+    assert.equal(
+      live.noteValueMessage(Buffer.from(JSON.stringify({ last_seen: future }))),
+      time.monotonicMs(),
+    );
+    assert.equal(live.current().seenAtMs, time.nowMs());
     assert.equal(live.noteValueMessage(Buffer.from('{"temperature":19}')), undefined);
   });
 
@@ -215,10 +221,10 @@ describe('DeviceLivenessTracker', () => {
   });
 
   test('a clock step moves every stamp with it', () => {
-    const { transport, live } = tracker({ heartbeat: true });
+    const { transport, live, time } = tracker({ heartbeat: true });
     transport.deliver(HEARTBEAT, 'x');
     const before = live.current().seenAtMs!;
-    live.shiftTimes(-3_600_000);
+    time.stepWall(-3_600_000);
     assert.equal(live.current().seenAtMs, before - 3_600_000);
   });
 

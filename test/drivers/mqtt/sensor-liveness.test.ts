@@ -128,12 +128,12 @@ describe('MqttSensor with liveness', () => {
     assert.equal(reading.liveness?.seenAtMs, time.nowMs() - 5_000, 'last_seen is a sighting');
   });
 
-  test('shiftTimes moves the value and the liveness stamps together', async () => {
+  test('a wall-clock step moves the value and the liveness stamps together', async () => {
     const { driver, time, state, availability } = await probe();
     state(19.5);
     availability('offline');
     const offlineAtMs = time.nowMs();
-    driver.shiftTimes(3_600_000);
+    time.stepWall(3_600_000);
     const reading = await driver.readStamped();
     assert.equal(reading.atMs, offlineAtMs + 3_600_000);
     assert.equal(reading.liveness?.offlineSinceMs, offlineAtMs + 3_600_000);
