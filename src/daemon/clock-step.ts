@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { Sampler } from '../runtime/sampler.js';
 import type { RebaseScope } from '../store/desired-store.js';
 import type { RunningLoop } from './loop-factory.js';
 
@@ -20,7 +19,6 @@ export interface ScheduleRebase {
 }
 
 export interface ClockStepTargets {
-  sampler: Sampler;
   loops: ReadonlyMap<string, RunningLoop>;
   logger: Logger;
   schedules?: ScheduleRebase;
@@ -28,19 +26,15 @@ export interface ClockStepTargets {
 
 /**
  * The wall clock stepped by `deltaMs` (NTP, `date -s`): every remembered wall time — loop
- * memory and the sampler's readings — moves by the same amount, so no duration counts the
- * step (a forward step is not hours of heating without effect, a step back does not hold
- * minimum times for hours). Drivers keep their times on the monotonic clock (a DS18B20's rate
- * limit, a pulse window, the simulated plants, the stamps of what MQTT devices send:
- * time/stamps.ts) and need nothing here. Records already written keep their times. Called from
+ * memory, stored schedules — moves by the same amount, so no duration counts the step (a
+ * forward step is not hours of heating without effect, a step back does not hold minimum
+ * times for hours). Drivers and the sampler keep their times on the monotonic clock (a
+ * DS18B20's rate limit, a pulse window, the simulated plants, the stamps of readings and of
+ * what MQTT devices send: time/stamps.ts) and need nothing here. Records already written keep their times. Called from
  * inside a clock read: only moves times here; the loops run afterwards, to re-plan their
  * wake-ups on the new time.
  */
-export function shiftRunningTimes(
-  deltaMs: number,
-  { sampler, loops, logger, schedules }: ClockStepTargets,
-): void {
-  sampler.shiftTimes(deltaMs);
+export function shiftRunningTimes(deltaMs: number, { loops, logger, schedules }: ClockStepTargets): void {
   if (schedules) queueScheduleRebase(deltaMs, schedules, logger);
   for (const loop of loops.values()) loop.cycle.shiftTimes(deltaMs);
   logger.warn(

@@ -331,10 +331,8 @@ export class Daemon implements LoopControl {
 
   /** The wall clock stepped: every remembered time moves with it (clock-step.ts). */
   private onClockStep(deltaMs: number): void {
-    const { sampler, loops } = this;
     shiftRunningTimes(deltaMs, {
-      sampler,
-      loops,
+      loops: this.loops,
       logger: this.opts.logger,
       schedules: {
         store: this.opts.store.desired,

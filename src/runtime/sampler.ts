@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { DeviceLiveness, Reading } from '../core/types.js';
 import type { SensorDriver } from '../drivers/types.js';
 import type { Clock, TimerHandle } from '../time/clock.js';
+import { StampClock } from '../time/stamps.js';
 
 /** From this many sensors on, their periods are spread (see start()); a few read together cost nothing. */
 const SPREAD_FROM_SENSORS = 16;
@@ -45,7 +46,9 @@ interface SensorSlot {
 
 /**
  * Reads each sensor on its own period, off the control path, and keeps the latest reading
- * stamped with the clock. A read that fails (throws: a CRC error, a device gone) keeps the
+ * stamped on the monotonic clock, handed out in wall time (time/stamps.ts): a wall-clock step
+ * moves what it hands out with nothing of its own moved, so a reading taken a second ago
+ * still looks a second old, neither hours stale nor stamped in the future. A read that fails (throws: a CRC error, a device gone) keeps the
  * previous reading, so it ages and the loop's staleness check sees the sensor go quiet; a read
  * that returns NaN or ±Infinity is a reading too — the sensor says the value is unknown now —
  * and replaces the previous one at once, so the loop goes safe in its next cycle. Reads queue
@@ -57,16 +60,20 @@ export class Sampler {
   readonly #opts: SamplerOptions;
   readonly #maxConcurrentReads: number;
   #slots: SensorSlot[];
+  /** The latest readings, their times (`atMs`, liveness) as stamps (monotonic ms). */
   readonly #latest = new Map<string, Reading>();
+  readonly #stamps: StampClock;
   readonly #queue: SensorSlot[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   #activeReads = 0;
-  /** Sum of every wall-clock step applied by shiftTimes, ms (to correct reads in flight). */
-  #shiftTotalMs = 0;
   #started = false;
   #stopped = false;
 
   constructor(opts: SamplerOptions) {
+    this.#stamps = new StampClock(
+      () => opts.clock.nowMs(),
+      () => opts.clock.monotonicMs(),
+    );
     const maxConcurrentReads = opts.maxConcurrentReads ?? 2;
     if (!Number.isInteger(maxConcurrentReads) || maxConcurrentReads < 1) {
       throw new RangeError(`sampler: maxConcurrentReads must be an integer >= 1, got ${maxConcurrentReads}`);
@@ -138,7 +145,8 @@ export class Sampler {
    * for push drivers (`readStamped`) the time the value arrived.
    */
   latest(sensorId: string): Reading | undefined {
-    return this.#latest.get(sensorId);
+    const stored = this.#latest.get(sensorId);
+    return stored && this.#shown(stored);
   }
 
   /**
@@ -147,28 +155,18 @@ export class Sampler {
    * than only how old the reading is.
    */
   latestForLoop(sensorId: string): Reading | undefined {
-    const reading = this.#latest.get(sensorId);
+    const reading = this.latest(sensorId);
     const lastError = this.errors.get(sensorId);
     return reading && lastError !== undefined && Number.isFinite(reading.value)
       ? { ...reading, lastError }
       : reading;
   }
-
-  /**
-   * The wall clock stepped by `deltaMs` (NTP, a person setting the date): every stored reading
-   * is moved by the same amount, so a reading taken a second ago still looks a second old —
-   * neither hours stale nor stamped in the future (drivers keep their own stamps on monotonic
-   * time: what they hand out after the step is in its frame). Reads in flight are corrected
-   * when they land.
-   */
-  shiftTimes(deltaMs: number): void {
-    if (deltaMs === 0 || !Number.isFinite(deltaMs)) return;
-    this.#shiftTotalMs += deltaMs;
-    for (const [id, reading] of this.#latest) {
-      const shifted: Reading = { ...reading, atMs: reading.atMs + deltaMs };
-      if (reading.liveness !== undefined) shifted.liveness = shiftLiveness(reading.liveness, deltaMs);
-      this.#latest.set(id, shifted);
-    }
+  /** A stored reading with its stamps in wall time, as of now. */
+  #shown(stored: Reading): Reading {
+    const toWall = (stampMs: number) => this.#stamps.wallOf(stampMs);
+    const shown: Reading = { ...stored, atMs: toWall(stored.atMs) };
+    if (stored.liveness !== undefined) shown.liveness = livenessTimesMapped(stored.liveness, toWall);
+    return shown;
   }
 
   /**
@@ -256,7 +254,8 @@ export class Sampler {
     let whyNotANumber: string | undefined;
     let failed = false;
     let error: unknown;
-    const shiftAtStartMs = this.#shiftTotalMs;
+    // A driver stamps in the frame the read started in, even if the wall clock steps meanwhile.
+    const stampOf = this.#stamps.stampsOfFrameNow();
     try {
       const { driver } = slot.sensor;
       if (driver.readStamped) ({ value, atMs, liveness, whyNotANumber } = await driver.readStamped());
@@ -265,11 +264,10 @@ export class Sampler {
       failed = true;
       error = err;
     }
-    // A stamp taken before a wall-clock step that was detected while the read ran is moved with
-    // the step, like every other stored time (see shiftTimes).
-    const shiftedMs = this.#shiftTotalMs - shiftAtStartMs;
-    if (atMs !== undefined) atMs += shiftedMs;
-    const stamps = { atMs, liveness: liveness && shiftLiveness(liveness, shiftedMs) };
+    const stamps = {
+      atMs: atMs === undefined ? undefined : stampOf(atMs),
+      liveness: liveness && livenessTimesMapped(liveness, stampOf),
+    };
     if (failed) {
       this.#recordError(slot, error instanceof Error ? error.message : String(error), error);
     } else if (typeof value === 'number' && Number.isFinite(value)) {
@@ -298,11 +296,11 @@ export class Sampler {
    */
   #record(slot: SensorSlot, value: number, stamps: Stamps, problem?: string): void {
     if (slot.removed) return;
-    const { clock, logger, onReading } = this.#opts;
-    const reading: Reading = { value, atMs: stamps.atMs ?? clock.nowMs() };
-    if (stamps.liveness !== undefined) reading.liveness = stamps.liveness;
-    if (stamps.whyNotANumber !== undefined) reading.whyNotANumber = stamps.whyNotANumber;
-    this.#latest.set(slot.id, reading);
+    const { logger, onReading } = this.#opts;
+    const stored: Reading = { value, atMs: stamps.atMs ?? this.#stamps.stamp() };
+    if (stamps.liveness !== undefined) stored.liveness = stamps.liveness;
+    if (stamps.whyNotANumber !== undefined) stored.whyNotANumber = stamps.whyNotANumber;
+    this.#latest.set(slot.id, stored);
     if (problem !== undefined) {
       this.errors.set(slot.id, problem);
       if (!slot.failing) {
@@ -318,7 +316,7 @@ export class Sampler {
     }
     if (onReading === undefined) return;
     try {
-      onReading(slot.id, reading);
+      onReading(slot.id, this.#shown(stored));
     } catch (err) {
       logger.warn({ err, sensor: slot.id }, `sensor ${slot.id}: onReading hook threw`);
     }
@@ -342,7 +340,10 @@ export class Sampler {
   }
 }
 
-/** A read's time stamps: when the value was taken (push drivers) and its device's signs of life. */
+/**
+ * A read's time stamps (monotonic): when the value was taken (push drivers) and its device's
+ * signs of life.
+ */
 interface Stamps {
   atMs: number | undefined;
   liveness: DeviceLiveness | undefined;
@@ -350,13 +351,12 @@ interface Stamps {
   whyNotANumber?: string | undefined;
 }
 
-/** `liveness` with its times moved by `deltaMs` (a wall-clock step), so each keeps its real age. */
-function shiftLiveness(liveness: DeviceLiveness, deltaMs: number): DeviceLiveness {
-  if (deltaMs === 0) return liveness;
+/** `liveness` with its times converted by `convert` (wall time to stamps and back). */
+function livenessTimesMapped(liveness: DeviceLiveness, convert: (ms: number) => number): DeviceLiveness {
   const { seenAtMs, offlineSinceMs } = liveness;
   return {
     ...liveness,
-    ...(seenAtMs === undefined ? {} : { seenAtMs: seenAtMs + deltaMs }),
-    ...(offlineSinceMs === undefined ? {} : { offlineSinceMs: offlineSinceMs + deltaMs }),
+    ...(seenAtMs === undefined ? {} : { seenAtMs: convert(seenAtMs) }),
+    ...(offlineSinceMs === undefined ? {} : { offlineSinceMs: convert(offlineSinceMs) }),
   };
 }

@@ -44,14 +44,26 @@ export class StampClock {
     return this.#monotonicMs();
   }
 
-  /** The wall time of `stampMs` as of now: now minus the stamp's age, ms since the epoch. */
+  /**
+   * The wall time of `stampMs` as of now: now minus the stamp's age, in whole ms since the
+   * epoch (monotonic time has fractions of a ms; records and statuses carry whole ones).
+   */
   wallOf(stampMs: number): number {
-    return this.nowMs() - (this.#monotonicMs() - stampMs);
+    return Math.round(this.nowMs() - (this.#monotonicMs() - stampMs));
   }
 
   /** The stamp of a wall time someone else reported (a device's `last_seen`), as of now. */
   stampOf(wallMs: number): number {
     return this.#monotonicMs() - (this.nowMs() - wallMs);
+  }
+
+  /**
+   * Converts wall times taken in this moment's frame to stamps, later too: a read in flight
+   * when the wall clock steps was stamped by its driver in the frame it started in.
+   */
+  stampsOfFrameNow(): (wallMs: number) => number {
+    const wallMinusStampMs = this.nowMs() - this.#monotonicMs();
+    return (wallMs) => wallMs - wallMinusStampMs;
   }
 
   /** How long ago `stampMs` was, ms. */

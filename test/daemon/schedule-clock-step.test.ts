@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import { shiftRunningTimes } from '../../src/daemon/clock-step.js';
-import type { Sampler } from '../../src/runtime/sampler.js';
 import { type ConfigLoop, DesiredStore, sha256 } from '../../src/store/desired-store.js';
 import { silentLogger } from '../support/logger.js';
 import { desiredStoreFileEachTest } from '../support/store.js';
@@ -38,7 +37,6 @@ function wired(processStartMs: number) {
       pendingStepMs = 0;
       disk.nowMs += deltaMs;
       shiftRunningTimes(deltaMs, {
-        sampler: { shiftTimes() {} } as unknown as Sampler,
         loops: new Map(),
         logger: silentLogger,
         schedules: { store, processStart, nowMs },
@@ -121,7 +119,6 @@ describe('a boot-time step (a Pi without a real-time clock)', () => {
       ],
     ]);
     shiftRunningTimes(H, {
-      sampler: { shiftTimes() {} } as unknown as Sampler,
       loops: loops as never,
       logger: silentLogger,
       schedules: { store: w.store, processStart: w.processStart, nowMs: () => disk.nowMs + H },

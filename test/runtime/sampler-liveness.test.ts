@@ -57,11 +57,50 @@ describe('Sampler and a reading with liveness', () => {
     );
     s.start();
     await clock.advance(0);
-    s.shiftTimes(-5_000);
+    clock.stepWall(-5_000);
     assert.deepEqual(s.latest('probe'), {
       value: 19.5,
       atMs: 4_000,
       liveness: { ...liveness, seenAtMs: 4_900, offlineSinceMs: 4_950 },
     });
+  });
+});
+
+describe('Sampler and a wall-clock step while a read is in flight', () => {
+  test('given a push read stamped before the step and landing after it, then its stamps move with the step', async () => {
+    const clock = new ManualClock(10_000);
+    let land: (reading: Reading) => void = () => {};
+    const driver: SensorDriver = {
+      id: 'probe',
+      simulated: false,
+      read: async () => Number.NaN,
+      readStamped: () => new Promise<Reading>((resolve) => (land = resolve)),
+    };
+    const { sampler: s, readings } = sampler(clock, driver);
+    s.start();
+    await clock.advance(0);
+    clock.stepWall(-5_000);
+    land({ value: 19.5, atMs: 9_000, liveness: LIVENESS });
+    await clock.advance(0);
+    const expected = { value: 19.5, atMs: 4_000, liveness: { ...LIVENESS, seenAtMs: 4_900 } };
+    assert.deepEqual(readings, [expected], 'the loops hear it in the new frame');
+    assert.deepEqual(s.latest('probe'), expected);
+  });
+
+  test('given a plain read landing after a step back, then it is stamped now, in the new frame', async () => {
+    const clock = new ManualClock(10_000);
+    let land: (value: number) => void = () => {};
+    const driver: SensorDriver = {
+      id: 'probe',
+      simulated: false,
+      read: () => new Promise<number>((resolve) => (land = resolve)),
+    };
+    const { sampler: s } = sampler(clock, driver);
+    s.start();
+    await clock.advance(0);
+    clock.stepWall(-5_000);
+    land(21);
+    await clock.advance(0);
+    assert.deepEqual(s.latest('probe'), { value: 21, atMs: 5_000 });
   });
 });
