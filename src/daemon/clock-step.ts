@@ -30,9 +30,9 @@ export interface ClockStepTargets {
  * forward step is not hours of heating without effect, a step back does not hold minimum
  * times for hours). Drivers and the sampler keep their times on the monotonic clock (a
  * DS18B20's rate limit, a pulse window, the simulated plants, the stamps of readings and of
- * what MQTT devices send: time/stamps.ts) and need nothing here. Records already written keep their times. Called from
- * inside a clock read: only moves times here; the loops run afterwards, to re-plan their
- * wake-ups on the new time.
+ * what MQTT devices send: time/stamps.ts) and need nothing here. Records already written keep
+ * their times. Called from inside a clock read: only moves times here; the loops run
+ * afterwards, to re-plan their wake-ups on the new time.
  */
 export function shiftRunningTimes(deltaMs: number, { loops, logger, schedules }: ClockStepTargets): void {
   if (schedules) queueScheduleRebase(deltaMs, schedules, logger);

@@ -48,11 +48,11 @@ interface SensorSlot {
  * Reads each sensor on its own period, off the control path, and keeps the latest reading
  * stamped on the monotonic clock, handed out in wall time (time/stamps.ts): a wall-clock step
  * moves what it hands out with nothing of its own moved, so a reading taken a second ago
- * still looks a second old, neither hours stale nor stamped in the future. A read that fails (throws: a CRC error, a device gone) keeps the
- * previous reading, so it ages and the loop's staleness check sees the sensor go quiet; a read
- * that returns NaN or ±Infinity is a reading too — the sensor says the value is unknown now —
- * and replaces the previous one at once, so the loop goes safe in its next cycle. Reads queue
- * behind `maxConcurrentReads`.
+ * still looks a second old, neither hours stale nor stamped in the future. A read that fails
+ * (throws: a CRC error, a device gone) keeps the previous reading, so it ages and the loop's
+ * staleness check sees the sensor go quiet; a read that returns NaN or ±Infinity is a reading
+ * too — the sensor says the value is unknown now — and replaces the previous one at once, so
+ * the loop goes safe in its next cycle. Reads queue behind `maxConcurrentReads`.
  */
 export class Sampler {
   /** Last error per sensor id; cleared by a good read. */

@@ -115,10 +115,11 @@ export interface AvailabilityState {
 
 /**
  * Follows one device's availability topic on the shared connection: the latest report,
- * stamped on arrival on the daemon's monotonic clock and shown in wall time (time/stamps.ts). Garbage keeps the previous state out of force
- * (the state becomes `unknown`), so a device whose bridge sends nonsense is never taken as
- * alive. `onChange` is called after every message that changed the state, so a driver can
- * make the loop run at once (offline → safe in the cycle the message arrives).
+ * stamped on arrival on the daemon's monotonic clock and shown in wall time (time/stamps.ts).
+ * Garbage keeps the previous state out of force (the state becomes `unknown`), so a device
+ * whose bridge sends nonsense is never taken as alive. `onChange` is called after every message
+ * that changed the state, so a driver can make the loop run at once (offline → safe in the
+ * cycle the message arrives).
  */
 export class AvailabilityWatcher {
   /** As `status` shows it, with `sinceMs` and `lastMs` as monotonic stamps. */
@@ -160,12 +161,12 @@ export class AvailabilityWatcher {
     if (this.subscription.stopped) return;
     const report = parseAvailability(payload);
     const before = this.current.state;
-    const nowMs = this.stamps.stamp();
+    const arrivedMs = this.stamps.stamp();
     if (report === 'garbage') {
       this.current = { state: 'unknown', garbage: preview(payload) };
     } else {
-      const sinceMs = report === before ? (this.current.sinceMs ?? nowMs) : nowMs;
-      this.current = { state: report, sinceMs, lastMs: nowMs };
+      const sinceMs = report === before ? (this.current.sinceMs ?? arrivedMs) : arrivedMs;
+      this.current = { state: report, sinceMs, lastMs: arrivedMs };
     }
     if (this.current.state !== before) this.onChange?.();
   }

@@ -55,7 +55,10 @@ export class MqttBinarySensor implements SensorDriver {
   private readonly liveness: DeviceLivenessTracker | undefined;
   private readonly stamps: StampClock;
   private latest: Latest | undefined;
-  /** When the device last went offline (a stamp), if the latest state is from before that (void until a new one). */
+  /**
+   * When the device last went offline (a stamp), if the latest state is from before that (void
+   * until a new one).
+   */
   private latestPredatesOfflineMs: number | undefined;
   private listener: (() => void) | undefined;
   private notifyPending = false;

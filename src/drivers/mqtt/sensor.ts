@@ -164,9 +164,9 @@ export class MqttSensor implements SensorDriver {
   private onMessage(payload: Buffer, retained: boolean): void {
     if (this.subscription.stopped) return;
     const seenMs = this.liveness?.noteValueMessage(payload);
-    const nowMs = this.stamps.stamp();
+    const arrivedMs = this.stamps.stamp();
     // A retained value may be hours old: its device's own last_seen says when it was sent.
-    const atMs = retained && seenMs !== undefined ? Math.min(nowMs, seenMs) : nowMs;
+    const atMs = retained && seenMs !== undefined ? Math.min(arrivedMs, seenMs) : arrivedMs;
     const parsed = parseNumberPayload(payload, this.opts.field);
     if (!parsed.ok && parsed.missing) {
       this.withoutField++;
