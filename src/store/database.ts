@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { makeDirs } from '../make-dirs.js';
 import { BATCH_SYNCHRONOUS } from './durability.js';
 import { LATEST_VERSION, migrate, NewerSchemaError, PAGE_SIZE_BYTES, schemaVersion } from './migrations.js';
+import { needsWriterRecovery, openRecoveredCopy } from './recovered-copy.js';
 
 /**
  * Opening homeostat's SQLite file.
@@ -127,7 +128,9 @@ function replaceUnusable(
 
 /**
  * Opens the database for reading only (CLI commands while the daemon runs). Throws a clear Error
- * when the file does not exist or its schema is not the one this code reads.
+ * when the file does not exist or its schema is not the one this code reads. A WAL index only a
+ * writer can rebuild (a daemon killed at the wrong moment, read by someone who cannot write the
+ * -shm) is read from a private recovered copy (recovered-copy.ts).
  */
 export function openStoreReadOnly(dbPath: string): Database.Database {
   if (!fs.existsSync(dbPath)) {
@@ -140,7 +143,15 @@ export function openStoreReadOnly(dbPath: string): Database.Database {
   } catch (err) {
     throw new Error(describeOpenError(dbPath, err), { cause: err });
   }
-  const version = schemaVersion(db);
+  let version: number;
+  try {
+    version = schemaVersion(db);
+  } catch (err) {
+    db.close();
+    if (!needsWriterRecovery(err)) throw err;
+    db = openRecoveredCopy(dbPath, err);
+    version = schemaVersion(db);
+  }
   if (version !== LATEST_VERSION) {
     db.close();
     const fix =

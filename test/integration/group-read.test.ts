@@ -15,8 +15,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { after, type TestContext, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { DATABASE_IN_USE_EXIT_CODE } from '../../src/commands/run.js';
 import { demoConfigText, makeTempDir, REPO_ROOT, waitUntil } from './helpers.js';
 
@@ -122,8 +124,8 @@ async function assertGroupReads(dbPath: string, when: string): Promise<void> {
   assert.notEqual(stranger.code, 0, `${when}: someone outside the group cannot:\n${stranger.out}`);
 }
 
-test('given the daemon running as its own user under UMask=0027, then a member of its group reads the database (running, after a clean stop, after kill -9) and nobody else does', async (t) => {
-  if (process.getuid?.() !== 0) return t.skip('needs root to run processes as other users');
+/** A demo config and a state directory as an installed Pi has them; removed after the test. */
+function daemonHome(t: TestContext) {
   const temp = makeTempDir('homeostat-group-read-');
   t.after(temp.remove);
   // The temp dir: anyone may pass through (as /var/lib is); the state directory is the daemon's
@@ -138,7 +140,12 @@ test('given the daemon running as its own user under UMask=0027, then a member o
     demoConfigText((doc) => doc.delete('mqtt')),
     { mode: 0o644 },
   );
-  const dbPath = path.join(stateDir, 'homeostat.db');
+  return { stateDir, configPath, dbPath: path.join(stateDir, 'homeostat.db') };
+}
+
+test('given the daemon running as its own user under UMask=0027, then a member of its group reads the database (running, after a clean stop, after kill -9) and nobody else does', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root to run processes as other users');
+  const { stateDir, configPath, dbPath } = daemonHome(t);
   const owned = `${DAEMON_UID}:${GROUP_GID}`;
 
   // While it runs: WAL, with its -wal and -shm, all 0640, the daemon's.
@@ -192,3 +199,45 @@ test('given the daemon running as its own user under UMask=0027, then a member o
   assert.ok(fs.existsSync(`${dbPath}-shm`) && fs.existsSync(`${dbPath}-wal`), 'left by the crash');
   await assertGroupReads(dbPath, 'killed');
 });
+
+/**
+ * The state a daemon killed in its first second on a WAL it had just started can leave (seen
+ * under load): the WAL's 32-byte header written, the WAL index initialised and empty. A reader
+ * that cannot write the -shm then gets SQLITE_PROTOCOL at every read until a writer opens the
+ * file. These are the bytes such a kill left (a database of 512-byte pages, as homeostat's).
+ */
+const WAL_HEADER_ONLY = '377f0682002de21800000200000000008c68d914de20f529e9a46b9fcb736422';
+/** The WAL index header (SQLite keeps two copies of it), then its checkpoint information. */
+const INDEX_HEADER =
+  '18e22d00000000000000000001000000000000000000000000000000000000000000000000000000380718063593db09';
+const CHECKPOINT_INFO = '000000000000000000000000ffffffffffffffffffffffff00000000000000000000000000000000';
+const SHM_INDEX_HEADER = `${INDEX_HEADER}${INDEX_HEADER}${CHECKPOINT_INFO}`;
+const SHM_BYTES = 32_768;
+
+test('given a daemon killed before its WAL index was filled in, then a member of its group still reads the database (from a private recovered copy, deleted after)', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root to run processes as other users');
+  const { stateDir, configPath, dbPath } = daemonHome(t);
+  const daemon = await startDaemonAs(configPath, dbPath);
+  assert.equal(await daemon.stop('SIGTERM'), 0, daemon.output());
+  // The file back in WAL mode with no WAL frame, then the -wal and -shm as the kill left them.
+  const db = new Database(dbPath);
+  db.pragma('journal_mode = WAL');
+  db.close();
+  const shm = Buffer.alloc(SHM_BYTES);
+  Buffer.from(SHM_INDEX_HEADER, 'hex').copy(shm);
+  for (const [suffix, bytes] of [
+    ['-wal', Buffer.from(WAL_HEADER_ONLY, 'hex')],
+    ['-shm', shm],
+  ] as const) {
+    fs.writeFileSync(`${dbPath}${suffix}`, bytes, { mode: 0o640 });
+    fs.chownSync(`${dbPath}${suffix}`, DAEMON_UID, GROUP_GID);
+  }
+  const copiesBefore = readCopies();
+  await assertGroupReads(dbPath, 'killed before its WAL index was filled in');
+  assert.deepEqual(readCopies(), copiesBefore, 'the private copies are deleted');
+  assert.deepEqual(fs.readFileSync(`${dbPath}-shm`), shm, 'the daemon’s files are left as they were');
+  assert.ok(fs.readdirSync(stateDir).includes('homeostat.db-wal'));
+});
+
+/** The private copies of readers in the temporary directory (src/store/recovered-copy.ts). */
+const readCopies = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('homeostat-read-'));
