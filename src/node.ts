@@ -9,6 +9,7 @@ import type { HttpServer } from './http/server.js';
 import { buildDrivers, type Drivers, speedProblem } from './kinds/build.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import type { MqttConnection, MqttConnectionOptions } from './mqtt/client.js';
+import { NodeAlerts } from './node/alerts-wiring.js';
 import { NodeSetupError } from './node/errors.js';
 import { NodeBridge, openMqtt } from './node/mqtt-wiring.js';
 import { lockDatabase, openStore } from './node/store-wiring.js';
@@ -83,6 +84,8 @@ export class Node {
   readonly connection: MqttConnection | undefined;
   /** Setpoint, mode and fault-reset commands from MQTT and HTTP: one path, one change budget. */
   readonly commands: DesiredCommands;
+  /** Alerts: the monitor of every loop status, the outbox and its delivery. */
+  readonly alerts: NodeAlerts;
   /** The bridge and the presence watch (none without a broker). */
   private readonly mqtt: NodeBridge;
   private readonly httpServer: HttpServer | undefined;
@@ -136,6 +139,7 @@ export class Node {
       this.gate = this.watchdogGate();
       this.daemon = this.buildDaemon(loaded.text, speed);
       this.commands = this.commandPath();
+      this.alerts = this.buildAlerts(mqtt);
       const { daemon, store, commands, guardClock } = this;
       this.mqtt = new NodeBridge({
         ...mqtt,
@@ -183,6 +187,8 @@ export class Node {
       .then(() => {
         // Before the first cycle drives a relay, and again with the generation the database gave.
         this.safeManifest?.write(this.config);
+        // Before the first cycle: a sensor dead at boot is told too.
+        this.alerts.start();
         return this.daemon.start();
       })
       .then(() => {
@@ -246,6 +252,8 @@ export class Node {
       // No more requests first: a write must not arrive while the loops stop.
       await this.httpServer?.stop();
       await this.daemon.stop(signal);
+      // What is undelivered stays in the outbox for the next start.
+      await this.alerts.stop();
       await this.mqtt.stop();
       this.commands.stop();
       this.store.close();
@@ -316,6 +324,19 @@ export class Node {
       },
     });
     return commands;
+  }
+
+  /** Alerts on the node's clock, delivered on the guard clock (real time under `--speed`). */
+  private buildAlerts({ connection, settings }: ReturnType<typeof openMqtt>): NodeAlerts {
+    return new NodeAlerts({
+      config: this.config,
+      store: this.store,
+      daemon: this.daemon,
+      clock: this.clock,
+      deliveryClock: this.guardClock,
+      logger: this.logger,
+      mqtt: connection && settings ? { connection, base: settings.baseTopic } : undefined,
+    });
   }
 
   /** The HTTP API and dashboard, unless the options say none. */

@@ -78,6 +78,7 @@ export function typeText(schema: JsonSchema, link: (table: Table) => string, chi
   }
   if (schema.items !== undefined) return `list of ${typeText(schema.items, link, child)}`;
   if (child !== undefined) return link(child);
+  if (schema.anyOf !== undefined) return schema.anyOf.map((option) => typeText(option, link)).join(' or ');
   switch (schema.type) {
     case 'number':
     case 'integer':

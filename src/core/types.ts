@@ -105,4 +105,9 @@ export type ConditionType =
    * Set by the runtime once another process with this node id was seen on the broker: False
    * (reason NodeIdClash) while the clash lasts, True (Unique) after; regulation goes on.
    */
-  | 'NodeIdUnique';
+  | 'NodeIdUnique'
+  /**
+   * Set by the runtime when alerts.channels names any: False while a channel cannot deliver
+   * (reason SecretUnreadable or DeliveryFailing; the alerts wait in the outbox); regulation goes on.
+   */
+  | 'AlertsDelivering';

@@ -23,8 +23,8 @@ import { applyConfig } from './store.js';
 import { superviseStore } from './store-supervision.js';
 import { DaemonTimers } from './timers.js';
 
-/** Node conditions set from outside the daemon: the HTTP server's, and the broker presence's. */
-type ExternalNodeCondition = 'ApiServing' | 'NodeIdUnique';
+/** Node conditions set from outside the daemon: the HTTP server's, the broker presence's, the alerts'. */
+type ExternalNodeCondition = 'ApiServing' | 'NodeIdUnique' | 'AlertsDelivering';
 
 export type { DaemonEvents, DaemonOptions } from './options.js';
 export type { ReloadOutcome } from './reload.js';

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
 import type { Logger } from 'pino';
+import { readCappedFile } from '../capped-file.js';
 import { type Config, mqttOf, usesMqtt } from '../config/schema.js';
 import type { DesiredCommands } from '../control/desired-commands.js';
 import type { DesiredStore } from '../store/desired-store.js';
@@ -22,9 +22,12 @@ export function mqttSettings(
   const url = urlOverride ?? config.mqtt?.url;
   if (!url) return undefined;
   const password = mqtt.passwordFile
-    ? readCappedFile(mqtt.passwordFile, 'password file', MAX_SECRET_FILE_BYTES).toString('utf8').trim()
+    ? readCappedFile(mqtt.passwordFile, 'mqtt: cannot read the password file', MAX_SECRET_FILE_BYTES)
+        .toString('utf8')
+        .trim()
     : env.HOMEOSTAT_MQTT_PASSWORD;
-  const read = (file: string, what: string) => readCappedFile(file, what, MAX_TLS_FILE_BYTES);
+  const read = (file: string, what: string) =>
+    readCappedFile(file, `mqtt: cannot read the ${what}`, MAX_TLS_FILE_BYTES);
   return {
     url,
     clientId: mqtt.clientId,
@@ -42,46 +45,6 @@ export function mqttSettings(
 export const MAX_SECRET_FILE_BYTES = 4_096;
 /** Largest TLS file accepted (CA bundle, certificate, key), bytes: a full CA bundle is ~220 KB. */
 export const MAX_TLS_FILE_BYTES = 1_048_576;
-
-/**
- * Reads a file the config names, refusing anything but a regular file of at most `maxBytes`:
- * `/dev/zero` would otherwise be read until memory runs out, and a FIFO would block the start
- * forever. Opened non-blocking (a FIFO open does not wait for a writer), then checked on the
- * open descriptor (no race between the check and the read), then read up to the cap.
- * Throws `mqtt: cannot read the <what> <file>: …` naming what to fix.
- */
-function readCappedFile(file: string, what: string, maxBytes: number): Buffer {
-  const fail = (why: string) => new Error(`mqtt: cannot read the ${what} ${file}: ${why}`);
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  } catch (error) {
-    throw fail((error as Error).message);
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile())
-      throw fail('not a regular file (a device, FIFO or directory); point it at a plain file');
-    if (stat.size > maxBytes) {
-      throw fail(`it is ${stat.size} bytes, at most ${maxBytes} are accepted; is it the right file?`);
-    }
-    // Read one byte more than allowed: a file that grew since fstat is still caught.
-    const buffer = Buffer.alloc(maxBytes + 1);
-    let length = 0;
-    for (;;) {
-      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > maxBytes) throw fail(`it is more than ${maxBytes} bytes; is it the right file?`);
-    }
-    return Buffer.from(buffer.subarray(0, length)); // a copy: the 1 MiB scratch buffer is freed
-  } catch (error) {
-    if (error instanceof Error && error.message.startsWith('mqtt: ')) throw error;
-    throw fail((error as Error).message);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 /**
  * The node's one MQTT connection (not started): the node builds it before the drivers, which

@@ -2,8 +2,13 @@ import type { LoopStatus } from '../core/status.js';
 import type { Condition } from '../core/types.js';
 
 /** Conditions of the whole node that every loop shows. */
-export type NodeConditionType = 'StorageHealthy' | 'ApiServing' | 'NodeIdUnique';
-const NODE_CONDITION_ORDER: readonly NodeConditionType[] = ['StorageHealthy', 'ApiServing', 'NodeIdUnique'];
+export type NodeConditionType = 'StorageHealthy' | 'ApiServing' | 'NodeIdUnique' | 'AlertsDelivering';
+const NODE_CONDITION_ORDER: readonly NodeConditionType[] = [
+  'StorageHealthy',
+  'ApiServing',
+  'NodeIdUnique',
+  'AlertsDelivering',
+];
 
 /** A node condition's value: healthy or not, why, and what to do. */
 export interface NodeHealth {

@@ -281,6 +281,27 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 9,
+    description: 'the alert outbox (alert_outbox): alerts kept until each channel took them',
+    up: (db) => {
+      db.exec(`
+        -- One row per alert and channel (store/alert-outbox.ts), written when the alert is raised
+        -- and marked delivered_at_ms once the channel took it; undelivered rows are sent again
+        -- after a restart, in id order per channel. 'notice': the alert as JSON (alerts/notice.ts).
+        CREATE TABLE alert_outbox (
+          id INTEGER PRIMARY KEY,
+          channel TEXT NOT NULL,
+          notice TEXT NOT NULL,
+          created_at_ms INTEGER NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          last_error TEXT,
+          delivered_at_ms INTEGER
+        );
+        CREATE INDEX alert_outbox_undelivered ON alert_outbox (channel, id) WHERE delivered_at_ms IS NULL;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes and understands. */

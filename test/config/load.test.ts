@@ -146,7 +146,7 @@ describe('parseConfigText', () => {
         c.colour = 'blue';
       }),
       expected:
-        'colour: unknown key (allowed: version, node, mqtt, gpio, storage, http, simulation, sensors, actuators, loops)',
+        'colour: unknown key (allowed: version, node, mqtt, gpio, storage, http, simulation, alerts, sensors, actuators, loops)',
     },
     {
       name: 'setpoint outside limits',

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/database.js';
-import { migrate, schemaVersion } from '../../src/store/migrations.js';
+import { LATEST_VERSION, migrate, schemaVersion } from '../../src/store/migrations.js';
 import { decodeRecorded, encodeRecorded, type RecordedPoint } from '../../src/store/recorded-codec.js';
 import { readRecorded } from '../../src/store/recorded-store.js';
 import { pruneHistory } from '../../src/store/retention.js';
@@ -130,7 +130,7 @@ describe('migration 8: recorded_samples in an existing database', () => {
 
     const { db } = openStore({ path: file, logger: silentLogger, nowMs: () => T0 });
     t.after(() => db.close());
-    assert.equal(schemaVersion(db), 8);
+    assert.equal(schemaVersion(db), LATEST_VERSION, 'migrated from 7 through 8 to the latest');
     const columns = db
       .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('recorded_samples')")
       .all()

@@ -12,6 +12,7 @@ import { join } from 'node:path';
  * daemons as the user would and have not been tried in one process.
  */
 export const BUNDLED_DIRS = [
+  'alerts',
   'commands',
   'config',
   'control',

@@ -8,6 +8,7 @@ import {
   type SensorConfig,
   sensorSchema,
 } from '../../kinds/registry.js';
+import { type AlertsConfig, alertsSchema, checkAlertChannels } from './alerts.js';
 import { idKey, LOOP_ID_PATTERN, type Range } from './common.js';
 import type { ControllerConfig } from './controllers.js';
 import { type GpioConfig, gpioSchema } from './gpio.js';
@@ -37,6 +38,7 @@ export const configObjectSchema = z
     storage: storageSchema.prefault({}),
     http: httpSchema.prefault({}),
     simulation: simulationSchema.prefault({}),
+    alerts: alertsSchema.prefault({}),
     sensors: z
       .record(idKey('sensor'), sensorSchema)
       .refine((r) => Object.keys(r).length > 0, 'at least one sensor is required')
@@ -60,6 +62,7 @@ export const configSchema = configObjectSchema
   .superRefine(checkRenamedKeys)
   .superRefine(checkReferences)
   .superRefine((config, ctx) => checkHttp(config.http, ctx))
+  .superRefine(checkAlertChannels)
   .transform(resolve);
 
 /** The schema of the file as written (before defaults that depend on other fields). */
@@ -102,6 +105,8 @@ export interface Config {
   /** Always there: on at 127.0.0.1:8734 unless written. */
   http: HttpConfig;
   simulation: SimulationConfig;
+  /** Always there: no channels and the default rules unless written. */
+  alerts: AlertsConfig;
   sensors: Record<string, SensorConfig>;
   actuators: Record<string, ActuatorConfig>;
   loops: Record<string, LoopConfig>;

@@ -1,5 +1,6 @@
 /** A regulation loop's section: one sensor (or several), one or two actuators, one setpoint, its monitors. */
 import { z } from 'zod';
+import { loopAlertsSchema } from './alerts.js';
 import { loopMonitorFields } from '../../kinds/monitors/registry.js';
 import { modeSchema, QUANTITIES, rangeSchema, ref } from './common.js';
 import { controllerSchema } from './controllers.js';
@@ -144,6 +145,7 @@ export const loopSchema = z
           '(a broken switch or a garbage payload pauses too; the Interlocked condition says which). Default none.',
       ),
     controller: controllerSchema.describe('How the output is computed: pid or hysteresis. Required.'),
+    alerts: loopAlertsSchema.optional(),
     autotune: z
       .strictObject({
         autoApply: z

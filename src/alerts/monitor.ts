@@ -1,0 +1,151 @@
+/**
+ * Alerts at run time: every loop status goes through the tracker (rules.ts) on the monotonic
+ * clock; what it raises or resolves goes, through the hourly cap, into the outbox of each
+ * channel the loop alerts on (and MQTT's), and the dispatcher delivers it. A timer raises a
+ * streak whose delay ends between two statuses. Faults are logged here too, at warning when
+ * they start and at info when they clear, once per streak, whatever the alert rules.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.js';
+import type { LoopStatus } from '../core/status.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
+import { StampClock } from '../time/stamps.js';
+import { HourlyCap } from './cap.js';
+import type { AlertDispatcher } from './dispatcher.js';
+import { type AlertNotice, formatDuration, noticeOf } from './notice.js';
+import type { AlertOutbox } from './outbox.js';
+import {
+  type AlertTrackerState,
+  type AlertTransition,
+  EMPTY_ALERT_STATE,
+  forgetLoops,
+  nextDueMs,
+  raiseDue,
+  trackLoopStatus,
+} from './rules.js';
+import { rulesOf } from './rules-of.js';
+
+export interface AlertMonitorOptions {
+  config: Config;
+  clock: Pick<Clock, 'nowMs' | 'monotonicMs' | 'setTimer' | 'clearTimer'>;
+  logger: Logger;
+  outbox: AlertOutbox;
+  dispatcher: AlertDispatcher;
+  /** The channels alerts go to, by id; `mqtt` (when there is a broker) gets every alert. */
+  channels: readonly string[];
+}
+
+/** The channel that always gets every alert, when the node has a broker. */
+export const MQTT_CHANNEL = 'mqtt';
+
+export class AlertMonitor {
+  #config: Config;
+  #state: AlertTrackerState = EMPTY_ALERT_STATE;
+  #timer: TimerHandle | undefined;
+  readonly #cap: HourlyCap;
+  readonly #stamps: StampClock;
+
+  constructor(private readonly opts: AlertMonitorOptions) {
+    this.#config = opts.config;
+    this.#cap = new HourlyCap(opts.config.alerts.capPerHour);
+    this.#stamps = new StampClock(
+      () => opts.clock.nowMs(),
+      () => opts.clock.monotonicMs(),
+    );
+  }
+
+  /** A loop's status after a cycle. */
+  onStatus(status: LoopStatus): void {
+    const rules = rulesOf(this.#config, status.loop);
+    if (!rules) return;
+    const tracked = trackLoopStatus(this.#state, status, rules, this.opts.clock.monotonicMs());
+    this.#state = tracked.state;
+    this.#handle(tracked.transitions);
+  }
+
+  /** A reloaded config: its rules and channels from now on; removed loops' streaks end. */
+  applyConfig(config: Config): void {
+    this.#config = config;
+    const forgotten = forgetLoops(this.#state, (loop) => loop in config.loops, this.opts.clock.monotonicMs());
+    this.#state = forgotten.state;
+    this.#handle(forgotten.transitions);
+  }
+
+  stop(): void {
+    if (this.#timer) this.opts.clock.clearTimer(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #handle(transitions: AlertTransition[]): void {
+    for (const transition of transitions) {
+      this.#log(transition);
+      const notice = noticeOf(transition, this.#noticeContext());
+      if (notice) this.#enqueue(notice);
+    }
+    this.#schedule();
+  }
+
+  #noticeContext() {
+    const config = this.#config;
+    return {
+      node: config.node.id,
+      nodeName: config.node.name,
+      loopName: (loop: string) => config.loops[loop]?.name ?? loop,
+      wallMs: this.opts.clock.nowMs(),
+      wallOf: (monotonicMs: number) => this.#stamps.wallOf(monotonicMs),
+    };
+  }
+
+  #enqueue(notice: AlertNotice): void {
+    const loopChannels =
+      notice.loop === undefined ? undefined : this.#config.loops[notice.loop]?.alerts?.channels;
+    const targets = this.opts.channels.filter(
+      (channel) => channel === MQTT_CHANNEL || loopChannels === undefined || loopChannels.includes(channel),
+    );
+    const nowMs = this.opts.clock.monotonicMs();
+    const sentTo: string[] = [];
+    for (const channel of targets) {
+      // MQTT is not capped: automations want every message, and it costs no one's phone.
+      const admitted = channel === MQTT_CHANNEL ? notice : this.#cap.admit(channel, notice, nowMs);
+      if (!admitted) continue;
+      this.opts.outbox.add(channel, admitted, this.opts.clock.nowMs());
+      sentTo.push(channel);
+    }
+    if (notice.phase !== 'resolved' || sentTo.length > 0) {
+      this.opts.logger.info(
+        `alert ${notice.phase}: ${notice.title}: ${notice.message}${sentTo.length ? ` (to ${sentTo.join(', ')})` : ' (no channel)'}`,
+      );
+    }
+    this.opts.dispatcher.kick();
+  }
+
+  /** Faults, once per streak: warning when one starts, info when it clears. */
+  #log(transition: AlertTransition): void {
+    if (transition.phase === 'event' || transition.phase === 'raised') return;
+    const { streak } = transition;
+    if (streak.kind !== 'faulted' && streak.kind !== 'latched') return;
+    const loop = streak.loop ?? this.#config.node.id;
+    if (transition.phase === 'started') {
+      this.opts.logger.warn({ loop }, `${loop}: fault: ${streak.message}`);
+    } else {
+      const lastedMs = this.opts.clock.monotonicMs() - streak.sinceMs;
+      this.opts.logger.info({ loop }, `${loop}: fault cleared after ${formatDuration(lastedMs)}`);
+    }
+  }
+
+  /** A timer for the next streak due to be raised between statuses. */
+  #schedule(): void {
+    if (this.#timer) this.opts.clock.clearTimer(this.#timer);
+    this.#timer = undefined;
+    const rules = (loop: string | undefined) => rulesOf(this.#config, loop);
+    const dueMs = nextDueMs(this.#state, rules);
+    if (dueMs === undefined) return;
+    const delayMs = Math.max(0, dueMs - this.opts.clock.monotonicMs());
+    this.#timer = this.opts.clock.setTimer(() => {
+      this.#timer = undefined;
+      const due = raiseDue(this.#state, rules, this.opts.clock.monotonicMs());
+      this.#state = due.state;
+      this.#handle(due.transitions);
+    }, delayMs);
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * Alerts: where they go (channels) and what raises them (rules, with defaults every loop can
+ * override). Secrets are named by file, never written here.
+ */
+import { z } from 'zod';
+import { idKey } from './common.js';
+
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .refine((text) => {
+      try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, `${what} must be an http:// or https:// URL`);
+
+const secretFile = (what: string) =>
+  z.string().min(1).describe(`Path of a file holding ${what} (read at start, never logged or shown).`);
+
+const NTFY_PRIORITIES = ['min', 'low', 'default', 'high', 'urgent'] as const;
+
+const ntfySchema = z
+  .strictObject({
+    type: z.literal('ntfy').describe('ntfy: a push to phones.'),
+    server: httpUrl('server')
+      .default('https://ntfy.sh')
+      .describe('The ntfy server: the public one or your own. Default https://ntfy.sh.'),
+    topic: z
+      .string()
+      .regex(/^[-_A-Za-z0-9]{1,64}$/, { error: 'topic: 1–64 letters, digits, - and _' })
+      .describe(
+        'Topic to publish to (on the public server it is the password: pick one hard to guess). Required.',
+      ),
+    tokenFile: secretFile('an ntfy access token (tk_…)')
+      .optional()
+      .describe('Path of a file holding an ntfy access token, for a protected topic. Default: none.'),
+    priority: z
+      .enum(NTFY_PRIORITIES)
+      .default('high')
+      .describe(
+        'Priority of a raised alert (min, low, default, high, urgent); a resolved one is sent at default. Default high.',
+      ),
+    tags: z
+      .array(z.string().min(1))
+      .default(['warning'])
+      .describe('Tags (ntfy shows known ones as emojis) of a raised alert. Default [warning].'),
+  })
+  .describe('Push to phones through ntfy (https://ntfy.sh or a self-hosted server).');
+
+const telegramSchema = z
+  .strictObject({
+    type: z.literal('telegram').describe('telegram: a message from your bot.'),
+    botTokenFile: secretFile('the bot token from @BotFather').describe(
+      'Path of a file holding the bot token from @BotFather (never logged). Required.',
+    ),
+    chatId: z
+      .union([z.string().min(1), z.number().int()])
+      .describe(
+        'The chat (or group, or channel) the bot writes to: its numeric id or @channelname. Required.',
+      ),
+    apiUrl: httpUrl('apiUrl')
+      .default('https://api.telegram.org')
+      .describe('The Bot API server. Default https://api.telegram.org.'),
+  })
+  .describe('A Telegram message from your bot.');
+
+const webhookSchema = z
+  .strictObject({
+    type: z.literal('webhook').describe('webhook: a JSON POST.'),
+    url: httpUrl('url').describe('Where each alert is POSTed as JSON (Node-RED, n8n, your own). Required.'),
+    secretFile: secretFile('the HMAC key')
+      .optional()
+      .describe(
+        'Path of a file holding a key: each request is signed with HMAC-SHA256 of its body in the header ' +
+          'X-Homeostat-Signature (sha256=<hex>). Default: unsigned.',
+      ),
+  })
+  .describe('A JSON POST to any URL, with the alert id in X-Homeostat-Alert-Id for de-duplication.');
+
+export const alertChannelSchema = z.discriminatedUnion('type', [ntfySchema, telegramSchema, webhookSchema]);
+
+export type AlertChannelConfig = z.output<typeof alertChannelSchema>;
+
+/** A delay in seconds, or false: this alert is never raised. */
+const delayS = z.union([z.number().min(0), z.literal(false)]);
+
+export const ALERT_RULE_DEFAULTS = {
+  latchedForS: 0,
+  faultedForS: 60,
+  unconfirmedForS: 120,
+  interlockForS: 1800,
+  storageForS: 60,
+} as const;
+
+type RuleKey = keyof typeof ALERT_RULE_DEFAULTS;
+
+const RULE_TEXT: Record<RuleKey, string> = {
+  latchedForS:
+    'A latched fault (effect watch, cut-off, stuck, runaway, maximum on-time) raises an alert after this long',
+  faultedForS:
+    'A sensor fault (reading missing, stale, not a number, implausible, its device offline) raises an alert once it lasted this long',
+  unconfirmedForS:
+    'An actuator whose state is not confirmed (a write failing, a plug not answering) raises an alert after this long',
+  interlockForS: 'An interlock (a window or door open) that pauses the loop raises an alert after this long',
+  storageForS: 'The database unusable (corrupt, full, locked, unwritable) raises an alert after this long',
+};
+
+/** The node-wide rule: its default in force. */
+const rule = (key: RuleKey) =>
+  delayS
+    .default(ALERT_RULE_DEFAULTS[key])
+    .describe(`${RULE_TEXT[key]}, seconds; false: never. Default ${ALERT_RULE_DEFAULTS[key]}.`);
+
+/** A loop's override of it. */
+const ruleOverride = (key: RuleKey) =>
+  delayS.optional().describe(`${RULE_TEXT[key]}, seconds; false: never. Default: alerts.rules.${key}.`);
+
+const bandSchema = z
+  .strictObject({
+    low: z
+      .number()
+      .optional()
+      .describe('Lowest value (loop unit) before the alert counts. Default: no lower bound.'),
+    high: z
+      .number()
+      .optional()
+      .describe('Highest value (loop unit) before the alert counts. Default: no upper bound.'),
+    forS: z
+      .number()
+      .min(0)
+      .default(600)
+      .describe('How long the value must stay outside, seconds. Default 600.'),
+  })
+  .refine((band) => band.low !== undefined || band.high !== undefined, 'give low, high or both')
+  .refine(
+    (band) => band.low === undefined || band.high === undefined || band.low < band.high,
+    'low must be below high',
+  )
+  .describe(
+    'Alert when the measured value stays outside low..high, fault or not (a fermenter above 22 °C). Default: none.',
+  );
+
+/** A loop's `alerts`: the node's rules with its own overrides, a band, and which channels. */
+export const loopAlertsSchema = z
+  .strictObject({
+    latchedForS: ruleOverride('latchedForS'),
+    faultedForS: ruleOverride('faultedForS'),
+    unconfirmedForS: ruleOverride('unconfirmedForS'),
+    interlockForS: ruleOverride('interlockForS'),
+    band: bandSchema.optional(),
+    autotune: z
+      .boolean()
+      .optional()
+      .describe(
+        "An autotune that finished or was aborted is told. Default: the node's alerts.rules.autotune.",
+      ),
+    channels: z
+      .array(z.string())
+      .optional()
+      .describe('Ids of the alerts.channels this loop alerts on. Default: every channel.'),
+  })
+  .describe(
+    "This loop's alerts: overrides of alerts.rules, an alert band, the channels. Default: alerts.rules.",
+  );
+
+export type LoopAlertsConfig = z.output<typeof loopAlertsSchema>;
+
+export const alertsSchema = z
+  .strictObject({
+    channels: z
+      .record(idKey('channel'), alertChannelSchema)
+      .default({})
+      .describe(
+        'Where alerts go, by id. Every alert also goes to MQTT <baseTopic>/<node.id>/alerts (not retained) when a broker is set. Default none.',
+      ),
+    rules: z
+      .strictObject({
+        latchedForS: rule('latchedForS'),
+        faultedForS: rule('faultedForS'),
+        unconfirmedForS: rule('unconfirmedForS'),
+        interlockForS: rule('interlockForS'),
+        storageForS: rule('storageForS'),
+        autotune: z
+          .boolean()
+          .default(true)
+          .describe('An autotune that finished or was aborted is told. Default true.'),
+      })
+      .prefault({})
+      .describe('What raises an alert on every loop (a loop overrides them in loops.<id>.alerts).'),
+    capPerHour: z
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .describe(
+        'At most this many alerts per channel in an hour (a resolved one is not counted); the rest are counted ' +
+          'and the count is told with the next one, so a flapping sensor cannot flood a phone. Default 10.',
+      ),
+    outboxLimit: z
+      .number()
+      .int()
+      .min(10)
+      .default(1000)
+      .describe(
+        'Undelivered alerts kept (in the database, across restarts) while a channel is down; beyond it the oldest ' +
+          'are dropped and counted. Default 1000.',
+      ),
+  })
+  .describe(
+    'Alerts when a loop goes safe, a sensor goes quiet, a window stays open: told once when it starts and once ' +
+      'when it is resolved, through an outbox in the database (retried while the network is down).',
+  );
+
+export type AlertsConfig = z.output<typeof alertsSchema>;
+
+/** Loops naming channels that do not exist. */
+export function checkAlertChannels(
+  config: {
+    alerts: AlertsConfig;
+    loops: Record<string, { alerts?: { channels?: string[] | undefined } | undefined }>;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const known = Object.keys(config.alerts.channels);
+  for (const [loop, section] of Object.entries(config.loops)) {
+    for (const [index, channel] of (section.alerts?.channels ?? []).entries()) {
+      if (known.includes(channel)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['loops', loop, 'alerts', 'channels', index],
+        message: `unknown alert channel "${channel}"${known.length ? ` (channels: ${known.join(', ')})` : ': alerts.channels has none'}`,
+      });
+    }
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The node's alerts: the channels the config names (secrets read once, at start) plus MQTT's
+ * `<baseTopic>/<node.id>/alerts` when there is a broker, the outbox in the database, the
+ * dispatcher and the monitor fed by every loop status. The AlertsDelivering condition (only
+ * when the config names channels) says whether they deliver. Channels keep their settings until
+ * a restart; the rules follow every reload.
+ */
+import type { Logger } from 'pino';
+import { buildChannel } from '../alerts/channels/index.js';
+import { type AlertChannel, mqttChannel } from '../alerts/channels/services.js';
+import { AlertDispatcher } from '../alerts/dispatcher.js';
+import { AlertMonitor, MQTT_CHANNEL } from '../alerts/monitor.js';
+import { AlertOutbox } from '../alerts/outbox.js';
+import type { Config } from '../config/schema.js';
+import type { Daemon } from '../daemon/daemon.js';
+import type { MqttConnection } from '../mqtt/client.js';
+import { AlertOutboxTable } from '../store/alert-outbox.js';
+import type { StoreSupervisor } from '../store/supervisor.js';
+import type { Clock } from '../time/clock.js';
+
+export interface NodeAlertsOptions {
+  config: Config;
+  store: StoreSupervisor;
+  daemon: Daemon;
+  clock: Clock;
+  /**
+   * Times delivery's timeouts and retries: real time when `clock` is scaled (`--speed`), so a
+   * server gets its 15 s to answer in the simulation as on a real node.
+   */
+  deliveryClock: Pick<Clock, 'setTimer' | 'clearTimer'>;
+  logger: Logger;
+  /** The node's connection and its topics' base (`<baseTopic>/<node.id>`), when it has a broker. */
+  mqtt?: { connection: MqttConnection; base: string } | undefined;
+}
+
+export class NodeAlerts {
+  readonly outbox: AlertOutbox;
+  readonly dispatcher: AlertDispatcher;
+  readonly monitor: AlertMonitor;
+  /** Each configured channel's last error (undefined: delivering), for the condition. */
+  readonly #errors = new Map<string, string | undefined>();
+  readonly #configured: string[];
+  /** Channels built broken: their secret file could not be read. */
+  readonly #unreadable = new Set<string>();
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly opts: NodeAlertsOptions) {
+    const { config, logger } = opts;
+    const channels = new Map<string, AlertChannel>();
+    for (const [id, channelConfig] of Object.entries(config.alerts.channels)) {
+      const built = buildChannel(id, channelConfig);
+      channels.set(id, built.channel);
+      this.#errors.set(id, built.problem);
+      if (built.problem) this.#unreadable.add(id);
+      if (built.problem) logger.error(`alerts: ${built.problem}; alerts for ${id} wait in the outbox`);
+    }
+    this.#configured = [...channels.keys()];
+    const mqtt = opts.mqtt;
+    if (mqtt) {
+      const publish = (topic: string, payload: string) =>
+        mqtt.connection.publish(topic, payload, { qos: 1, retain: false });
+      channels.set(MQTT_CHANNEL, mqttChannel(`${mqtt.base}/alerts`, publish));
+    }
+    const alertsLogger = logger.child({ component: 'alerts' });
+    this.outbox = new AlertOutbox(
+      new AlertOutboxTable(() => opts.store.database),
+      config.alerts.outboxLimit,
+      alertsLogger,
+    );
+    this.dispatcher = new AlertDispatcher({
+      outbox: this.outbox,
+      channels,
+      clock: {
+        nowMs: () => opts.clock.nowMs(),
+        setTimer: (fn, delayMs) => opts.deliveryClock.setTimer(fn, delayMs),
+        clearTimer: (handle) => opts.deliveryClock.clearTimer(handle),
+      },
+      logger: alertsLogger,
+      onAttempt: (channel, error) => this.#noteAttempt(channel, error),
+    });
+    this.monitor = new AlertMonitor({
+      config,
+      clock: opts.clock,
+      logger: alertsLogger,
+      outbox: this.outbox,
+      dispatcher: this.dispatcher,
+      channels: [...channels.keys()],
+    });
+    mqtt?.connection.onConnect(() => this.dispatcher.retryNow(MQTT_CHANNEL));
+  }
+
+  /** Loads what the database holds undelivered, follows the loops' statuses, and delivers. */
+  start(): void {
+    const loaded = this.outbox.load([...this.#configured, ...(this.opts.mqtt ? [MQTT_CHANNEL] : [])]);
+    if (loaded > 0)
+      this.opts.logger.info(`alerts: ${loaded} undelivered from before the restart, delivering`);
+    this.#unsubscribe = this.opts.daemon.subscribe({
+      status: (status) => this.monitor.onStatus(status),
+      configApplied: (config) => {
+        this.monitor.applyConfig(config);
+        if (JSON.stringify(config.alerts.channels) !== JSON.stringify(this.opts.config.alerts.channels)) {
+          this.opts.logger.warn(
+            'the alerts.channels block changed: channels keep their settings until the next restart',
+          );
+        }
+      },
+    });
+    this.#showHealth();
+    this.dispatcher.kick();
+  }
+
+  /** Stops following and delivering; what is undelivered stays in the outbox for the next start. */
+  async stop(): Promise<void> {
+    this.#unsubscribe?.();
+    this.monitor.stop();
+    await this.dispatcher.stop();
+  }
+
+  #noteAttempt(channel: string, error: string | undefined): void {
+    if (!this.#errors.has(channel) || this.#errors.get(channel) === error) return;
+    this.#errors.set(channel, error);
+    this.#showHealth();
+  }
+
+  #showHealth(): void {
+    if (this.#configured.length === 0) return;
+    const failing = [...this.#errors].filter(([, error]) => error !== undefined);
+    const backlog = this.outbox.backlog();
+    const waiting = (channel: string) => (backlog[channel] ? ` (${backlog[channel]} waiting)` : '');
+    this.opts.daemon.setNodeCondition(
+      'AlertsDelivering',
+      failing.length === 0
+        ? { healthy: true, reason: 'Delivering', message: `alerts go to ${this.#configured.join(', ')}` }
+        : {
+            healthy: false,
+            reason: failing.some(([channel]) => this.#unreadable.has(channel))
+              ? 'SecretUnreadable'
+              : 'DeliveryFailing',
+            message: failing.map(([channel, error]) => `${channel}: ${error}${waiting(channel)}`).join('; '),
+          },
+    );
+  }
+}
