@@ -351,6 +351,7 @@ export class Node {
       commands: this.commands,
       clock: this.clock,
       logger: this.logger,
+      alerts: this.alerts,
       ...(http ? { listen: http } : {}),
     });
   }

@@ -35,6 +35,11 @@ export interface AlertMonitorOptions {
   channels: readonly string[];
 }
 
+/** The message of a loop's first cycles, before its sensor's first reading (core/sensor-health.ts). */
+const NO_READING_YET = 'no reading yet';
+/** How long "no reading yet" may last before it is logged as a fault. */
+const NO_READING_GRACE_MS = 30_000;
+
 /** The channel that always gets every alert, when the node has a broker. */
 export const MQTT_CHANNEL = 'mqtt';
 
@@ -42,6 +47,8 @@ export class AlertMonitor {
   #config: Config;
   #state: AlertTrackerState = EMPTY_ALERT_STATE;
   #timer: TimerHandle | undefined;
+  /** Faults waiting to be logged: a loop's first cycles before its first reading (see #log). */
+  readonly #unlogged = new Map<string, number>();
   readonly #cap: HourlyCap;
   readonly #stamps: StampClock;
 
@@ -61,6 +68,7 @@ export class AlertMonitor {
     const tracked = trackLoopStatus(this.#state, status, rules, this.opts.clock.monotonicMs());
     this.#state = tracked.state;
     this.#handle(tracked.transitions);
+    this.#logLateFaults();
   }
 
   /** A reloaded config: its rules and channels from now on; removed loops' streaks end. */
@@ -119,17 +127,38 @@ export class AlertMonitor {
     this.opts.dispatcher.kick();
   }
 
-  /** Faults, once per streak: warning when one starts, info when it clears. */
+  /**
+   * Faults, once per streak: warning when one starts, info when it clears. "No reading yet" is
+   * logged only once it lasted NO_READING_GRACE_MS: every start shows it for a cycle or two.
+   */
   #log(transition: AlertTransition): void {
     if (transition.phase === 'event' || transition.phase === 'raised') return;
     const { streak } = transition;
     if (streak.kind !== 'faulted' && streak.kind !== 'latched') return;
     const loop = streak.loop ?? this.#config.node.id;
     if (transition.phase === 'started') {
+      if (streak.message.endsWith(NO_READING_YET)) this.#unlogged.set(streak.key, streak.sinceMs);
+      else this.opts.logger.warn({ loop }, `${loop}: fault: ${streak.message}`);
+      return;
+    }
+    if (this.#unlogged.delete(streak.key)) return;
+    const lastedMs = this.opts.clock.monotonicMs() - streak.sinceMs;
+    this.opts.logger.info({ loop }, `${loop}: fault cleared after ${formatDuration(lastedMs)}`);
+  }
+
+  /** Faults held back by #log that lasted their grace: logged now. */
+  #logLateFaults(): void {
+    const nowMs = this.opts.clock.monotonicMs();
+    for (const [key, sinceMs] of this.#unlogged) {
+      const streak = this.#state.streaks.get(key);
+      if (!streak) {
+        this.#unlogged.delete(key);
+        continue;
+      }
+      if (nowMs - sinceMs < NO_READING_GRACE_MS) continue;
+      this.#unlogged.delete(key);
+      const loop = streak.loop ?? this.#config.node.id;
       this.opts.logger.warn({ loop }, `${loop}: fault: ${streak.message}`);
-    } else {
-      const lastedMs = this.opts.clock.monotonicMs() - streak.sinceMs;
-      this.opts.logger.info({ loop }, `${loop}: fault cleared after ${formatDuration(lastedMs)}`);
     }
   }
 

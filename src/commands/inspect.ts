@@ -5,6 +5,7 @@ import { planSchedules } from '../config/plan-schedule.js';
 import type { LoopStatus } from '../core/status.js';
 import { redactConfigText } from '../redact.js';
 import { formatStatusLine } from '../status-line.js';
+import { AlertOutboxTable } from '../store/alert-outbox.js';
 import { openStoreReadOnly } from '../store/database.js';
 import { DesiredStore, type LoopDesiredRow } from '../store/desired-store.js';
 import { StateStore } from '../store/state-store.js';
@@ -57,7 +58,30 @@ export function loopReports(dbPath: string): LoopReport[] {
 
 export function statusCommand(opts: { dbPath: string; json: boolean }, write: Write): number {
   writeStatusReports(loopReports(opts.dbPath), opts.json, write);
+  if (!opts.json) {
+    const backlog = withDb(opts.dbPath, alertBacklogLine);
+    if (backlog) write(backlog);
+  }
   return 0;
+}
+
+/**
+ * `alerts: 3 undelivered (phone 2, mqtt 1), the oldest from <time>`, or undefined when none wait
+ * (or the file predates the outbox): what the daemon will deliver when it runs again.
+ */
+function alertBacklogLine(db: Database.Database): string | undefined {
+  let rows: ReturnType<AlertOutboxTable['undelivered']>;
+  try {
+    rows = new AlertOutboxTable(() => db).undelivered();
+  } catch {
+    return undefined;
+  }
+  if (rows.length === 0) return undefined;
+  const perChannel = new Map<string, number>();
+  for (const row of rows) perChannel.set(row.channel, (perChannel.get(row.channel) ?? 0) + 1);
+  const channels = [...perChannel].map(([channel, count]) => `${channel} ${count}`).join(', ');
+  const oldest = new Date(Math.min(...rows.map((row) => row.createdAtMs))).toISOString();
+  return `alerts: ${rows.length} undelivered (${channels}), the oldest from ${oldest}`;
 }
 
 /** `homeostat status` from the database: the JSON reports, or two lines per loop. */

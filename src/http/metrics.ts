@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { LoopStatus } from '../core/status.js';
 import type { Condition } from '../core/types.js';
 import { homeostatVersion } from '../version.js';
+import { type AlertChannelFigures, defineAlertMetrics } from './alert-metrics.js';
 import { defineRecordedGauge, type RecordedMetricValue } from './recorded-metrics.js';
 
 /**
@@ -56,6 +57,8 @@ export interface MetricsCollectors {
   httpConnectionsRefused?: () => number;
   /** The fresh values of the sensors loops record (homeostat_recorded_value). */
   recordedValues?: () => readonly RecordedMetricValue[];
+  /** Each alert channel's figures (homeostat_alerts_…). */
+  alerts?: () => readonly AlertChannelFigures[];
 }
 
 /** What this registry exported for a loop, so it can remove exactly those series. */
@@ -96,6 +99,7 @@ export class NodeMetrics {
       this.#registry,
       () => this.#read('recordedValues') as RecordedMetricValue[] | undefined,
     );
+    defineAlertMetrics(this.#registry, () => this.#read('alerts') as AlertChannelFigures[] | undefined);
     if (opts.collectProcess ?? true) collectDefaultMetrics({ register: this.#registry });
   }
 

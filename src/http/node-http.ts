@@ -7,6 +7,7 @@ import { FleetCollector } from '../mqtt/fleet.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 import type { WatchdogGate } from '../systemd/watchdog.js';
 import type { Clock } from '../time/clock.js';
+import type { AlertChannelFigures } from './alert-metrics.js';
 import { NodeMetrics, UNKNOWN_LOOP_LABEL } from './metrics.js';
 import { nodeApiDeps } from './node-api.js';
 import { HttpServer } from './server.js';
@@ -20,6 +21,8 @@ export interface NodeHttpParts {
   connection: MqttConnection | undefined;
   commands: DesiredCommands;
   logger: Logger;
+  /** The node's alert channels' figures, for /metrics. */
+  alerts?: { figures(): AlertChannelFigures[] };
 }
 
 /** Prometheus metrics: fed by the daemon's events and the command path, read at scrape time. */
@@ -29,6 +32,7 @@ export function buildNodeMetrics({
   connection,
   commands,
   logger,
+  alerts,
 }: NodeHttpParts): NodeMetrics {
   const metrics = new NodeMetrics({
     nodeId: daemon.currentConfig().node.id,
@@ -39,6 +43,7 @@ export function buildNodeMetrics({
     storageFailedOperations: () => store.failedOperations,
     storageHealthy: () => store.health().healthy,
     recordedValues: () => daemon.recordedValues.current(),
+    ...(alerts ? { alerts: () => alerts.figures() } : {}),
     ...(connection ? { mqttConnected: () => connection.connected } : {}),
   });
   daemon.subscribe({

@@ -13,6 +13,7 @@ import { AlertMonitor, MQTT_CHANNEL } from '../alerts/monitor.js';
 import { AlertOutbox } from '../alerts/outbox.js';
 import type { Config } from '../config/schema.js';
 import type { Daemon } from '../daemon/daemon.js';
+import type { AlertChannelFigures } from '../http/alert-metrics.js';
 import type { MqttConnection } from '../mqtt/client.js';
 import { AlertOutboxTable } from '../store/alert-outbox.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
@@ -107,6 +108,20 @@ export class NodeAlerts {
     });
     this.#showHealth();
     this.dispatcher.kick();
+  }
+
+  /** Each channel's figures since the start, for /metrics and `homeostat status`. */
+  figures(): AlertChannelFigures[] {
+    const counts = this.dispatcher.counts();
+    const backlog = this.outbox.backlog();
+    const dropped = this.outbox.droppedSinceStart();
+    return Object.entries(counts).map(([channel, { sent, failed }]) => ({
+      channel,
+      sent,
+      failed,
+      dropped: dropped[channel] ?? 0,
+      undelivered: backlog[channel] ?? 0,
+    }));
   }
 
   /** Stops following and delivering; what is undelivered stays in the outbox for the next start. */

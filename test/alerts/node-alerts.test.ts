@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { AlertNotice } from '../../src/alerts/notice.js';
+import { statusCommand } from '../../src/commands/inspect.js';
 import type { SimSensor } from '../../src/drivers/sim/sensor.js';
 import { minimalSimConfigText } from '../support/config.js';
 import { LogLevel, recordingLogger } from '../support/logger.js';

@@ -346,6 +346,33 @@ describe('NodeMetrics', () => {
       assert.equal(value(await scrape(metrics), 'homeostat_http_locked_out_addresses'), 0);
     });
 
+    it("given alert channels, then each one's sent, failed and dropped totals and its backlog are series by channel", async () => {
+      const metrics = nodeMetrics();
+      const none = await scrape(metrics);
+      assert.equal(samples(none, 'homeostat_alerts_sent_total').length, 0, 'no series without alerts');
+      metrics.setCollectors({
+        alerts: () => [
+          { channel: 'phone', sent: 4, failed: 9, dropped: 0, undelivered: 2 },
+          { channel: 'mqtt', sent: 6, failed: 0, dropped: 1, undelivered: 0 },
+        ],
+      });
+      const m = await scrape(metrics);
+      assert.deepEqual(
+        ['sent_total', 'failed_total', 'dropped_total', 'undelivered'].map((name) => [
+          value(m, `homeostat_alerts_${name}`, { channel: 'phone' }),
+          value(m, `homeostat_alerts_${name}`, { channel: 'mqtt' }),
+        ]),
+        [
+          [4, 6],
+          [9, 0],
+          [0, 1],
+          [2, 0],
+        ],
+      );
+      assert.equal(family(m, 'homeostat_alerts_failed_total')?.type, 'COUNTER');
+      assert.equal(family(m, 'homeostat_alerts_undelivered')?.type, 'GAUGE');
+    });
+
     it('when one throws, then its series is absent, the scrape answers and it is logged once', async () => {
       const log = recordingLogger();
       const metrics = new NodeMetrics({ nodeId: 'n', collectProcess: false, logger: log.logger });

@@ -1,7 +1,7 @@
 /** A regulation loop's section: one sensor (or several), one or two actuators, one setpoint, its monitors. */
 import { z } from 'zod';
-import { loopAlertsSchema } from './alerts.js';
 import { loopMonitorFields } from '../../kinds/monitors/registry.js';
+import { loopAlertsSchema } from './alerts.js';
 import { modeSchema, QUANTITIES, rangeSchema, ref } from './common.js';
 import { controllerSchema } from './controllers.js';
 import { checkLoop } from './loop-checks.js';

@@ -1,0 +1,113 @@
+/**
+ * The monitor between loop statuses and the outbox: which channels an alert goes to, the cap
+ * (never on MQTT), and the journal's story of each fault (at once at warning, at info when it
+ * clears; a loop's first "no reading yet" only once it lasted 30 s).
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { AlertDispatcher } from '../../src/alerts/dispatcher.js';
+import { AlertMonitor, MQTT_CHANNEL } from '../../src/alerts/monitor.js';
+import { AlertOutbox } from '../../src/alerts/outbox.js';
+import type { LoopStatus } from '../../src/core/status.js';
+import type { Condition } from '../../src/core/types.js';
+import { ManualClock } from '../../src/runtime/manual-clock.js';
+import { AlertOutboxTable } from '../../src/store/alert-outbox.js';
+import { closeStore, openStore } from '../../src/store/database.js';
+import { minimalSimConfigText, validConfig } from '../support/config.js';
+import { LogLevel, recordingLogger, silentLogger } from '../support/logger.js';
+import { type HasAfter, tempDir } from '../support/tmp.js';
+
+const CHANNELS = `
+alerts:
+  channels:
+    phone: { type: ntfy, topic: t1 }
+    hook: { type: webhook, url: "http://127.0.0.1:1/x" }
+  capPerHour: 2
+  rules: { faultedForS: 0 }
+`;
+
+function setUp(t: HasAfter, loopExtra = '') {
+  const config = validConfig(minimalSimConfigText({ extra: CHANNELS, loopExtra }));
+  const db = openStore({ path: path.join(tempDir(t), 'h.db'), logger: silentLogger, nowMs: () => 0 }).db;
+  t.after(() => closeStore(db));
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const log = recordingLogger();
+  const outbox = new AlertOutbox(new AlertOutboxTable(() => db), 100, silentLogger);
+  const dispatcher = new AlertDispatcher({ outbox, channels: new Map(), clock, logger: silentLogger });
+  const channels = ['phone', 'hook', MQTT_CHANNEL];
+  const monitor = new AlertMonitor({ config, clock, logger: log.logger, outbox, dispatcher, channels });
+  t.after(() => monitor.stop());
+  return { clock, log, outbox, monitor };
+}
+
+function status(faulted: Pick<Condition, 'status' | 'reason' | 'message'>): LoopStatus {
+  return {
+    loop: 'room',
+    quantity: 'temperature',
+    mode: 'heat',
+    setpoint: 20,
+    measured: undefined,
+    measuredAtMs: undefined,
+    output: 0,
+    action: 'idle',
+    generation: 1,
+    observedGeneration: 1,
+    actuators: {},
+    conditions: [{ type: 'Faulted', ...faulted, lastTransitionMs: 0, observedGeneration: 1 }],
+    updatedAtMs: 0,
+  };
+}
+const OK = status({ status: 'False', reason: 'NoFault', message: 'no fault' });
+const NAN = status({ status: 'True', reason: 'SensorNotFinite', message: 'actuators safe: reading is NaN' });
+const NO_READING = status({
+  status: 'True',
+  reason: 'SensorMissing',
+  message: 'actuators safe: no reading yet',
+});
+
+const warnings = (log: ReturnType<typeof recordingLogger>) => log.atLevel(LogLevel.warn).map((r) => r.msg);
+
+test('a fault: a warning at once and an info line when it clears, once per streak', async (t) => {
+  const { clock, log, monitor } = setUp(t);
+  monitor.onStatus(NAN);
+  await clock.advance(10_000);
+  monitor.onStatus(NAN);
+  assert.deepEqual(warnings(log), ['room: fault: actuators safe: reading is NaN']);
+  await clock.advance(50_000);
+  monitor.onStatus(OK);
+  assert.ok(log.messages(LogLevel.info).includes('room: fault cleared after 1 min'));
+});
+
+test('"no reading yet" for the first seconds of a start is not logged; for 30 s it is, once', async (t) => {
+  const { clock, log, monitor } = setUp(t, '    alerts: { faultedForS: false }');
+  monitor.onStatus(NO_READING);
+  await clock.advance(5_000);
+  monitor.onStatus(OK);
+  assert.deepEqual(warnings(log), []);
+  assert.ok(!log.messages().some((m) => /fault cleared/.test(m)), 'nothing to clear in the journal');
+  monitor.onStatus(NO_READING);
+  await clock.advance(29_000);
+  monitor.onStatus(NO_READING);
+  assert.deepEqual(warnings(log), []);
+  await clock.advance(1_000);
+  monitor.onStatus(NO_READING);
+  monitor.onStatus(NO_READING);
+  assert.deepEqual(warnings(log), ['room: fault: actuators safe: no reading yet']);
+});
+
+test("a loop's channels: its alerts go to those and to MQTT only", (t) => {
+  const { outbox, monitor } = setUp(t, '    alerts: { channels: [phone] }');
+  monitor.onStatus(NAN);
+  assert.deepEqual(outbox.backlog(), { phone: 1, mqtt: 1 });
+});
+
+test('the hourly cap holds back the third alert on each capped channel, never on MQTT', (t) => {
+  const { outbox, monitor } = setUp(t);
+  for (let i = 0; i < 3; i++) {
+    monitor.onStatus(NAN);
+    monitor.onStatus(OK);
+  }
+  // phone and hook: 2 alerts and their 2 resolutions; MQTT: all 3 and their resolutions.
+  assert.deepEqual(outbox.backlog(), { phone: 4, hook: 4, mqtt: 6 });
+});
