@@ -114,6 +114,9 @@ test(
     );
     await first.stop();
     const attemptsBefore = hook.requests.length;
+    const printed: string[] = [];
+    statusCommand({ dbPath, json: false }, (line) => printed.push(line));
+    assert.match(printed.at(-1) ?? '', /^alerts: 1 undelivered \(hook 1\), the oldest from 2026-01-01T00:0/);
 
     hook.script.length = 0;
     const second = await startTestNode(configFor(hook), dbPath);
