@@ -11,6 +11,7 @@ import { type BackoffOptions, backoffDelayMs } from '../time/backoff.js';
 import type { Clock, TimerHandle } from '../time/clock.js';
 import { type AlertChannel, DeliveryError } from './channels/index.js';
 import type { AlertOutbox } from './outbox.js';
+import { sendUntilAborted } from './send.js';
 
 export interface DeliveryCounts {
   sent: number;
@@ -139,13 +140,7 @@ export class AlertDispatcher {
       timeoutMs,
     );
     try {
-      // A channel that ignores the signal (MQTT's publish) is still bounded by it.
-      await Promise.race([
-        channel.send(notice, controller.signal),
-        new Promise<never>((_, reject) =>
-          controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
-        ),
-      ]);
+      await sendUntilAborted(channel, notice, controller.signal);
       return undefined;
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AlertTestResponse } from '../operations/alert-schemas.js';
 import type { LoopTuningView, TuningsResponse, WriteResult } from '../operations/client-schemas.js';
 import type { HttpSpec } from '../operations/operation.js';
 import type { HistoryResponse } from '../operations/recorded-schemas.js';
@@ -101,6 +102,8 @@ export interface DaemonApi {
   preset(loop: string, body: { preset: string | null; requestId: string }): Promise<ApiAnswer<WriteResult>>;
   /** POST /api/loops/{loop}/profile: start (with a name), pause, resume or stop the profile. */
   profile(loop: string, body: ProfileBody): Promise<ApiAnswer<WriteResult>>;
+  /** POST /api/alerts/test: a test alert through every channel, or the one named. */
+  testAlerts(body: { channel?: string }): Promise<ApiAnswer<AlertTestResponse>>;
 }
 
 export type ProfileBody =
@@ -150,6 +153,7 @@ export function apiClient(baseUrl: string, token: Token, opts: ApiTimeouts = {})
     tunings: (loop) => call('tunings', of(loop)),
     preset: (loop, body) => call('selectPreset', { ...of(loop), body }),
     profile: (loop, body) => call('commandProfile', { ...of(loop), body }),
+    testAlerts: (body) => call('testAlerts', { body }),
   };
 }
 

@@ -51,6 +51,7 @@ const POSITIONALS_AT_MOST: Record<PositionalKind, number> = {
   loop: 1,
   'loop-value': 2,
   'loop-action': 3,
+  'action-value': 2,
   config: 1,
   out: 1,
   none: 0,

@@ -95,6 +95,7 @@ export const RUNNERS: Record<CliOperationName, Runner> = {
   applyTuning: tuningFromArgs,
   selectPreset: presetFromArgs,
   commandProfile: profileFromArgs,
+  testAlerts: alertFromArgs,
   doctor: async ({ talk, write }) =>
     (await import('./doctor.js')).doctorCommand({ configPath: talk.configPath, dbPath: talk.dbPath }, write),
   safe: async ({ args, talk, write, note }) =>
@@ -249,6 +250,22 @@ async function profileFromArgs({ args, talk, write, note }: RunContext): Promise
     );
   }
   return profile.profileCommand({ ...toLoop(talk, loop), command }, write, note);
+}
+
+async function alertFromArgs({ args, talk, write, note }: RunContext): Promise<number> {
+  const [action, channel] = args.positionals;
+  if (action !== 'test') {
+    const got = action === undefined ? '' : ` (got "${action}")`;
+    return usage(
+      note,
+      `homeostat alert: say test, and a channel or none${got}, e.g. homeostat alert test phone`,
+    );
+  }
+  return (await import('./alert.js')).alertTestCommand(
+    { configPath: talk.configPath, ...api(talk), channel },
+    write,
+    note,
+  );
 }
 
 async function tuningFromArgs({ args, talk, write, note }: RunContext): Promise<number> {

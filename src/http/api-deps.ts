@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { CommandKind } from '../control/commands.js';
 import type { LoopStatus } from '../core/status.js';
+import type { AlertTestResponse } from '../operations/alert-schemas.js';
 import type { HealthView, HistoryPoint } from '../operations/schemas.js';
 import type { LoopDesiredRow, StoredEvent, StoredTuning } from '../store/desired-store.js';
 import type { RecordedSeriesPoints } from '../store/recorded-store.js';
@@ -90,6 +91,14 @@ export interface ApiDeps {
   onEvent(listener: (event: StoredEvent) => void): () => void;
   /** Every node's loops on the broker (GET /api/fleet); absent without MQTT: 404. */
   fleet?(): FleetResponse;
+  /**
+   * The node's alert channels (absent: POST /api/alerts/test answers 404): their ids, and a test
+   * alert sent through each (or one) at once, with what each answered.
+   */
+  alerts?: {
+    channels(): string[];
+    test(channel: string | undefined): Promise<AlertTestResponse['results']>;
+  };
   /** Prometheus text (absent: /metrics answers 404). */
   metrics?: { render(): Promise<string>; contentType: string };
   /** The daemon's clock. */

@@ -31,6 +31,8 @@ export interface NodeApiParts {
   /** The command path shared with MQTT (src/control/desired-commands.ts). */
   submit(command: ApiCommand): ApiCommandAnswer;
   metrics?: NodeMetrics;
+  /** The node's alerts (POST /api/alerts/test). */
+  alerts?: ApiDeps['alerts'];
   /** The retained states of the nodes on the broker (src/mqtt/fleet.ts); absent without MQTT. */
   fleet?: FleetSource;
   clock: Clock;
@@ -79,6 +81,7 @@ export function nodeApiDeps(parts: NodeApiParts): ApiDeps {
     onStatus: (listener) => daemon.subscribe({ status: listener }),
     onEvent: (listener) => store.events.subscribe(listener),
     ...(parts.metrics ? { metrics: parts.metrics } : {}),
+    ...(parts.alerts ? { alerts: parts.alerts } : {}),
     ...(fleet ? { fleet: () => fleetView(fleet, daemon.currentConfig()) } : {}),
     nowMs: () => parts.clock.nowMs(),
     version: homeostatVersion(),

@@ -8,6 +8,7 @@ import type { StoreSupervisor } from '../store/supervisor.js';
 import type { WatchdogGate } from '../systemd/watchdog.js';
 import type { Clock } from '../time/clock.js';
 import type { AlertChannelFigures } from './alert-metrics.js';
+import type { ApiDeps } from './api-deps.js';
 import { NodeMetrics, UNKNOWN_LOOP_LABEL } from './metrics.js';
 import { nodeApiDeps } from './node-api.js';
 import { HttpServer } from './server.js';
@@ -21,8 +22,8 @@ export interface NodeHttpParts {
   connection: MqttConnection | undefined;
   commands: DesiredCommands;
   logger: Logger;
-  /** The node's alert channels' figures, for /metrics. */
-  alerts?: { figures(): AlertChannelFigures[] };
+  /** The node's alerts: each channel's figures for /metrics, and the test alert. */
+  alerts?: NonNullable<ApiDeps['alerts']> & { figures(): AlertChannelFigures[] };
 }
 
 /** Prometheus metrics: fed by the daemon's events and the command path, read at scrape time. */

@@ -1,5 +1,6 @@
 import type { HttpSpec } from '../operations/operation.js';
 import { HTTP_OPERATIONS, type HttpOperationName } from '../operations/table.js';
+import { testAlerts } from './api-alerts.js';
 import type { ApiDeps } from './api-deps.js';
 import {
   allLoops,
@@ -98,6 +99,7 @@ function operationHandlers(deps: RouteDeps, routes: () => ApiRoute[]): Record<Ht
     applyTuning: ({ params, body }) => applyTuning(api, params.loop!, body),
     selectPreset: ({ params, body }) => selectPreset(api, params.loop!, body),
     commandProfile: ({ params, body }) => commandProfile(api, params.loop!, body),
+    testAlerts: ({ body }) => testAlerts(api, body),
     login: ({ body, throttleKey }) => login({ sessions, token, throttle }, body, throttleKey),
     logout: ({ req }) => ({
       status: 204,

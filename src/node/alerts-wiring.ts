@@ -10,14 +10,41 @@ import { buildChannel } from '../alerts/channels/index.js';
 import { type AlertChannel, mqttChannel } from '../alerts/channels/services.js';
 import { AlertDispatcher } from '../alerts/dispatcher.js';
 import { AlertMonitor, MQTT_CHANNEL } from '../alerts/monitor.js';
+import { type AlertNotice, testNotice } from '../alerts/notice.js';
 import { AlertOutbox } from '../alerts/outbox.js';
+import { sendUntilAborted } from '../alerts/send.js';
 import type { Config } from '../config/schema.js';
 import type { Daemon } from '../daemon/daemon.js';
 import type { AlertChannelFigures } from '../http/alert-metrics.js';
 import type { MqttConnection } from '../mqtt/client.js';
+import type { AlertTestResponse } from '../operations/alert-schemas.js';
 import { AlertOutboxTable } from '../store/alert-outbox.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 import type { Clock } from '../time/clock.js';
+
+/** How long a test alert may take per channel, ms: within the CLI's 5 s for an answer. */
+const TEST_TIMEOUT_MS = 4_000;
+
+/** One send bounded by `timeoutMs`: the error's message, or undefined when it was taken. */
+async function sendOnce(
+  channel: AlertChannel,
+  notice: AlertNotice,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error(`no answer in ${timeoutMs / 1000} s`)),
+    timeoutMs,
+  );
+  try {
+    await sendUntilAborted(channel, notice, controller.signal);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface NodeAlertsOptions {
   config: Config;
@@ -41,6 +68,7 @@ export class NodeAlerts {
   /** Each configured channel's last error (undefined: delivering), for the condition. */
   readonly #errors = new Map<string, string | undefined>();
   readonly #configured: string[];
+  readonly #channels: ReadonlyMap<string, AlertChannel>;
   /** Channels built broken: their secret file could not be read. */
   readonly #unreadable = new Set<string>();
   #unsubscribe: (() => void) | undefined;
@@ -62,6 +90,7 @@ export class NodeAlerts {
         mqtt.connection.publish(topic, payload, { qos: 1, retain: false });
       channels.set(MQTT_CHANNEL, mqttChannel(`${mqtt.base}/alerts`, publish));
     }
+    this.#channels = channels;
     const alertsLogger = logger.child({ component: 'alerts' });
     this.outbox = new AlertOutbox(
       new AlertOutboxTable(() => opts.store.database),
@@ -108,6 +137,36 @@ export class NodeAlerts {
     });
     this.#showHealth();
     this.dispatcher.kick();
+  }
+
+  /** The channels alerts go to (`mqtt` with a broker). */
+  channels(): string[] {
+    return [...this.#channels.keys()];
+  }
+
+  /**
+   * A test alert through each channel (or `only`), sent at once and not through the outbox, so
+   * the answer is what each channel said now (`homeostat alert test`).
+   */
+  async test(only: string | undefined): Promise<AlertTestResponse['results']> {
+    const config = this.opts.config;
+    const notice = testNotice(config.node.id, config.node.name, this.opts.clock.nowMs());
+    const targets = [...this.#channels.values()].filter(
+      (channel) => only === undefined || channel.id === only,
+    );
+    return Promise.all(
+      targets.map(async (channel) => {
+        const startedMs = performance.now();
+        const error = await sendOnce(channel, notice, TEST_TIMEOUT_MS);
+        return {
+          channel: channel.id,
+          type: channel.type,
+          delivered: error === undefined,
+          answer: error ?? 'delivered',
+          tookMs: Math.round(performance.now() - startedMs),
+        };
+      }),
+    );
   }
 
   /** Each channel's figures since the start, for /metrics and `homeostat status`. */

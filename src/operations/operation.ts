@@ -68,10 +68,17 @@ export type Transport = 'local' | 'api' | 'api-or-db' | 'api-or-mqtt';
 
 /**
  * The positional arguments a command takes: the loop (set, history), the loop and one value
- * (tuning, preset), the loop, an action and a name (profile), the config file (validate, plan,
- * …), the file to write (init), or none.
+ * (tuning, preset), the loop, an action and a name (profile), an action and an optional value
+ * (alert test CHANNEL), the config file (validate, plan, …), the file to write (init), or none.
  */
-export type PositionalKind = 'loop' | 'loop-value' | 'loop-action' | 'config' | 'out' | 'none';
+export type PositionalKind =
+  | 'loop'
+  | 'loop-value'
+  | 'loop-action'
+  | 'action-value'
+  | 'config'
+  | 'out'
+  | 'none';
 
 export interface CliOption {
   /** As typed, without the dashes (`since`). */

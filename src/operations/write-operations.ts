@@ -1,3 +1,4 @@
+import { alertTestRequest, alertTestResponse } from './alert-schemas.js';
 import { writeResult } from './client-schemas.js';
 import type { Operation } from './operation.js';
 import {
@@ -226,6 +227,27 @@ export const WRITE_OPERATIONS = {
       transport: 'api',
       options: [],
       example: 'homeostat profile fermenter start ale',
+    },
+  },
+  testAlerts: {
+    summary:
+      'Send a test alert through each alert channel (or the one named) at once, not through the outbox, and answer what each said',
+    http: {
+      method: 'POST',
+      path: '/api/alerts/test',
+      write: true,
+      request: alertTestRequest,
+      response: alertTestResponse,
+    },
+    cli: {
+      command: 'alert',
+      summary:
+        'sends a test alert through every channel of alerts.channels (and MQTT), or the one named, and prints what each answered',
+      args: 'test [CHANNEL]',
+      positional: 'action-value',
+      transport: 'api',
+      options: [],
+      example: 'homeostat alert test phone',
     },
   },
   login: {
