@@ -21,6 +21,7 @@ import {
   forgetLoops,
   nextDueMs,
   raiseDue,
+  type Streak,
   trackLoopStatus,
 } from './rules.js';
 import { rulesOf } from './rules-of.js';
@@ -47,6 +48,8 @@ export class AlertMonitor {
   #config: Config;
   #state: AlertTrackerState = EMPTY_ALERT_STATE;
   #timer: TimerHandle | undefined;
+  /** Each streak's wall-clock start (its alerts' streakId), taken when it started. */
+  readonly #startedAtMs = new Map<string, number>();
   /** Faults waiting to be logged: a loop's first cycles before its first reading (see #log). */
   readonly #unlogged = new Map<string, number>();
   readonly #cap: HourlyCap;
@@ -87,8 +90,12 @@ export class AlertMonitor {
   #handle(transitions: AlertTransition[]): void {
     for (const transition of transitions) {
       this.#log(transition);
+      if (transition.phase === 'started')
+        this.#startedAtMs.set(transition.streak.key, this.opts.clock.nowMs());
       const notice = noticeOf(transition, this.#noticeContext());
       if (notice) this.#enqueue(notice);
+      if (transition.phase === 'resolved' || transition.phase === 'ended')
+        this.#startedAtMs.delete(transition.streak.key);
     }
     this.#schedule();
   }
@@ -100,7 +107,8 @@ export class AlertMonitor {
       nodeName: config.node.name,
       loopName: (loop: string) => config.loops[loop]?.name ?? loop,
       wallMs: this.opts.clock.nowMs(),
-      wallOf: (monotonicMs: number) => this.#stamps.wallOf(monotonicMs),
+      startedAtMsOf: (streak: Streak) =>
+        this.#startedAtMs.get(streak.key) ?? this.#stamps.wallOf(streak.sinceMs),
     };
   }
 

@@ -2,7 +2,7 @@
  * An alert as it is told: what every channel sends (ntfy's title and message, Telegram's text,
  * the webhook's and MQTT's JSON), built from a tracker transition (rules.ts). Pure.
  */
-import type { AlertKind, AlertTransition, StreakKind } from './rules.js';
+import type { AlertKind, AlertTransition, Streak, StreakKind } from './rules.js';
 
 export type AlertPhase = 'raised' | 'resolved' | 'event' | 'test';
 export type AlertSeverity = 'critical' | 'warning' | 'info';
@@ -53,8 +53,12 @@ export interface NoticeContext {
   loopName: (loop: string) => string;
   /** Wall time now, ms. */
   wallMs: number;
-  /** Wall time of a monotonic stamp (a streak's start), ms. */
-  wallOf: (monotonicMs: number) => number;
+  /**
+   * The wall time a streak started, ms: taken once when it started, so its alert and its
+   * resolution carry the same streakId (converting its monotonic start again later could differ
+   * by a rounding millisecond).
+   */
+  startedAtMsOf: (streak: Streak) => number;
 }
 
 /** The notice of a transition worth telling (raised, resolved, an event); else undefined. */
@@ -77,7 +81,7 @@ export function noticeOf(transition: AlertTransition, context: NoticeContext): A
   if (transition.phase !== 'raised' && transition.phase !== 'resolved') return undefined;
   const { streak } = transition;
   const who = streak.loop === undefined ? context.nodeName : context.loopName(streak.loop);
-  const startedAtMs = context.wallOf(streak.sinceMs);
+  const startedAtMs = context.startedAtMsOf(streak);
   const resolved = transition.phase === 'resolved';
   const streakId = `${node}/${streak.key}/${startedAtMs}`;
   return {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { serving } from '../http/support.js';
+import { alertTestResponse } from '../../src/operations/alert-schemas.js';
+import { parseStrictly, postJson, serving } from '../http/support.js';
 import { runCliHere } from '../support/cli.js';
 import { minimalSimConfigText } from '../support/config.js';
 import { startTestNode } from '../support/node.js';
@@ -29,14 +30,16 @@ alerts:
 async function setUp(t: HasAfter) {
   const hook = await startFakeService('');
   const ntfy = await startFakeService();
-  t.after(() => Promise.all([hook.close(), ntfy.close()]));
+  t.after(async () => {
+    await Promise.all([hook.close(), ntfy.close()]);
+  });
   const dir = tempDir(t);
   const node = await startTestNode(alertsConfig(hook, ntfy), path.join(dir, 'h.db'), { http: { port: 0 } });
   t.after(() => node.stop());
   const port = Number(new URL(await serving(node.node)).port);
   const configPath = path.join(dir, 'config.yaml');
   writeFileSync(configPath, alertsConfig(hook, ntfy, port));
-  return { hook, ntfy, node, configPath };
+  return { hook, ntfy, node, configPath, port };
 }
 
 test('given a node whose ntfy server refuses, when alert test runs, then each channel says what it answered; exit 1', {
@@ -58,6 +61,17 @@ test('given a node whose ntfy server refuses, when alert test runs, then each ch
   assert.equal(sent.title, 'pi: test alert');
   assert.equal(JSON.parse(ntfy.requests[0]?.body ?? '{}').topic, 'shed-x7');
   assert.deepEqual(node.node.alerts.outbox.backlog(), {}, 'a test never enters the outbox');
+});
+
+test('POST /api/alerts/test answers each result in the documented shape, strictly', {
+  timeout: 30_000,
+}, async (t) => {
+  const { port } = await setUp(t);
+  const answer = await postJson(`http://127.0.0.1:${port}`, '/api/alerts/test', { channel: 'hook' });
+  assert.equal(answer.status, 200);
+  parseStrictly(alertTestResponse, answer.body, 'POST /api/alerts/test');
+  const bad = await postJson(`http://127.0.0.1:${port}`, '/api/alerts/test', { channel: 7 });
+  assert.equal(bad.status, 400);
 });
 
 test('alert test CHANNEL sends through that one only; an unknown channel or action is refused', {

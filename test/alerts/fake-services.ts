@@ -31,7 +31,8 @@ export interface FakeService {
   close(): Promise<void>;
 }
 
-export async function startFakeService(okBody = '{"ok":true}'): Promise<FakeService> {
+/** `port`: a fixed one (a config names it before the server runs); default a free one. */
+export async function startFakeService(okBody = '{"ok":true}', port = 0): Promise<FakeService> {
   const requests: RecordedRequest[] = [];
   const script: ScriptedAnswer[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -55,10 +56,10 @@ export async function startFakeService(okBody = '{"ok":true}'): Promise<FakeServ
       res.end(answer.body ?? '');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     requests,
     script,
     received: (count) =>

@@ -27,7 +27,17 @@ alerts:
   rules: { faultedForS: 0 }
 `;
 
-function setUp(t: HasAfter, loopExtra = '') {
+/** A clock whose monotonic time runs 0.1 % fast against wall time, in fractions of a ms (as a real one may). */
+function driftingClock(base: ManualClock) {
+  return {
+    nowMs: () => base.nowMs(),
+    monotonicMs: () => base.monotonicMs() * 1.001 + 0.5,
+    setTimer: (fn: () => void, delayMs: number) => base.setTimer(fn, delayMs),
+    clearTimer: (handle: Parameters<ManualClock['clearTimer']>[0]) => base.clearTimer(handle),
+  };
+}
+
+function setUp(t: HasAfter, loopExtra = '', drifting = false) {
   const config = validConfig(minimalSimConfigText({ extra: CHANNELS, loopExtra }));
   const db = openStore({ path: path.join(tempDir(t), 'h.db'), logger: silentLogger, nowMs: () => 0 }).db;
   t.after(() => closeStore(db));
@@ -36,7 +46,15 @@ function setUp(t: HasAfter, loopExtra = '') {
   const outbox = new AlertOutbox(new AlertOutboxTable(() => db), 100, silentLogger);
   const dispatcher = new AlertDispatcher({ outbox, channels: new Map(), clock, logger: silentLogger });
   const channels = ['phone', 'hook', MQTT_CHANNEL];
-  const monitor = new AlertMonitor({ config, clock, logger: log.logger, outbox, dispatcher, channels });
+  const monitorClock = drifting ? driftingClock(clock) : clock;
+  const monitor = new AlertMonitor({
+    config,
+    clock: monitorClock,
+    logger: log.logger,
+    outbox,
+    dispatcher,
+    channels,
+  });
   t.after(() => monitor.stop());
   return { clock, log, outbox, monitor };
 }
@@ -110,4 +128,18 @@ test('the hourly cap holds back the third alert on each capped channel, never on
   }
   // phone and hook: 2 alerts and their 2 resolutions; MQTT: all 3 and their resolutions.
   assert.deepEqual(outbox.backlog(), { phone: 4, hook: 4, mqtt: 6 });
+});
+
+test('an alert and its resolution carry the same streakId however the monotonic clock drifts from wall time', async (t) => {
+  const { clock, outbox, monitor } = setUp(t, '', true);
+  monitor.onStatus(NAN);
+  await clock.advance(3_600_000);
+  monitor.onStatus(OK);
+  const raised = outbox.head('phone');
+  assert.ok(raised);
+  outbox.delivered(raised, clock.nowMs());
+  const resolved = outbox.head('phone');
+  assert.equal(resolved?.notice.phase, 'resolved');
+  assert.equal(resolved?.notice.streakId, raised.notice.streakId);
+  assert.equal(resolved?.notice.id, `${raised.notice.streakId}/resolved`);
 });

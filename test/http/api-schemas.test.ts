@@ -100,6 +100,9 @@ const calls: Record<string, Array<{ call: (node: ApiTestNode) => Promise<JsonAns
       status: 422,
     },
   ],
+  // Needs alert channels (the demo has none: 404): parsed strictly in
+  // test/alerts/alert-test-command.test.ts.
+  'POST /api/alerts/test': [],
   'GET /api/loops/:loop/tunings': [
     { call: (n) => getJson(n.base, '/api/loops/fermenter/tunings'), status: 200 },
     {

@@ -122,6 +122,8 @@ describe('openApiDocument(apiRoutes(…))', () => {
     }
     assert.deepEqual(Object.keys(doc.components.schemas).sort(), [
       'Actuator',
+      'AlertTestRequest',
+      'AlertTestResponse',
       'Autotune',
       'AutotuneRequest',
       'CommandResult',
