@@ -9,6 +9,7 @@
  * database, systemd) and is exported from here.
  */
 import type { CheckResult } from '../kinds/types.js';
+import { checkAlerts } from './doctor/alerts.js';
 import { checkBroker } from './doctor/broker.js';
 import { checkConfig } from './doctor/config.js';
 import { checkDatabase } from './doctor/database.js';
@@ -19,6 +20,7 @@ import { checkKinds } from './doctor/kinds.js';
 import { checkNotify } from './doctor/systemd.js';
 
 export type { CheckResult, CheckStatus } from '../kinds/types.js';
+export { checkAlerts } from './doctor/alerts.js';
 export { BROKER_TIMEOUT_MS, brokerFix, checkBroker } from './doctor/broker.js';
 export { checkConfig } from './doctor/config.js';
 export { checkDatabase } from './doctor/database.js';
@@ -67,6 +69,7 @@ export async function doctorCommand(
       }),
     ]);
     report([await checkHttp(config)]);
+    report([checkAlerts(config)]);
   } else {
     report([{ name: 'GPIO, 1-Wire, MQTT broker, HTTP API', status: 'skip', detail: 'need a valid config' }]);
   }

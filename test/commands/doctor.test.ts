@@ -397,6 +397,7 @@ describe('homeostat doctor', () => {
         '– kernel sensors (IIO, hwmon)',
         '– MQTT broker',
         '✓ HTTP API',
+        '– alert channels',
         '✓ database',
         '– systemd notify',
       ],
