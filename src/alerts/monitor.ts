@@ -23,6 +23,7 @@ import {
   raiseDue,
   type Streak,
   trackLoopStatus,
+  trackPeer,
 } from './rules.js';
 import { rulesOf } from './rules-of.js';
 
@@ -72,6 +73,17 @@ export class AlertMonitor {
     this.#state = tracked.state;
     this.#handle(tracked.transitions);
     this.#logLateFaults();
+  }
+
+  /**
+   * A watched node's availability: `problem` while it is offline or not yet seen (why, for a
+   * person), undefined once it is online.
+   */
+  onPeer(peer: string, problem: string | undefined): void {
+    const delayMs = rulesOf(this.#config, undefined)?.delaysMs.peer;
+    const tracked = trackPeer(this.#state, peer, problem, delayMs, this.opts.clock.monotonicMs());
+    this.#state = tracked.state;
+    this.#handle(tracked.transitions);
   }
 
   /** A reloaded config: its rules and channels from now on; removed loops' streaks end. */

@@ -35,6 +35,7 @@ const WHAT: Record<StreakKind, string> = {
   interlock: 'paused by an interlock',
   storage: 'database unusable',
   band: 'outside the alert band',
+  peer: 'node offline',
 };
 
 const SEVERITY: Record<StreakKind, AlertSeverity> = {
@@ -44,6 +45,7 @@ const SEVERITY: Record<StreakKind, AlertSeverity> = {
   unconfirmed: 'warning',
   interlock: 'warning',
   storage: 'warning',
+  peer: 'critical',
 };
 
 export interface NoticeContext {
@@ -80,7 +82,12 @@ export function noticeOf(transition: AlertTransition, context: NoticeContext): A
   }
   if (transition.phase !== 'raised' && transition.phase !== 'resolved') return undefined;
   const { streak } = transition;
-  const who = streak.loop === undefined ? context.nodeName : context.loopName(streak.loop);
+  const who =
+    streak.kind === 'peer'
+      ? streak.key.slice('peer/'.length)
+      : streak.loop === undefined
+        ? context.nodeName
+        : context.loopName(streak.loop);
   const startedAtMs = context.startedAtMsOf(streak);
   const resolved = transition.phase === 'resolved';
   const streakId = `${node}/${streak.key}/${startedAtMs}`;

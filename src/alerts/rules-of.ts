@@ -9,7 +9,10 @@ const ms = (seconds: number | false | undefined): number | undefined =>
 export function rulesOf(config: Config, loop: string | undefined): LoopAlertRules | undefined {
   const node = config.alerts.rules;
   if (loop === undefined) {
-    return { delaysMs: { storage: ms(node.storageForS) }, autotune: false };
+    return {
+      delaysMs: { storage: ms(node.storageForS), peer: ms(config.alerts.peers?.offlineForS) },
+      autotune: false,
+    };
   }
   const section = config.loops[loop];
   if (!section) return undefined;

@@ -9,7 +9,7 @@
 import type { LoopStatus } from '../core/status.js';
 import type { Condition, ConditionType } from '../core/types.js';
 
-export type StreakKind = 'latched' | 'faulted' | 'unconfirmed' | 'interlock' | 'storage' | 'band';
+export type StreakKind = 'latched' | 'faulted' | 'unconfirmed' | 'interlock' | 'storage' | 'band' | 'peer';
 export type AlertKind = StreakKind | 'autotune';
 
 /** A loop's rules in force: each kind's delay, ms (absent: never raised), and its band. */
@@ -22,7 +22,7 @@ export interface LoopAlertRules {
 export interface Streak {
   key: string;
   kind: StreakKind;
-  /** Absent for the node's own (the database). */
+  /** Absent for the node's own (the database, a watched peer). */
   loop: string | undefined;
   /** When it started, monotonic ms. */
   sinceMs: number;
@@ -112,6 +112,33 @@ export function trackLoopStatus(
   const autotune = autotuneEvent(state, status, rules);
   transitions.push(...autotune.transitions);
   return { state: { streaks, autotune: autotune.seen }, transitions };
+}
+
+/** The streak key of a watched node. */
+export const peerKey = (peer: string) => `peer/${peer}`;
+
+/**
+ * A watched node's availability at `nowMs`: `message` while it is offline or not yet seen
+ * online (a streak, raised after the node's `peer` delay), undefined once it is online.
+ */
+export function trackPeer(
+  state: AlertTrackerState,
+  peer: string,
+  message: string | undefined,
+  delayMs: number | undefined,
+  nowMs: number,
+): { state: AlertTrackerState; transitions: AlertTransition[] } {
+  const key = peerKey(peer);
+  const streaks = new Map(state.streaks);
+  const stepped = stepStreak(
+    streaks.get(key),
+    { key, kind: 'peer', loop: undefined, message },
+    delayMs,
+    nowMs,
+  );
+  if (stepped.next) streaks.set(key, stepped.next);
+  else streaks.delete(key);
+  return { state: { ...state, streaks }, transitions: stepped.transitions };
 }
 
 /** Streaks due to be raised by `nowMs` without a new status (a sensor quiet for good). */

@@ -13,7 +13,7 @@ import { AlertMonitor, MQTT_CHANNEL } from '../alerts/monitor.js';
 import { type AlertNotice, testNotice } from '../alerts/notice.js';
 import { AlertOutbox } from '../alerts/outbox.js';
 import { sendUntilAborted } from '../alerts/send.js';
-import type { Config } from '../config/schema.js';
+import { type Config, mqttOf } from '../config/schema.js';
 import type { Daemon } from '../daemon/daemon.js';
 import type { AlertChannelFigures } from '../http/alert-metrics.js';
 import type { MqttConnection } from '../mqtt/client.js';
@@ -44,6 +44,15 @@ async function sendOnce(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What a watched node's availability message says is wrong; undefined for `online`. */
+function availabilityProblem(payload: Buffer): string | undefined {
+  const text = payload.toString('utf8').trim();
+  if (text === 'online') return undefined;
+  if (text === 'offline') return 'offline: it stopped, died, lost power or its network (its last will)';
+  if (text === '') return 'its availability was cleared';
+  return `its availability says "${text.slice(0, 40)}"`;
 }
 
 export interface NodeAlertsOptions {
@@ -135,8 +144,37 @@ export class NodeAlerts {
         }
       },
     });
+    this.#watchPeers();
     this.#showHealth();
     this.dispatcher.kick();
+  }
+
+  /**
+   * Each watched node's availability (retained: the broker answers at once with the last one),
+   * each peer first counted as not seen, so a node that never comes online is told too.
+   */
+  #watchPeers(): void {
+    const { config, logger, mqtt } = this.opts;
+    const peers = config.alerts.peers?.nodes ?? [];
+    if (peers.length === 0) return;
+    if (!mqtt) {
+      logger.warn(`alerts.peers: no broker, so ${peers.join(', ')} cannot be watched`);
+      return;
+    }
+    const root = mqttOf(config).baseTopic;
+    const seen = new Map<string, string | undefined>();
+    for (const peer of peers) {
+      this.monitor.onPeer(peer, 'not seen online since this node started');
+      mqtt.connection.subscribe(`${root}/${peer}/availability`, 1, (_topic, payload) => {
+        const problem = availabilityProblem(payload);
+        if (!seen.has(peer) || seen.get(peer) !== problem) {
+          if (problem === undefined) logger.info(`alerts.peers: ${peer} is online`);
+          else logger.warn(`alerts.peers: ${peer}: ${problem}`);
+        }
+        seen.set(peer, problem);
+        this.monitor.onPeer(peer, problem);
+      });
+    }
   }
 
   /** The channels alerts go to (`mqtt` with a broker). */

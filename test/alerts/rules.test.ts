@@ -14,6 +14,7 @@ import {
   nextDueMs,
   raiseDue,
   trackLoopStatus,
+  trackPeer,
 } from '../../src/alerts/rules.js';
 import type { LoopStatus } from '../../src/core/status.js';
 import type { Condition, ConditionType } from '../../src/core/types.js';
@@ -296,3 +297,33 @@ describe('forgetLoops', () => {
     assert.deepEqual([...forgotten.state.streaks.keys()], ['storage']);
   });
 });
+
+describe('trackPeer: a watched node', () => {
+  test('not seen at the start, then online before its delay: never told; offline for its delay: raised, then resolved', () => {
+    let state = EMPTY_ALERT_STATE;
+    const seen: string[] = [];
+    const step = (atMs: number, problem: string | undefined) => {
+      const tracked = trackPeer(state, 'cellar', problem, 120_000, atMs);
+      state = tracked.state;
+      for (const t of tracked.transitions) seen.push(`${atMs} ${shown(t)}`);
+    };
+    step(0, 'not seen online since this node started');
+    step(300, undefined);
+    step(60_000, 'offline');
+    step(100_000, 'offline');
+    assert.deepEqual(raiseDue(state, () => RULES_WITH_PEERS, 179_999).transitions, []);
+    const due = raiseDue(state, () => RULES_WITH_PEERS, 180_000);
+    state = due.state;
+    seen.push(...due.transitions.map((t) => `180000 ${shown(t)}`));
+    step(200_000, undefined);
+    assert.deepEqual(seen, [
+      '0 started peer',
+      '300 ended peer',
+      '60000 started peer',
+      '180000 raised peer',
+      '200000 resolved peer after 140000',
+    ]);
+  });
+});
+
+const RULES_WITH_PEERS: LoopAlertRules = { delaysMs: { peer: 120_000 }, autotune: false };

@@ -3,7 +3,7 @@
  * override). Secrets are named by file, never written here.
  */
 import { z } from 'zod';
-import { idKey } from './common.js';
+import { idKey, NODE_ID_PATTERN } from './common.js';
 
 const httpUrl = (what: string) =>
   z
@@ -191,6 +191,27 @@ export const alertsSchema = z
       })
       .prefault({})
       .describe('What raises an alert on every loop (a loop overrides them in loops.<id>.alerts).'),
+    peers: z
+      .strictObject({
+        nodes: z
+          .array(
+            z.string().regex(NODE_ID_PATTERN, { error: 'a node id: lowercase letters, digits, _ and -' }),
+          )
+          .min(1)
+          .describe('The node.id of each homeostat to watch, on the same broker and baseTopic. Required.'),
+        offlineForS: z
+          .number()
+          .min(0)
+          .default(120)
+          .describe(
+            'A watched node offline this long (its last will said so: it died, lost power or its network), or ' +
+              'never seen online since this node started, raises an alert, seconds. Default 120.',
+          ),
+      })
+      .optional()
+      .describe(
+        'Other nodes this one watches through their MQTT availability (<baseTopic>/<node>/availability): the one failure a node cannot tell itself, its own death or power loss, is told by another. Needs an mqtt block. Default: none.',
+      ),
     capPerHour: z
       .number()
       .int()
@@ -217,14 +238,23 @@ export const alertsSchema = z
 
 export type AlertsConfig = z.output<typeof alertsSchema>;
 
-/** Loops naming channels that do not exist. */
+/** Loops naming channels that do not exist; a node watching itself. */
 export function checkAlertChannels(
   config: {
+    node: { id: string };
     alerts: AlertsConfig;
     loops: Record<string, { alerts?: { channels?: string[] | undefined } | undefined }>;
   },
   ctx: z.RefinementCtx,
 ): void {
+  for (const [index, peer] of (config.alerts.peers?.nodes ?? []).entries()) {
+    if (peer !== config.node.id) continue;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['alerts', 'peers', 'nodes', index],
+      message: `"${peer}" is this node: a node cannot tell its own death; name the other nodes`,
+    });
+  }
   const known = Object.keys(config.alerts.channels);
   for (const [loop, section] of Object.entries(config.loops)) {
     for (const [index, channel] of (section.alerts?.channels ?? []).entries()) {
