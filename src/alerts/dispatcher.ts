@@ -58,10 +58,7 @@ export class AlertDispatcher {
     for (const [id, state] of this.#states) {
       if ((channel !== undefined && id !== channel) || state.busy || state.timer) continue;
       state.busy = true;
-      const run = this.#drain(id, state).finally(() => {
-        state.busy = false;
-        this.#running.delete(run);
-      });
+      const run = this.#drain(id, state).finally(() => this.#running.delete(run));
       this.#running.add(run);
     }
   }
@@ -90,7 +87,19 @@ export class AlertDispatcher {
     await Promise.allSettled([...this.#running]);
   }
 
+  /**
+   * Sends the channel's alerts until none is left or one fails. `busy` is cleared as it returns,
+   * in the same turn as its last look at the outbox: an alert added after that look is kicked.
+   */
   async #drain(id: string, state: ChannelState): Promise<void> {
+    try {
+      await this.#sendAll(id, state);
+    } finally {
+      state.busy = false;
+    }
+  }
+
+  async #sendAll(id: string, state: ChannelState): Promise<void> {
     const channel = this.opts.channels.get(id);
     if (!channel) return;
     for (;;) {

@@ -92,6 +92,8 @@ export class AlertMonitor {
     const forgotten = forgetLoops(this.#state, (loop) => loop in config.loops, this.opts.clock.monotonicMs());
     this.#state = forgotten.state;
     this.#handle(forgotten.transitions);
+    // New delays move the due times of the streaks that wait.
+    this.#schedule();
   }
 
   stop(): void {
@@ -109,7 +111,8 @@ export class AlertMonitor {
       if (transition.phase === 'resolved' || transition.phase === 'ended')
         this.#startedAtMs.delete(transition.streak.key);
     }
-    this.#schedule();
+    // Only a streak that started, was raised or ended moves the next due time.
+    if (transitions.length > 0) this.#schedule();
   }
 
   #noticeContext() {
@@ -152,13 +155,18 @@ export class AlertMonitor {
    * logged only once it lasted NO_READING_GRACE_MS: every start shows it for a cycle or two.
    */
   #log(transition: AlertTransition): void {
-    if (transition.phase === 'event' || transition.phase === 'raised') return;
+    if (transition.phase === 'event') return;
     const { streak } = transition;
+    if (transition.phase === 'raised') {
+      // Raised within the grace (a short faultedForS): the journal hears of it now.
+      if (this.#unlogged.delete(streak.key)) this.#warnFault(streak);
+      return;
+    }
     if (streak.kind !== 'faulted' && streak.kind !== 'latched') return;
     const loop = streak.loop ?? this.#config.node.id;
     if (transition.phase === 'started') {
       if (streak.message.endsWith(NO_READING_YET)) this.#unlogged.set(streak.key, streak.sinceMs);
-      else this.opts.logger.warn({ loop }, `${loop}: fault: ${streak.message}`);
+      else this.#warnFault(streak);
       return;
     }
     if (this.#unlogged.delete(streak.key)) return;
@@ -177,9 +185,13 @@ export class AlertMonitor {
       }
       if (nowMs - sinceMs < NO_READING_GRACE_MS) continue;
       this.#unlogged.delete(key);
-      const loop = streak.loop ?? this.#config.node.id;
-      this.opts.logger.warn({ loop }, `${loop}: fault: ${streak.message}`);
+      this.#warnFault(streak);
     }
+  }
+
+  #warnFault(streak: Streak): void {
+    const loop = streak.loop ?? this.#config.node.id;
+    this.opts.logger.warn({ loop }, `${loop}: fault: ${streak.message}`);
   }
 
   /** A timer for the next streak due to be raised between statuses. */

@@ -143,3 +143,25 @@ test('an alert and its resolution carry the same streakId however the monotonic 
   assert.equal(resolved?.notice.streakId, raised.notice.streakId);
   assert.equal(resolved?.notice.id, `${raised.notice.streakId}/resolved`);
 });
+
+test('"no reading yet" raised within its grace (faultedForS 0): the journal hears of it with the alert', (t) => {
+  const { log, monitor } = setUp(t);
+  monitor.onStatus(NO_READING);
+  assert.deepEqual(warnings(log), ['room: fault: actuators safe: no reading yet']);
+});
+
+test('a reload with a longer faultedForS: the waiting streak is raised at the new delay, not the old one', async (t) => {
+  const { clock, outbox, monitor } = setUp(t, '    alerts: { faultedForS: 60 }');
+  monitor.onStatus(NAN);
+  monitor.applyConfig(
+    validConfig(minimalSimConfigText({ extra: CHANNELS, loopExtra: '    alerts: { faultedForS: 300 }' })),
+  );
+  await clock.advance(60_000);
+  assert.deepEqual(outbox.backlog(), {}, 'not at the old 60 s');
+  await clock.advance(240_000);
+  assert.deepEqual(
+    outbox.backlog(),
+    { phone: 1, hook: 1, mqtt: 1 },
+    'at 300 s, by the timer, without a status',
+  );
+});
