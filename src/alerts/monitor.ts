@@ -8,11 +8,12 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { LoopStatus } from '../core/status.js';
+import { formatElapsed } from '../core/time.js';
 import type { Clock, TimerHandle } from '../time/clock.js';
 import { StampClock } from '../time/stamps.js';
 import { HourlyCap } from './cap.js';
 import type { AlertDispatcher } from './dispatcher.js';
-import { type AlertNotice, formatDuration, noticeOf } from './notice.js';
+import { type AlertNotice, noticeOf } from './notice.js';
 import type { AlertOutbox } from './outbox.js';
 import {
   type AlertTrackerState,
@@ -171,7 +172,7 @@ export class AlertMonitor {
     }
     if (this.#unlogged.delete(streak.key)) return;
     const lastedMs = this.opts.clock.monotonicMs() - streak.sinceMs;
-    this.opts.logger.info({ loop }, `${loop}: fault cleared after ${formatDuration(lastedMs)}`);
+    this.opts.logger.info({ loop }, `${loop}: fault cleared after ${formatElapsed(lastedMs)}`);
   }
 
   /** Faults held back by #log that lasted their grace: logged now. */

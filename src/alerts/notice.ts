@@ -2,6 +2,7 @@
  * An alert as it is told: what every channel sends (ntfy's title and message, Telegram's text,
  * the webhook's and MQTT's JSON), built from a tracker transition (rules.ts). Pure.
  */
+import { formatElapsed } from '../core/time.js';
 import type { AlertKind, AlertTransition, Streak, StreakKind } from './rules.js';
 
 export type AlertPhase = 'raised' | 'resolved' | 'event' | 'test';
@@ -101,7 +102,7 @@ export function noticeOf(transition: AlertTransition, context: NoticeContext): A
     severity: resolved ? 'info' : SEVERITY[streak.kind],
     title: `${who}: ${resolved ? 'resolved: ' : ''}${WHAT[streak.kind]}`,
     message: resolved
-      ? `after ${formatDuration(transition.lastedMs)} (was: ${streak.message})`
+      ? `after ${formatElapsed(transition.lastedMs)} (was: ${streak.message})`
       : streak.message,
     atMs: wallMs,
   };
@@ -119,18 +120,6 @@ export function testNotice(node: string, nodeName: string, wallMs: number): Aler
     message: 'If you read this, alerts from homeostat reach you here.',
     atMs: wallMs,
   };
-}
-
-/** `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`. */
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const min = Math.round(s / 60);
-  if (min < 60) return `${min} min`;
-  const h = Math.floor(min / 60);
-  if (h < 48) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
-  const d = Math.floor(h / 24);
-  return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
 }
 
 /** The notice's body: the message, and the cap's count when it held some back. */

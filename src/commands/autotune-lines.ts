@@ -1,3 +1,4 @@
+import { formatElapsed as duration } from '../core/time.js';
 import type { AutotuneView, LoopTuningView } from './api-client.js';
 import type { AutotuneCommandOptions } from './autotune.js';
 
@@ -113,14 +114,3 @@ export function significant(value: number): string {
 }
 
 const decimalsOf = (step: number) => (String(step).split('.')[1] ?? '').length;
-
-/** 45 s, 12 min, 3 h 05 min. */
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 90) return `${s} s`;
-  const minutes = Math.round(s / 60);
-  if (minutes < 90) return `${minutes} min`;
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, '0')} min`;
-}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatElapsed as duration } from '../core/time.js';
 import type {
   ApiAnswer,
   AutotuneBody,
@@ -8,15 +9,7 @@ import type {
   LoopTuningView,
   WriteResult,
 } from './api-client.js';
-import {
-  active,
-  duration,
-  equipmentLine,
-  msOf,
-  progressLine,
-  resultLines,
-  significant,
-} from './autotune-lines.js';
+import { active, equipmentLine, msOf, progressLine, resultLines, significant } from './autotune-lines.js';
 import { noDaemonNotice, reachRunningDaemon } from './cli-config.js';
 
 export { active, duration, equipmentLine, progressLine, resultLines, significant };

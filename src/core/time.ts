@@ -28,6 +28,18 @@ export function formatDuration(ms: number): string {
   return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
 }
 
+/** A longer duration for people: `45 s`, `12 min`, `3 h 05 min`, `48 h`, `2 d 4 h`. */
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.round(ms / MS_PER_S));
+  if (s < 90) return `${s} s`;
+  const minutes = Math.round(s / 60);
+  if (minutes < 90) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  if (h > 48) return h % 24 === 0 ? `${h / 24} d` : `${Math.floor(h / 24)} d ${h % 24} h`;
+  return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, '0')} min`;
+}
+
 /** A remembered time ahead of now: the clock went back since it was stored. */
 export function isAheadOfNow(timeMs: number, nowMs: number): boolean {
   return timeMs > nowMs;

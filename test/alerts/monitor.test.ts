@@ -9,14 +9,13 @@ import { test } from 'node:test';
 import { AlertDispatcher } from '../../src/alerts/dispatcher.js';
 import { AlertMonitor, MQTT_CHANNEL } from '../../src/alerts/monitor.js';
 import { AlertOutbox } from '../../src/alerts/outbox.js';
-import type { LoopStatus } from '../../src/core/status.js';
-import type { Condition } from '../../src/core/types.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
 import { AlertOutboxTable } from '../../src/store/alert-outbox.js';
 import { closeStore, openStore } from '../../src/store/database.js';
 import { minimalSimConfigText, validConfig } from '../support/config.js';
 import { LogLevel, recordingLogger, silentLogger } from '../support/logger.js';
 import { type HasAfter, tempDir } from '../support/tmp.js';
+import { type Shown, statusOf } from './statuses.js';
 
 const CHANNELS = `
 alerts:
@@ -59,23 +58,8 @@ function setUp(t: HasAfter, loopExtra = '', drifting = false) {
   return { clock, log, outbox, monitor };
 }
 
-function status(faulted: Pick<Condition, 'status' | 'reason' | 'message'>): LoopStatus {
-  return {
-    loop: 'room',
-    quantity: 'temperature',
-    mode: 'heat',
-    setpoint: 20,
-    measured: undefined,
-    measuredAtMs: undefined,
-    output: 0,
-    action: 'idle',
-    generation: 1,
-    observedGeneration: 1,
-    actuators: {},
-    conditions: [{ type: 'Faulted', ...faulted, lastTransitionMs: 0, observedGeneration: 1 }],
-    updatedAtMs: 0,
-  };
-}
+const status = (faulted: Shown['Faulted']) =>
+  statusOf({ Faulted: faulted }, { measured: undefined, action: 'idle', output: 0 });
 const OK = status({ status: 'False', reason: 'NoFault', message: 'no fault' });
 const NAN = status({ status: 'True', reason: 'SensorNotFinite', message: 'actuators safe: reading is NaN' });
 const NO_READING = status({
@@ -94,7 +78,7 @@ test('a fault: a warning at once and an info line when it clears, once per strea
   assert.deepEqual(warnings(log), ['room: fault: actuators safe: reading is NaN']);
   await clock.advance(50_000);
   monitor.onStatus(OK);
-  assert.ok(log.messages(LogLevel.info).includes('room: fault cleared after 1 min'));
+  assert.ok(log.messages(LogLevel.info).includes('room: fault cleared after 60 s'));
 });
 
 test('"no reading yet" for the first seconds of a start is not logged; for 30 s it is, once', async (t) => {

@@ -17,14 +17,13 @@ import {
   trackPeer,
 } from '../../src/alerts/rules.js';
 import type { LoopStatus } from '../../src/core/status.js';
-import type { Condition, ConditionType } from '../../src/core/types.js';
+import type { Condition } from '../../src/core/types.js';
+import { type Shown, statusOf } from './statuses.js';
 
 const RULES: LoopAlertRules = {
   delaysMs: { latched: 0, faulted: 60_000, unconfirmed: 120_000, interlock: 1_800_000, storage: 60_000 },
   autotune: true,
 };
-
-type Shown = Partial<Record<ConditionType, Pick<Condition, 'status' | 'reason' | 'message'>>>;
 
 const HEALTHY: Shown = {
   Faulted: { status: 'False', reason: 'NoFault', message: 'no fault' },
@@ -43,31 +42,6 @@ const LATCHED: Shown = {
   ...HEALTHY,
   Faulted: { status: 'True', reason: 'LatchedHeatingIneffective', message: 'held until reset: no effect' },
 };
-
-function statusOf(shown: Shown, extra: Partial<LoopStatus> = {}): LoopStatus {
-  const conditions = Object.entries(shown).map(([type, value]) => ({
-    type: type as ConditionType,
-    ...value,
-    lastTransitionMs: 0,
-    observedGeneration: 1,
-  }));
-  return {
-    loop: 'room',
-    quantity: 'temperature',
-    mode: 'heat',
-    setpoint: 20,
-    measured: 19.5,
-    measuredAtMs: 0,
-    output: 0.5,
-    action: 'heating',
-    generation: 1,
-    observedGeneration: 1,
-    actuators: {},
-    conditions,
-    updatedAtMs: 0,
-    ...extra,
-  };
-}
 
 /** Feeds `steps` ([ms, status]) in order; every transition with its time. */
 function run(

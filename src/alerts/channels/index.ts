@@ -33,26 +33,15 @@ export function buildChannel(
   id: string,
   config: AlertChannelConfig,
 ): { channel: AlertChannel; problem?: string } {
+  const optional = (key: string, file: string | undefined) => (file ? readSecret(id, key, file) : undefined);
   try {
     switch (config.type) {
       case 'ntfy':
-        return {
-          channel: ntfyChannel(
-            id,
-            config,
-            config.tokenFile ? readSecret(id, 'tokenFile', config.tokenFile) : undefined,
-          ),
-        };
+        return { channel: ntfyChannel(id, config, optional('tokenFile', config.tokenFile)) };
       case 'telegram':
         return { channel: telegramChannel(id, config, readSecret(id, 'botTokenFile', config.botTokenFile)) };
       case 'webhook':
-        return {
-          channel: webhookChannel(
-            id,
-            config,
-            config.secretFile ? readSecret(id, 'secretFile', config.secretFile) : undefined,
-          ),
-        };
+        return { channel: webhookChannel(id, config, optional('secretFile', config.secretFile)) };
     }
   } catch (error) {
     const problem = error instanceof Error ? error.message : String(error);
