@@ -202,12 +202,14 @@ export class AlertMonitor {
     const rules = (loop: string | undefined) => rulesOf(this.#config, loop);
     const dueMs = nextDueMs(this.#state, rules);
     if (dueMs === undefined) return;
-    const delayMs = Math.max(0, dueMs - this.opts.clock.monotonicMs());
+    const delayMs = Math.max(0, Math.ceil(dueMs - this.opts.clock.monotonicMs()));
     this.#timer = this.opts.clock.setTimer(() => {
       this.#timer = undefined;
       const due = raiseDue(this.#state, rules, this.opts.clock.monotonicMs());
       this.#state = due.state;
       this.#handle(due.transitions);
+      // A timer may fire a fraction of a ms early (nothing was due yet): it is set again.
+      if (!this.#timer) this.#schedule();
     }, delayMs);
   }
 }

@@ -36,7 +36,17 @@ function driftingClock(base: ManualClock) {
   };
 }
 
-function setUp(t: HasAfter, loopExtra = '', drifting = false) {
+/** A clock whose timers of more than 1 ms fire 1 ms early (as setTimeout may, against performance.now()). */
+function earlyTimers(base: ManualClock) {
+  return {
+    nowMs: () => base.nowMs(),
+    monotonicMs: () => base.monotonicMs(),
+    setTimer: (fn: () => void, delayMs: number) => base.setTimer(fn, delayMs > 1 ? delayMs - 1 : delayMs),
+    clearTimer: (handle: Parameters<ManualClock['clearTimer']>[0]) => base.clearTimer(handle),
+  };
+}
+
+function setUp(t: HasAfter, loopExtra = '', clockKind: 'manual' | 'drifting' | 'early' = 'manual') {
   const config = validConfig(minimalSimConfigText({ extra: CHANNELS, loopExtra }));
   const db = openStore({ path: path.join(tempDir(t), 'h.db'), logger: silentLogger, nowMs: () => 0 }).db;
   t.after(() => closeStore(db));
@@ -45,7 +55,8 @@ function setUp(t: HasAfter, loopExtra = '', drifting = false) {
   const outbox = new AlertOutbox(new AlertOutboxTable(() => db), 100, silentLogger);
   const dispatcher = new AlertDispatcher({ outbox, channels: new Map(), clock, logger: silentLogger });
   const channels = ['phone', 'hook', MQTT_CHANNEL];
-  const monitorClock = drifting ? driftingClock(clock) : clock;
+  const monitorClock =
+    clockKind === 'drifting' ? driftingClock(clock) : clockKind === 'early' ? earlyTimers(clock) : clock;
   const monitor = new AlertMonitor({
     config,
     clock: monitorClock,
@@ -115,7 +126,7 @@ test('the hourly cap holds back the third alert on each capped channel, never on
 });
 
 test('an alert and its resolution carry the same streakId however the monotonic clock drifts from wall time', async (t) => {
-  const { clock, outbox, monitor } = setUp(t, '', true);
+  const { clock, outbox, monitor } = setUp(t, '', 'drifting');
   monitor.onStatus(NAN);
   await clock.advance(3_600_000);
   monitor.onStatus(OK);
@@ -148,4 +159,13 @@ test('a reload with a longer faultedForS: the waiting streak is raised at the ne
     { phone: 1, hook: 1, mqtt: 1 },
     'at 300 s, by the timer, without a status',
   );
+});
+
+test('a raise timer that fires a little early: the streak is raised at its due time all the same, without a status', async (t) => {
+  const { clock, outbox, monitor } = setUp(t, '    alerts: { faultedForS: 60 }', 'early');
+  monitor.onStatus(NAN);
+  await clock.advance(59_999);
+  assert.deepEqual(outbox.backlog(), {});
+  await clock.advance(1);
+  assert.deepEqual(outbox.backlog(), { phone: 1, hook: 1, mqtt: 1 });
 });
