@@ -103,9 +103,10 @@ describe('alerts', () => {
       'the raised alert on MQTT',
     );
     const raisedAfterMs = raised.atMs - faultAtMs;
-    v.check(`raised on MQTT after faultedForS (${FAULTED_FOR_S} s) and within two more cycles`, () =>
+    // Raised by the monitor's timer, not at the probe's next cycle (5 s later): at most 2 s late.
+    v.check(`raised on MQTT after faultedForS (${FAULTED_FOR_S} s), at most 2 s after it`, () =>
       assert.ok(
-        raisedAfterMs >= FAULTED_FOR_S * 1000 - 100 && raisedAfterMs <= FAULTED_FOR_S * 1000 + 10_000,
+        raisedAfterMs >= FAULTED_FOR_S * 1000 - 100 && raisedAfterMs <= FAULTED_FOR_S * 1000 + 2_000,
         `${raisedAfterMs} ms`,
       ),
     );
