@@ -69,7 +69,7 @@ export async function doctorCommand(
       }),
     ]);
     report([await checkHttp(config)]);
-    report([checkAlerts(config)]);
+    report([await checkAlerts(config)]);
   } else {
     report([{ name: 'GPIO, 1-Wire, MQTT broker, HTTP API', status: 'skip', detail: 'need a valid config' }]);
   }

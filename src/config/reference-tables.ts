@@ -23,6 +23,8 @@ export interface JsonSchema {
   exclusiveMinimum?: number;
   minLength?: number;
   pattern?: string;
+  /** `email` for an e-mail address (its pattern is too long to be worth showing). */
+  format?: string;
 }
 
 /** One table of the page: the keys of one object (a block, a kind, a nested object). */

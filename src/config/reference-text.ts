@@ -84,6 +84,7 @@ export function typeText(schema: JsonSchema, link: (table: Table) => string, chi
     case 'integer':
       return `${schema.type}${boundsOf(schema)}`;
     case 'string': {
+      if (schema.format === 'email') return 'e-mail address';
       const length =
         schema.minLength !== undefined && schema.minLength > 1 ? `, ≥ ${schema.minLength} characters` : '';
       const pattern = schema.pattern !== undefined ? ` matching ${code(schema.pattern)}` : '';

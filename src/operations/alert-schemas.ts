@@ -14,7 +14,7 @@ export const alertTestResponse = z
     results: z.array(
       z.object({
         channel: z.string(),
-        type: z.string().describe('ntfy, telegram, webhook or mqtt'),
+        type: z.string().describe('ntfy, telegram, email, webhook or mqtt'),
         delivered: z.boolean(),
         answer: z.string().describe('What the channel answered: "delivered", or why it failed'),
         tookMs: z.number(),

@@ -15,29 +15,10 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { buildChannel, DeliveryError } from '../../src/alerts/channels/index.js';
-import type { AlertNotice } from '../../src/alerts/notice.js';
 import { freePort } from '../support/net.js';
 import { tempDir } from '../support/tmp.js';
 import { startFakeService } from './fake-services.js';
-
-const RAISED: AlertNotice = {
-  id: 'cellar/fermenter/faulted/1767225600000/raised',
-  streakId: 'cellar/fermenter/faulted/1767225600000',
-  node: 'cellar',
-  loop: 'fermenter',
-  kind: 'faulted',
-  phase: 'raised',
-  severity: 'critical',
-  title: 'Fermenter: sensor fault, actuators safe',
-  message: 'actuators held at their safe state: reading stale for 26 s (limit 25 s), 18.2 °C',
-  atMs: 1_767_225_660_000,
-};
-const RESOLVED: AlertNotice = {
-  ...RAISED,
-  id: `${RAISED.streakId}/resolved`,
-  phase: 'resolved',
-  suppressed: 2,
-};
+import { RAISED, RESOLVED } from './notices.js';
 
 const signal = () => AbortSignal.timeout(5_000);
 

@@ -218,7 +218,7 @@ export function createTestCa(dir: string, name = 'ca'): TestCa {
   return { certPath, keyPath };
 }
 
-interface ServerTls {
+export interface ServerTls {
   caPath: string;
   certPath: string;
   keyPath: string;
@@ -226,7 +226,8 @@ interface ServerTls {
   clientKeyPath: string;
 }
 
-function makeServerTls(dir: string): ServerTls {
+/** A CA, a server certificate for 127.0.0.1 and a client certificate, signed by it, in `dir`. */
+export function makeServerTls(dir: string): ServerTls {
   const ca = createTestCa(dir, 'ca');
   const server = signedCert(dir, ca, 'server', '/CN=127.0.0.1', 'server_cert');
   const client = signedCert(dir, ca, 'client', '/CN=homeostat-test-client', 'client_cert');

@@ -6,6 +6,7 @@
  */
 import { readCappedFile } from '../../capped-file.js';
 import type { AlertChannelConfig } from '../../config/schema/alerts.js';
+import { emailChannel } from './email.js';
 import {
   type AlertChannel,
   brokenChannel,
@@ -19,10 +20,12 @@ export type { AlertChannel } from './services.js';
 
 /** Largest secret file accepted, bytes: a token is a line. */
 const MAX_SECRET_BYTES = 4_096;
+/** Largest CA file accepted, bytes: a few PEM certificates. */
+const MAX_CA_BYTES = 256 * 1024;
 
 /** `file`'s content trimmed; throws a message naming the channel and the file. */
-function readSecret(channel: string, key: string, file: string): string {
-  const secret = readCappedFile(file, `alerts.channels.${channel}.${key}: cannot read`, MAX_SECRET_BYTES)
+function readSecret(channel: string, key: string, file: string, maxBytes = MAX_SECRET_BYTES): string {
+  const secret = readCappedFile(file, `alerts.channels.${channel}.${key}: cannot read`, maxBytes)
     .toString('utf8')
     .trim();
   if (secret === '') throw new Error(`alerts.channels.${channel}.${key}: ${file} is empty`);
@@ -42,6 +45,14 @@ export function buildChannel(
         return { channel: telegramChannel(id, config, readSecret(id, 'botTokenFile', config.botTokenFile)) };
       case 'webhook':
         return { channel: webhookChannel(id, config, optional('secretFile', config.secretFile)) };
+      case 'email':
+        return {
+          channel: emailChannel(id, config, {
+            password: optional('passwordFile', config.passwordFile),
+            ca:
+              config.caFile === undefined ? undefined : readSecret(id, 'caFile', config.caFile, MAX_CA_BYTES),
+          }),
+        };
     }
   } catch (error) {
     const problem = error instanceof Error ? error.message : String(error);

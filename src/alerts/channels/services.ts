@@ -1,6 +1,6 @@
 /**
- * The channels: ntfy, Telegram, a webhook and MQTT, each a `send` of one notice. Request shapes
- * are the services' own: ntfy's JSON publishing (https://docs.ntfy.sh/publish/#publish-as-json),
+ * The channels: ntfy, Telegram, a webhook and MQTT (email is email.ts), each a `send` of one
+ * notice. Request shapes are the services' own: ntfy's JSON publishing (https://docs.ntfy.sh/publish/#publish-as-json),
  * the Bot API's sendMessage (https://core.telegram.org/bots/api#sendmessage), and for the webhook
  * the notice itself with its id and an optional HMAC signature.
  */
@@ -15,6 +15,8 @@ export interface AlertChannel {
   readonly type: AlertChannelConfig['type'] | 'mqtt';
   /** Resolves once the channel took the notice; throws DeliveryError (or any error) otherwise. */
   send(notice: AlertNotice, signal: AbortSignal): Promise<void>;
+  /** Connects and logs in, sends nothing (`homeostat doctor`); where a channel can (email). */
+  verify?(): Promise<void>;
 }
 
 const NTFY_PRIORITY = { min: 1, low: 2, default: 3, high: 4, urgent: 5 } as const;

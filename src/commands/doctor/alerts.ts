@@ -1,30 +1,71 @@
-/** Doctor check: every alert channel can be built, its secret file read (nothing is sent). */
+/**
+ * Doctor check: every alert channel can be built, its secret file read, and an email channel's
+ * server logs it in (nothing is sent: `homeostat alert test` asks the services).
+ */
 import { buildChannel } from '../../alerts/channels/index.js';
+import type { AlertChannel } from '../../alerts/channels/services.js';
 import type { Config } from '../../config/schema.js';
 import type { CheckResult } from '../../kinds/types.js';
 
 const NAME = 'alert channels';
+/** How long a server may take to log us in, ms (the mail library's own timeouts are longer). */
+const VERIFY_TIMEOUT_MS = 8_000;
+
+/** Why `channel`'s server refuses us (connect, TLS, login), or undefined when it would take mail. */
+async function verifyProblem(channel: AlertChannel): Promise<string | undefined> {
+  if (!channel.verify) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer in ${VERIFY_TIMEOUT_MS / 1000} s`)),
+      VERIFY_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([channel.verify(), timeout]);
+    return undefined;
+  } catch (error) {
+    return `alerts.channels.${channel.id}: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Whether each of alerts.channels has what it needs at start: its token or key file a regular,
- * non-empty file this user can read. Sends nothing: `homeostat alert test` asks the services.
+ * non-empty file this user can read; an SMTP server that takes its login.
  */
-export function checkAlerts(config: Config): CheckResult {
+export async function checkAlerts(config: Config): Promise<CheckResult> {
   const channels = Object.entries(config.alerts.channels);
   if (channels.length === 0) return { name: NAME, status: 'skip', detail: 'none (alerts.channels)' };
-  const problems = channels.flatMap(([id, channel]) => buildChannel(id, channel).problem ?? []);
-  if (problems.length > 0) {
+  const built = channels.map(([id, channel]) => buildChannel(id, channel));
+  const secretProblems = built.flatMap((b) => b.problem ?? []);
+  if (secretProblems.length > 0) {
     return {
       name: NAME,
       status: 'fail',
-      detail: problems.join('\n'),
+      detail: secretProblems.join('\n'),
       fix: 'put the token in that file, readable by the user running homeostat (chown root:homeostat FILE; chmod 0640 FILE); homeostat regulates anyway, those alerts wait in the outbox',
     };
   }
+  const serverProblems = (await Promise.all(built.map((b) => verifyProblem(b.channel)))).flatMap(
+    (p) => p ?? [],
+  );
+  if (serverProblems.length > 0) {
+    return {
+      name: NAME,
+      status: 'fail',
+      detail: serverProblems.join('\n'),
+      fix: 'fix the server settings (host, port, security, username, passwordFile, caFile); homeostat regulates anyway, those alerts wait in the outbox and are retried',
+    };
+  }
   const names = channels.map(([id, channel]) => `${id} (${channel.type})`).join(', ');
+  const verified = channels.some(([, channel]) => channel.type === 'email')
+    ? ', the SMTP server answers'
+    : '';
   return {
     name: NAME,
     status: 'ok',
-    detail: `${names}: secrets readable; homeostat alert test sends a test through each`,
+    detail: `${names}: secrets readable${verified}; homeostat alert test sends a test through each`,
   };
 }

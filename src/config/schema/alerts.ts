@@ -3,87 +3,10 @@
  * override). Secrets are named by file, never written here.
  */
 import { z } from 'zod';
+import { alertChannelSchema } from './alert-channels.js';
 import { idKey, NODE_ID_PATTERN } from './common.js';
 
-const httpUrl = (what: string) =>
-  z
-    .string()
-    .min(1)
-    .refine((text) => {
-      try {
-        const url = new URL(text);
-        return url.protocol === 'http:' || url.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    }, `${what} must be an http:// or https:// URL`);
-
-const secretFile = (what: string) =>
-  z.string().min(1).describe(`Path of a file holding ${what} (read at start, never logged or shown).`);
-
-const NTFY_PRIORITIES = ['min', 'low', 'default', 'high', 'urgent'] as const;
-
-const ntfySchema = z
-  .strictObject({
-    type: z.literal('ntfy').describe('ntfy: a push to phones.'),
-    server: httpUrl('server')
-      .default('https://ntfy.sh')
-      .describe('The ntfy server: the public one or your own. Default https://ntfy.sh.'),
-    topic: z
-      .string()
-      .regex(/^[-_A-Za-z0-9]{1,64}$/, { error: 'topic: 1–64 letters, digits, - and _' })
-      .describe(
-        'Topic to publish to (on the public server it is the password: pick one hard to guess). Required.',
-      ),
-    tokenFile: secretFile('an ntfy access token (tk_…)')
-      .optional()
-      .describe('Path of a file holding an ntfy access token, for a protected topic. Default: none.'),
-    priority: z
-      .enum(NTFY_PRIORITIES)
-      .default('high')
-      .describe(
-        'Priority of a raised alert (min, low, default, high, urgent); a resolved one is sent at default. Default high.',
-      ),
-    tags: z
-      .array(z.string().min(1))
-      .default(['warning'])
-      .describe('Tags (ntfy shows known ones as emojis) of a raised alert. Default [warning].'),
-  })
-  .describe('Push to phones through ntfy (https://ntfy.sh or a self-hosted server).');
-
-const telegramSchema = z
-  .strictObject({
-    type: z.literal('telegram').describe('telegram: a message from your bot.'),
-    botTokenFile: secretFile('the bot token from @BotFather').describe(
-      'Path of a file holding the bot token from @BotFather (never logged). Required.',
-    ),
-    chatId: z
-      .union([z.string().min(1), z.number().int()])
-      .describe(
-        'The chat (or group, or channel) the bot writes to: its numeric id or @channelname. Required.',
-      ),
-    apiUrl: httpUrl('apiUrl')
-      .default('https://api.telegram.org')
-      .describe('The Bot API server. Default https://api.telegram.org.'),
-  })
-  .describe('A Telegram message from your bot.');
-
-const webhookSchema = z
-  .strictObject({
-    type: z.literal('webhook').describe('webhook: a JSON POST.'),
-    url: httpUrl('url').describe('Where each alert is POSTed as JSON (Node-RED, n8n, your own). Required.'),
-    secretFile: secretFile('the HMAC key')
-      .optional()
-      .describe(
-        'Path of a file holding a key: each request is signed with HMAC-SHA256 of its body in the header ' +
-          'X-Homeostat-Signature (sha256=<hex>). Default: unsigned.',
-      ),
-  })
-  .describe('A JSON POST to any URL, with the alert id in X-Homeostat-Alert-Id for de-duplication.');
-
-export const alertChannelSchema = z.discriminatedUnion('type', [ntfySchema, telegramSchema, webhookSchema]);
-
-export type AlertChannelConfig = z.output<typeof alertChannelSchema>;
+export type { AlertChannelConfig } from './alert-channels.js';
 
 /** A delay in seconds, or false: this alert is never raised. */
 const delayS = z.union([z.number().min(0), z.literal(false)]);
