@@ -7,12 +7,12 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import type { LoopStatus } from '../core/status.js';
 import { formatElapsed } from '../core/time.js';
 import type { Clock, TimerHandle } from '../time/clock.js';
 import { StampClock } from '../time/stamps.js';
 import { HourlyCap } from './cap.js';
 import type { AlertDispatcher } from './dispatcher.js';
+import type { LoopStatusWithSchedule } from './events.js';
 import { type AlertNotice, noticeOf } from './notice.js';
 import type { AlertOutbox } from './outbox.js';
 import {
@@ -67,7 +67,7 @@ export class AlertMonitor {
   }
 
   /** A loop's status after a cycle. */
-  onStatus(status: LoopStatus): void {
+  onStatus(status: LoopStatusWithSchedule): void {
     const rules = rulesOf(this.#config, status.loop);
     if (!rules) return;
     const tracked = trackLoopStatus(this.#state, status, rules, this.opts.clock.monotonicMs());

@@ -69,14 +69,18 @@ export function noticeOf(transition: AlertTransition, context: NoticeContext): A
   const { node, wallMs } = context;
   if (transition.phase === 'event') {
     const name = context.loopName(transition.loop);
+    const what =
+      transition.kind === 'profile'
+        ? `profile "${transition.name ?? ''}" finished`
+        : `autotune ${transition.outcome === 'done' ? 'finished' : 'aborted'}`;
     return {
-      id: `${node}/${transition.loop}/autotune/${wallMs}`,
+      id: `${node}/${transition.loop}/${transition.kind}/${wallMs}`,
       node,
       loop: transition.loop,
-      kind: 'autotune',
+      kind: transition.kind,
       phase: 'event',
       severity: 'info',
-      title: `${name}: autotune ${transition.outcome === 'done' ? 'finished' : 'aborted'}`,
+      title: `${name}: ${what}`,
       message: transition.message,
       atMs: wallMs,
     };

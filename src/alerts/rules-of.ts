@@ -12,6 +12,7 @@ export function rulesOf(config: Config, loop: string | undefined): LoopAlertRule
     return {
       delaysMs: { storage: ms(node.storageForS), peer: ms(config.alerts.peers?.offlineForS) },
       autotune: false,
+      profile: false,
     };
   }
   const section = config.loops[loop];
@@ -30,5 +31,6 @@ export function rulesOf(config: Config, loop: string | undefined): LoopAlertRule
     },
     ...(band ? { band: { low: band.low, high: band.high, forMs: band.forS * 1000 } } : {}),
     autotune: own.autotune ?? node.autotune,
+    profile: own.profile ?? node.profile,
   };
 }

@@ -7,16 +7,25 @@
  * often its message changes in between.
  */
 import type { LoopStatus } from '../core/status.js';
-import type { Condition, ConditionType } from '../core/types.js';
+import type { ConditionType } from '../core/types.js';
+import {
+  type EventTransition,
+  forgetEvents,
+  type LoopStatusWithSchedule,
+  loopEvents,
+  NO_EVENTS_SEEN,
+  type SeenEvents,
+} from './events.js';
 
 export type StreakKind = 'latched' | 'faulted' | 'unconfirmed' | 'interlock' | 'storage' | 'band' | 'peer';
-export type AlertKind = StreakKind | 'autotune';
+export type AlertKind = StreakKind | EventTransition['kind'];
 
 /** A loop's rules in force: each kind's delay, ms (absent: never raised), and its band. */
 export interface LoopAlertRules {
   delaysMs: Partial<Record<Exclude<StreakKind, 'band'>, number>>;
   band?: { low?: number | undefined; high?: number | undefined; forMs: number };
   autotune: boolean;
+  profile: boolean;
 }
 
 export interface Streak {
@@ -34,15 +43,15 @@ export interface Streak {
 export type AlertTransition =
   | { phase: 'started' | 'raised' | 'ended'; streak: Streak }
   | { phase: 'resolved'; streak: Streak; lastedMs: number }
-  | { phase: 'event'; kind: 'autotune'; loop: string; outcome: 'done' | 'aborted'; message: string };
+  | EventTransition;
 
 export interface AlertTrackerState {
   streaks: ReadonlyMap<string, Streak>;
-  /** Each loop's last Autotuning condition seen (status and transition time). */
-  autotune: ReadonlyMap<string, { status: Condition['status']; lastTransitionMs: number }>;
+  /** What the one-off events (events.ts) remember of each loop. */
+  events: SeenEvents;
 }
 
-export const EMPTY_ALERT_STATE: AlertTrackerState = { streaks: new Map(), autotune: new Map() };
+export const EMPTY_ALERT_STATE: AlertTrackerState = { streaks: new Map(), events: NO_EVENTS_SEEN };
 
 /** The node's one streak for the database: every loop shows the same StorageHealthy. */
 export const STORAGE_KEY = 'storage';
@@ -95,7 +104,7 @@ export function streakKey(loop: string, kind: StreakKind): string {
  */
 export function trackLoopStatus(
   state: AlertTrackerState,
-  status: LoopStatus,
+  status: LoopStatusWithSchedule,
   rules: LoopAlertRules,
   nowMs: number,
 ): { state: AlertTrackerState; transitions: AlertTransition[] } {
@@ -109,9 +118,9 @@ export function trackLoopStatus(
     else streaks.delete(key);
     transitions.push(...stepped.transitions);
   }
-  const autotune = autotuneEvent(state, status, rules);
-  transitions.push(...autotune.transitions);
-  return { state: { streaks, autotune: autotune.seen }, transitions };
+  const events = loopEvents(state.events, status, rules);
+  transitions.push(...events.transitions);
+  return { state: { streaks, events: events.seen }, transitions };
 }
 
 /** The streak key of a watched node. */
@@ -189,8 +198,7 @@ export function forgetLoops(
     streaks.delete(streak.key);
     transitions.push(endOf(streak, nowMs));
   }
-  const autotune = new Map([...state.autotune].filter(([loop]) => keep(loop)));
-  return { state: { streaks, autotune }, transitions };
+  return { state: { streaks, events: forgetEvents(state.events, keep) }, transitions };
 }
 
 function endOf(streak: Streak, nowMs: number): AlertTransition {
@@ -218,29 +226,4 @@ function stepStreak(
     transitions.push({ phase: 'raised', streak: next });
   }
   return { next, transitions };
-}
-
-/**
- * An autotune that ended since the last status (Autotuning went from True to False): one event.
- * The first status of a loop is only remembered (a restart does not tell an old result again).
- */
-function autotuneEvent(
-  state: AlertTrackerState,
-  status: LoopStatus,
-  rules: LoopAlertRules,
-): { seen: AlertTrackerState['autotune']; transitions: AlertTransition[] } {
-  const condition = conditionOf(status, 'Autotuning');
-  if (!condition) return { seen: state.autotune, transitions: [] };
-  const before = state.autotune.get(status.loop);
-  const seen = new Map(state.autotune);
-  seen.set(status.loop, { status: condition.status, lastTransitionMs: condition.lastTransitionMs });
-  const ended = before?.status === 'True' && condition.status === 'False';
-  if (!ended || !rules.autotune) return { seen, transitions: [] };
-  const outcome = condition.reason === 'Done' ? 'done' : 'aborted';
-  return {
-    seen,
-    transitions: [
-      { phase: 'event', kind: 'autotune', loop: status.loop, outcome, message: condition.message },
-    ],
-  };
 }

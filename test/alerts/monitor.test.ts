@@ -169,3 +169,39 @@ test('a raise timer that fires a little early: the streak is raised at its due t
   await clock.advance(1);
   assert.deepEqual(outbox.backlog(), { phone: 1, hook: 1, mqtt: 1 });
 });
+
+test('a profile that finished: one notice on every channel, its name in the title', (t) => {
+  const { outbox, monitor } = setUp(t);
+  const withProfile = (state: 'running' | 'finished') =>
+    statusOf(
+      { Faulted: { status: 'False', reason: 'NoFault', message: 'no fault' } },
+      {
+        setpoint: 2,
+        schedule: {
+          source: 'profile',
+          preset: null,
+          next: [],
+          profile: {
+            name: 'lager',
+            state,
+            stepIndex: 1,
+            stepCount: 2,
+            stepKind: 'hold',
+            stepRemainingS: 0,
+            totalRemainingS: 0,
+            stepEndsAt: null,
+            endsAt: null,
+          },
+        },
+      },
+    );
+  monitor.onStatus(withProfile('running'));
+  monitor.onStatus(withProfile('finished'));
+  monitor.onStatus(withProfile('finished'));
+  assert.deepEqual(outbox.backlog(), { phone: 1, hook: 1, mqtt: 1 });
+  const notice = outbox.head('phone')?.notice;
+  assert.equal(notice?.title, 'room: profile "lager" finished');
+  assert.equal(notice?.kind, 'profile');
+  assert.equal(notice?.phase, 'event');
+  assert.equal(notice?.message, 'all 2 steps done; it holds its last setpoint, 2, until it is stopped');
+});

@@ -3,7 +3,7 @@
  * manual clock), told to a loopback webhook receiver: a sensor that reads NaN is told once after
  * faultedForS and resolved once when it reads again; the journal hears of the fault at once;
  * a receiver that refuses shows in AlertsDelivering, and what it refused before a stop is
- * delivered after the restart.
+ * delivered after the restart; a profile that finished is told once.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -17,8 +17,9 @@ import { startTestNode, type TestNode } from '../support/node.js';
 import { tempDir } from '../support/tmp.js';
 import { type FakeService, startFakeService } from './fake-services.js';
 
-function configFor(hook: FakeService): string {
+function configFor(hook: FakeService, loopExtra = ''): string {
   return minimalSimConfigText({
+    loopExtra,
     extra: `
 alerts:
   channels:
@@ -127,5 +128,33 @@ test(
     assert.equal(delivered[0]?.phase, 'raised');
     assert.equal(delivered[0]?.id, notices(hook)[0]?.id, 'the same alert, the same id');
     assert.equal(alertsCondition(second)?.status, 'True');
+  },
+);
+
+test(
+  'given a started profile, when its last step ends, then one event tells it finished',
+  WAIT,
+  async (t) => {
+    const hook = await startFakeService('');
+    t.after(() => hook.close());
+    const profile = `    profiles:
+      lager:
+        steps:
+          - { holdS: 60, setpoint: 12 }
+          - { rampS: 60, to: 8 }`;
+    const node = await startTestNode(configFor(hook, profile), path.join(tempDir(t), 'h.db'));
+    t.after(() => node.stop());
+    node.store.desired.profileCommand('room', { action: 'start', name: 'lager' }, 'cli');
+    await node.clock.advance(119_000);
+    assert.equal(hook.requests.length, 0, 'not while it runs');
+    for (let s = 0; s < 10; s++) await node.clock.advance(1_000);
+    await hook.received(1);
+    await node.clock.advance(60_000);
+    assert.equal(hook.requests.length, 1, 'told once');
+    const [finished] = notices(hook);
+    assert.equal(finished?.kind, 'profile');
+    assert.equal(finished?.phase, 'event');
+    assert.equal(finished?.title, 'room: profile "lager" finished');
+    assert.equal(finished?.message, 'all 2 steps done; it holds its last setpoint, 8, until it is stopped');
   },
 );

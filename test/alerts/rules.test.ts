@@ -23,6 +23,7 @@ import { type Shown, statusOf } from './statuses.js';
 const RULES: LoopAlertRules = {
   delaysMs: { latched: 0, faulted: 60_000, unconfirmed: 120_000, interlock: 1_800_000, storage: 60_000 },
   autotune: true,
+  profile: true,
 };
 
 const HEALTHY: Shown = {
@@ -49,13 +50,25 @@ function run(
   rules = RULES,
   state: AlertTrackerState = EMPTY_ALERT_STATE,
 ): { state: AlertTrackerState; seen: string[] } {
+  const { transitions: _, ...result } = runWith(steps, rules, state);
+  return result;
+}
+
+/** `run`, with the transitions themselves. */
+function runWith(
+  steps: Array<[atMs: number, status: LoopStatus]>,
+  rules = RULES,
+  state: AlertTrackerState = EMPTY_ALERT_STATE,
+): { state: AlertTrackerState; seen: string[]; transitions: AlertTransition[] } {
   const seen: string[] = [];
+  const transitions: AlertTransition[] = [];
   for (const [atMs, status] of steps) {
     const tracked = trackLoopStatus(state, status, rules, atMs);
     state = tracked.state;
+    transitions.push(...tracked.transitions);
     for (const t of tracked.transitions) seen.push(`${atMs} ${shown(t)}`);
   }
-  return { state, seen };
+  return { state, seen, transitions };
 }
 
 function shown(t: AlertTransition): string {
@@ -238,6 +251,58 @@ describe('trackLoopStatus', () => {
     );
     assert.deepEqual(off.seen, []);
   });
+
+  test('a profile finishing is one event; one seen finished first, or stopped, tells nothing', () => {
+    const profile = (name: string, state: 'running' | 'paused' | 'finished') =>
+      statusOf(HEALTHY, {
+        setpoint: 2,
+        schedule: {
+          source: 'profile',
+          preset: null,
+          next: [],
+          profile: {
+            name,
+            state,
+            stepIndex: 2,
+            stepCount: 3,
+            stepKind: 'hold',
+            stepRemainingS: 0,
+            totalRemainingS: 0,
+            stepEndsAt: null,
+            endsAt: null,
+          },
+        },
+      });
+    const stopped = statusOf(HEALTHY);
+    const { seen, transitions } = runWith([
+      [0, profile('lager', 'finished')],
+      [1_000, stopped],
+      [2_000, profile('lager', 'running')],
+      [3_000, profile('lager', 'paused')],
+      [4_000, profile('lager', 'finished')],
+      [5_000, profile('lager', 'finished')],
+      [6_000, profile('ale', 'running')],
+      [7_000, stopped],
+      [8_000, profile('ale', 'finished')],
+    ]);
+    assert.deepEqual(seen, ['4000 event profile finished']);
+    assert.deepEqual(transitions[0], {
+      phase: 'event',
+      kind: 'profile',
+      loop: 'room',
+      outcome: 'finished',
+      name: 'lager',
+      message: 'all 3 steps done; it holds its last setpoint, 2, until it is stopped',
+    });
+    const off = run(
+      [
+        [0, profile('lager', 'running')],
+        [1_000, profile('lager', 'finished')],
+      ],
+      { ...RULES, profile: false },
+    );
+    assert.deepEqual(off.seen, []);
+  });
 });
 
 describe('raiseDue and nextDueMs: a streak whose delay ends between statuses', () => {
@@ -300,4 +365,4 @@ describe('trackPeer: a watched node', () => {
   });
 });
 
-const RULES_WITH_PEERS: LoopAlertRules = { delaysMs: { peer: 120_000 }, autotune: false };
+const RULES_WITH_PEERS: LoopAlertRules = { delaysMs: { peer: 120_000 }, autotune: false, profile: false };

@@ -1,11 +1,11 @@
 /** Loop statuses for the alert tests: a loop `room` showing the conditions given. Not a test file. */
-import type { LoopStatus } from '../../src/core/status.js';
+import type { LoopStatusWithSchedule } from '../../src/alerts/events.js';
 import type { Condition, ConditionType } from '../../src/core/types.js';
 
 /** The conditions a status shows, by type. */
 export type Shown = Partial<Record<ConditionType, Pick<Condition, 'status' | 'reason' | 'message'>>>;
 
-export function statusOf(shown: Shown, extra: Partial<LoopStatus> = {}): LoopStatus {
+export function statusOf(shown: Shown, extra: Partial<LoopStatusWithSchedule> = {}): LoopStatusWithSchedule {
   const conditions = Object.entries(shown).map(([type, value]) => ({
     type: type as ConditionType,
     ...value,

@@ -217,7 +217,7 @@ describe('planChanges + formatPlan: given the applied config and a new one, the 
       '+ gpio {"sysfsRoot":"/sys"}',
       '+ storage {"downsampleS":300,"downsampledRetentionS":31536000,"eventRetentionS":7776000,"memoryFlushS":600,"rawRetentionS":604800}',
       '+ http {"allowedHosts":[],"enabled":true,"host":"127.0.0.1","port":8734,"publicReads":false}',
-      '+ alerts {"capPerHour":10,"channels":{},"outboxLimit":1000,"rules":{"autotune":true,"faultedForS":60,"interlockForS":1800,"latchedForS":0,"storageForS":60,"unconfirmedForS":120}}',
+      '+ alerts {"capPerHour":10,"channels":{},"outboxLimit":1000,"rules":{"autotune":true,"faultedForS":60,"interlockForS":1800,"latchedForS":0,"profile":true,"storageForS":60,"unconfirmedForS":120}}',
     ]);
   });
 

@@ -81,6 +81,12 @@ export const loopAlertsSchema = z
       .describe(
         "An autotune that finished or was aborted is told. Default: the node's alerts.rules.autotune.",
       ),
+    profile: z
+      .boolean()
+      .optional()
+      .describe(
+        "A profile that finished (all its steps done) is told. Default: the node's alerts.rules.profile.",
+      ),
     channels: z
       .array(z.string())
       .optional()
@@ -111,6 +117,10 @@ export const alertsSchema = z
           .boolean()
           .default(true)
           .describe('An autotune that finished or was aborted is told. Default true.'),
+        profile: z
+          .boolean()
+          .default(true)
+          .describe('A profile that finished (all its steps done) is told. Default true.'),
       })
       .prefault({})
       .describe('What raises an alert on every loop (a loop overrides them in loops.<id>.alerts).'),
