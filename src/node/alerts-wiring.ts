@@ -6,6 +6,7 @@
  * a restart; the rules follow every reload.
  */
 import type { Logger } from 'pino';
+import type { BrewfatherStreams } from '../alerts/brewfather-streams.js';
 import { buildChannel } from '../alerts/channels/index.js';
 import { type AlertChannel, mqttChannel } from '../alerts/channels/services.js';
 import { AlertDispatcher } from '../alerts/dispatcher.js';
@@ -21,6 +22,7 @@ import type { AlertTestResponse } from '../operations/alert-schemas.js';
 import { AlertOutboxTable } from '../store/alert-outbox.js';
 import type { StoreSupervisor } from '../store/supervisor.js';
 import type { Clock } from '../time/clock.js';
+import { buildBrewfatherStreams } from './brewfather-wiring.js';
 
 /** How long a test alert may take per channel, ms: within the CLI's 5 s for an answer. */
 const TEST_TIMEOUT_MS = 4_000;
@@ -55,6 +57,10 @@ function availabilityProblem(payload: Buffer): string | undefined {
   return `its availability says "${text.slice(0, 40)}"`;
 }
 
+/** The loops' Brewfather blocks, to tell a change (JSON). */
+const streamsOf = (config: Config) =>
+  JSON.stringify(Object.entries(config.loops).map(([loop, section]) => [loop, section.brewfather ?? null]));
+
 export interface NodeAlertsOptions {
   config: Config;
   store: StoreSupervisor;
@@ -80,6 +86,8 @@ export class NodeAlerts {
   readonly #channels: ReadonlyMap<string, AlertChannel>;
   /** Channels built broken: their secret file could not be read. */
   readonly #unreadable = new Set<string>();
+  /** The loops' Brewfather streams (readings, not alerts: posted on their own cadence). */
+  readonly #streams: BrewfatherStreams | undefined;
   #unsubscribe: (() => void) | undefined;
 
   constructor(private readonly opts: NodeAlertsOptions) {
@@ -117,6 +125,7 @@ export class NodeAlerts {
       logger: alertsLogger,
       onAttempt: (channel, error) => this.#noteAttempt(channel, error),
     });
+    this.#streams = buildBrewfatherStreams(config, opts.daemon, opts.deliveryClock, alertsLogger);
     this.monitor = new AlertMonitor({
       config,
       clock: opts.clock,
@@ -142,11 +151,17 @@ export class NodeAlerts {
             'the alerts.channels block changed: channels keep their settings until the next restart',
           );
         }
+        if (streamsOf(config) !== streamsOf(this.opts.config)) {
+          this.opts.logger.warn(
+            'a brewfather block changed: the streams keep their settings until the next restart',
+          );
+        }
       },
     });
     this.#watchPeers();
     this.#showHealth();
     this.dispatcher.kick();
+    this.#streams?.start();
   }
 
   /**
@@ -212,20 +227,21 @@ export class NodeAlerts {
     const counts = this.dispatcher.counts();
     const backlog = this.outbox.backlog();
     const dropped = this.outbox.droppedSinceStart();
-    return Object.entries(counts).map(([channel, { sent, failed }]) => ({
+    const channels = Object.entries(counts).map(([channel, { sent, failed }]) => ({
       channel,
       sent,
       failed,
       dropped: dropped[channel] ?? 0,
       undelivered: backlog[channel] ?? 0,
     }));
+    return [...channels, ...(this.#streams?.figures() ?? [])];
   }
 
   /** Stops following and delivering; what is undelivered stays in the outbox for the next start. */
   async stop(): Promise<void> {
     this.#unsubscribe?.();
     this.monitor.stop();
-    await this.dispatcher.stop();
+    await Promise.all([this.dispatcher.stop(), this.#streams?.stop()]);
   }
 
   #noteAttempt(channel: string, error: string | undefined): void {

@@ -75,3 +75,17 @@ describe('an email channel: doctor logs in to the server (sends nothing)', { ski
     assert.ok(!result.detail.includes('wrong'), 'the password is never shown');
   });
 });
+
+test('given a Brewfather stream whose id file is missing, fail naming the loop and the file', async (t) => {
+  const dir = tempDir(t);
+  const config = validConfig(
+    minimalSimConfigText({ loopExtra: `    brewfather: { streamIdFile: ${dir}/brewfather.id }` }),
+  );
+  const result = await checkAlerts(config);
+  assert.equal(result.status, 'fail');
+  assert.match(result.detail, /^loops\.room\.brewfather\.streamIdFile: cannot read .*brewfather\.id: ENOENT/);
+  writeFileSync(path.join(dir, 'brewfather.id'), 'Ab12Cd34\n');
+  const fixed = await checkAlerts(config);
+  assert.equal(fixed.status, 'ok');
+  assert.match(fixed.detail, /^brewfather\/room: secrets readable;/);
+});

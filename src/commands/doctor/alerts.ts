@@ -2,6 +2,7 @@
  * Doctor check: every alert channel can be built, its secret file read, and an email channel's
  * server logs it in (nothing is sent: `homeostat alert test` asks the services).
  */
+import { brewfatherUrl } from '../../alerts/brewfather.js';
 import { buildChannel } from '../../alerts/channels/index.js';
 import type { AlertChannel } from '../../alerts/channels/services.js';
 import type { Config } from '../../config/schema.js';
@@ -31,15 +32,36 @@ async function verifyProblem(channel: AlertChannel): Promise<string | undefined>
   }
 }
 
+/** Why a loop's Brewfather stream has nowhere to post (its id file), or nothing. */
+function streamProblem({
+  loop,
+  stream,
+}: {
+  loop: string;
+  stream: Parameters<typeof brewfatherUrl>[1];
+}): string[] {
+  try {
+    brewfatherUrl(loop, stream);
+    return [];
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+}
+
 /**
  * Whether each of alerts.channels has what it needs at start: its token or key file a regular,
  * non-empty file this user can read; an SMTP server that takes its login.
  */
 export async function checkAlerts(config: Config): Promise<CheckResult> {
   const channels = Object.entries(config.alerts.channels);
-  if (channels.length === 0) return { name: NAME, status: 'skip', detail: 'none (alerts.channels)' };
+  const streams = Object.entries(config.loops).flatMap(([loop, section]) =>
+    section.brewfather ? [{ loop, stream: section.brewfather }] : [],
+  );
+  if (channels.length === 0 && streams.length === 0) {
+    return { name: NAME, status: 'skip', detail: 'none (alerts.channels, loops.<id>.brewfather)' };
+  }
   const built = channels.map(([id, channel]) => buildChannel(id, channel));
-  const secretProblems = built.flatMap((b) => b.problem ?? []);
+  const secretProblems = [...built.flatMap((b) => b.problem ?? []), ...streams.flatMap(streamProblem)];
   if (secretProblems.length > 0) {
     return {
       name: NAME,
@@ -59,7 +81,10 @@ export async function checkAlerts(config: Config): Promise<CheckResult> {
       fix: 'fix the server settings (host, port, security, username, passwordFile, caFile); homeostat regulates anyway, those alerts wait in the outbox and are retried',
     };
   }
-  const names = channels.map(([id, channel]) => `${id} (${channel.type})`).join(', ');
+  const names = [
+    ...channels.map(([id, channel]) => `${id} (${channel.type})`),
+    ...streams.map(({ loop }) => `brewfather/${loop}`),
+  ].join(', ');
   const verified = channels.some(([, channel]) => channel.type === 'email')
     ? ', the SMTP server answers'
     : '';

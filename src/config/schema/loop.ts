@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { loopMonitorFields } from '../../kinds/monitors/registry.js';
 import { loopAlertsSchema } from './alerts.js';
+import { brewfatherSchema } from './brewfather.js';
 import { modeSchema, QUANTITIES, rangeSchema, ref } from './common.js';
 import { controllerSchema } from './controllers.js';
 import { checkLoop } from './loop-checks.js';
@@ -146,6 +147,7 @@ export const loopSchema = z
       ),
     controller: controllerSchema.describe('How the output is computed: pid or hysteresis. Required.'),
     alerts: loopAlertsSchema.optional(),
+    brewfather: brewfatherSchema.optional(),
     autotune: z
       .strictObject({
         autoApply: z

@@ -1,4 +1,5 @@
-/** The references of a loop's `record` list (schema/record.ts), as a rule of references.ts. */
+/** The references of a loop's `record` list (schema/record.ts), as rules of references.ts. */
+import { BREWFATHER_VALUE_FIELDS } from './brewfather.js';
 import type { RawConfig } from './file.js';
 import { recordedSeriesOf } from './record.js';
 import { loopSensorIds } from './sensor-set.js';
@@ -28,5 +29,26 @@ export function recordedSensorsAreKnown(config: RawConfig, issue: Issue): void {
       sensors.add(sensor);
       labels.add(label);
     });
+  }
+}
+
+/**
+ * A Brewfather stream posts a temperature loop's values, and its fields name sensors the loop
+ * records (they are sampled only when recorded).
+ */
+export function brewfatherFieldsAreRecorded(config: RawConfig, issue: Issue): void {
+  for (const [loopId, loop] of Object.entries(config.loops)) {
+    const stream = loop.brewfather;
+    if (!stream) continue;
+    const path = ['loops', loopId, 'brewfather'];
+    if ((loop.quantity ?? 'temperature') !== 'temperature') {
+      issue(path, `a Brewfather stream posts a temperature; this loop regulates ${loop.quantity}`);
+    }
+    const recorded = recordedSeriesOf(loop).map((series) => series.sensor);
+    for (const field of BREWFATHER_VALUE_FIELDS) {
+      const sensor = stream[field];
+      if (sensor === undefined || recorded.includes(sensor)) continue;
+      issue([...path, field], `"${sensor}" is not recorded by this loop: add it to loops.${loopId}.record`);
+    }
   }
 }

@@ -17,7 +17,7 @@ import {
 } from '../../kinds/registry.js';
 import { QUANTITY_DEFAULTS } from './common.js';
 import type { RawActuator, RawConfig, RawLoop } from './file.js';
-import { recordedSensorsAreKnown } from './record-checks.js';
+import { brewfatherFieldsAreRecorded, recordedSensorsAreKnown } from './record-checks.js';
 import { loopSensorIds } from './sensor-set.js';
 
 type Issue = (path: (string | number)[], message: string) => void;
@@ -34,6 +34,7 @@ const RULES: Rule[] = [
   pwmChannelsAreNotShared,
   loopsUseKnownSensors,
   recordedSensorsAreKnown,
+  brewfatherFieldsAreRecorded,
   sensorUnitsFitTheLoop,
   actuatorsServeOneLoop,
   bandModulationFitsThePid,
