@@ -94,3 +94,17 @@ export async function resolveSensorFault(alerting: AlertingNode): Promise<void> 
   await alerting.hook.received(before + 1);
   await until(() => settled(alerting), 'the channels’ answers to be recorded');
 }
+
+/**
+ * Advances the node's clock a second at a time (a retry waits its backoff on it) until every
+ * channel has taken every alert.
+ */
+export async function deliverAll(alerting: AlertingNode): Promise<void> {
+  const { outbox } = alerting.node.node.alerts;
+  const empty = () => Object.keys(outbox.backlog()).length === 0;
+  for (let s = 0; s < 60 && !empty(); s++) {
+    await alerting.node.clock.advance(1_000);
+    await until(() => settled(alerting), 'the channels’ answers to be recorded');
+  }
+  await until(empty, 'every channel to take every alert');
+}
