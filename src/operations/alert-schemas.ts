@@ -46,7 +46,9 @@ export const alertView = z
     id: z.string().describe('The notice id: the same on every channel and every retry'),
     phase: z.enum(['raised', 'resolved', 'event', 'test']),
     severity: z.enum(['critical', 'warning', 'info']),
-    kind: z.string().describe('faulted, latched, band, unconfirmed, interlock, storage, peer, autotune'),
+    kind: z
+      .string()
+      .describe('faulted, latched, band, unconfirmed, interlock, storage, peer, autotune, profile'),
     title: z.string(),
     message: z.string(),
     loop: z.string().nullable().describe("The loop's id; null for the node's own (the database, a peer)"),
