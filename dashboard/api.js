@@ -12,11 +12,11 @@ async function request(path, init = {}) {
   }
 }
 
-/** GET `path`; the JSON body, or an Error with the daemon's message. */
+/** GET `path`; the JSON body, or an Error with the daemon's message and the answer's `status`. */
 export async function getJson(path) {
   const res = await request(path);
   const body = await res.json().catch(() => null);
-  if (!res.ok) throw new Error(body?.error ?? `HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(body?.error ?? `HTTP ${res.status}`), { status: res.status });
   return body;
 }
 

@@ -1,6 +1,7 @@
 // homeostat dashboard: one page served by the daemon, plain browser JavaScript modules, no build
 // step. Everything it loads comes from the daemon (the node is often offline). This module: the
 // header, the list of cards, the live stream and the start. API: GET /api/openapi.json (src/http/schemas.ts).
+import { refreshAlerts } from './alerts.js';
 import { getJson } from './api.js';
 import { createCard, refreshLoop, renderLoop } from './cards.js';
 import { addPoint, loadChart, scheduleChart, slideTo } from './chart.js';
@@ -71,6 +72,7 @@ function refreshLoops() {
 
 function refreshAll() {
   refreshNode();
+  refreshAlerts();
   for (const card of state.cards.values()) loadChart(card);
   refreshLoops();
 }
@@ -166,6 +168,7 @@ selectRange(state.range);
 $('auth-dialog').addEventListener('cancel', (e) => e.preventDefault()); // nothing works without the token
 refreshNode();
 setInterval(refreshNode, 30_000);
+refreshAlerts(); // and again every ALERTS_REFRESH_MS
 loadLoops().then(
   () => {
     // A link from the fleet page (/#loop-<id>) scrolls to that loop's card.
@@ -179,5 +182,7 @@ loadLoops().then(
 );
 document.addEventListener('visibilitychange', () => {
   // a phone that slept may have a dead stream: reconnect and refill
-  if (document.visibilityState === 'visible' && stream?.readyState === EventSource.CLOSED) connectStream();
+  if (document.visibilityState !== 'visible') return;
+  if (stream?.readyState === EventSource.CLOSED) connectStream();
+  refreshAlerts(); // delivery is not streamed: what happened while the phone slept
 });

@@ -6,7 +6,7 @@
  * oldest is dropped and counted.
  */
 import type { Logger } from 'pino';
-import type { AlertOutboxTable } from '../store/alert-outbox.js';
+import type { AlertOutboxTable, OutboxRow } from '../store/alert-outbox.js';
 import type { AlertNotice } from './notice.js';
 
 export interface QueuedAlert {
@@ -17,6 +17,24 @@ export interface QueuedAlert {
   createdAtMs: number;
   attempts: number;
   lastError?: string;
+}
+
+/** One alert on one channel as the recent alerts show it (GET /api/alerts). */
+export interface AlertDelivery {
+  channel: string;
+  notice: AlertNotice;
+  createdAtMs: number;
+  attempts: number;
+  lastError: string | undefined;
+  /** Undefined: not taken yet. */
+  deliveredAtMs: number | undefined;
+}
+
+export interface RecentDeliveries {
+  /** Newest first. */
+  deliveries: AlertDelivery[];
+  /** Why the database could not be read: then only the undelivered alerts in memory are listed. */
+  unreadable?: string;
 }
 
 /** Delivered rows kept for the recent alerts shown. */
@@ -126,6 +144,37 @@ export class AlertOutbox {
     return Object.fromEntries(this.#droppedSinceStart);
   }
 
+  /**
+   * The newest `limit` deliveries, taken or not, newest first: the database's rows, where memory
+   * holds the alert still undelivered its attempts and error (fresher when a write failed), and
+   * the undelivered alerts the database refused or lost (a stand-in after a damaged file).
+   */
+  recent(limit: number): RecentDeliveries {
+    const waiting = new Map<string, QueuedAlert>();
+    for (const queue of this.#queues.values()) {
+      for (const entry of queue) waiting.set(deliveryKey(entry.channel, entry.notice), entry);
+    }
+    let rows: OutboxRow[] = [];
+    let unreadable: string | undefined;
+    try {
+      rows = this.table.recent(limit);
+    } catch (error) {
+      unreadable = error instanceof Error ? error.message : String(error);
+    }
+    const found = new Map<string, AlertDelivery>();
+    for (const row of rows) {
+      const notice = parseNotice(row.notice);
+      if (!notice) continue;
+      const key = deliveryKey(row.channel, notice);
+      const entry = waiting.get(key);
+      found.set(key, entry ? queuedDelivery(entry) : storedDelivery(row, notice));
+    }
+    for (const [key, entry] of waiting) if (!found.has(key)) found.set(key, queuedDelivery(entry));
+    // Stable: rows told at the same ms keep the database's order (newest first).
+    const deliveries = [...found.values()].sort((a, b) => b.createdAtMs - a.createdAtMs).slice(0, limit);
+    return unreadable === undefined ? { deliveries } : { deliveries, unreadable };
+  }
+
   #queue(channel: string): QueuedAlert[] {
     let queue = this.#queues.get(channel);
     if (!queue) {
@@ -159,6 +208,27 @@ export class AlertOutbox {
     }
   }
 }
+
+/** An alert on a channel, the same in memory and in the database (a notice's id is unique). */
+const deliveryKey = (channel: string, notice: AlertNotice) => `${channel}\u0000${notice.id}`;
+
+const queuedDelivery = (entry: QueuedAlert): AlertDelivery => ({
+  channel: entry.channel,
+  notice: entry.notice,
+  createdAtMs: entry.createdAtMs,
+  attempts: entry.attempts,
+  lastError: entry.lastError,
+  deliveredAtMs: undefined,
+});
+
+const storedDelivery = (row: OutboxRow, notice: AlertNotice): AlertDelivery => ({
+  channel: row.channel,
+  notice,
+  createdAtMs: row.createdAtMs,
+  attempts: row.attempts,
+  lastError: row.lastError ?? undefined,
+  deliveredAtMs: row.deliveredAtMs ?? undefined,
+});
 
 /** A stored notice, or undefined when the row is not one (a damaged or foreign row). */
 function parseNotice(json: string): AlertNotice | undefined {

@@ -1,3 +1,4 @@
+import type { RecentDeliveries } from '../alerts/outbox.js';
 import type { Config } from '../config/schema.js';
 import type { CommandKind } from '../control/commands.js';
 import type { LoopStatus } from '../core/status.js';
@@ -28,6 +29,16 @@ export interface ApiHistory {
   points: HistoryPoint[];
   downsampled: boolean;
   memoryOnly?: string;
+}
+
+/** The node's recent alerts as the outbox knows them (GET /api/alerts shapes them). */
+export interface RecentAlerts extends RecentDeliveries {
+  /** The channels alerts go to now, in the config's order (`mqtt` last). */
+  channels: string[];
+  /** Undelivered alerts per channel (channels with none left out). */
+  backlog: Record<string, number>;
+  /** Alerts dropped per channel since the start (the outbox over its limit). */
+  dropped: Record<string, number>;
 }
 
 /** A write as the shared command path takes it (src/control/desired-commands.ts). */
@@ -92,12 +103,14 @@ export interface ApiDeps {
   /** Every node's loops on the broker (GET /api/fleet); absent without MQTT: 404. */
   fleet?(): FleetResponse;
   /**
-   * The node's alert channels (absent: POST /api/alerts/test answers 404): their ids, and a test
-   * alert sent through each (or one) at once, with what each answered.
+   * The node's alert channels (absent: the alert routes answer 404): their ids, a test alert
+   * sent through each (or one) at once, with what each answered, and the newest `limit`
+   * deliveries (one alert on one channel) from the outbox.
    */
   alerts?: {
     channels(): string[];
     test(channel: string | undefined): Promise<AlertTestResponse['results']>;
+    recent(limit: number): RecentAlerts;
   };
   /** Prometheus text (absent: /metrics answers 404). */
   metrics?: { render(): Promise<string>; contentType: string };

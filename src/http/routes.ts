@@ -1,6 +1,6 @@
 import type { HttpSpec } from '../operations/operation.js';
 import { HTTP_OPERATIONS, type HttpOperationName } from '../operations/table.js';
-import { testAlerts } from './api-alerts.js';
+import { recentAlerts, testAlerts } from './api-alerts.js';
 import type { ApiDeps } from './api-deps.js';
 import {
   allLoops,
@@ -88,6 +88,7 @@ function operationHandlers(deps: RouteDeps, routes: () => ApiRoute[]): Record<Ht
     loop: ({ params }) => ({ body: oneLoop(api, params.loop!) }),
     loopHistory: ({ params, url }) => loopHistory(api, params.loop!, url),
     events: ({ url }) => ({ body: eventList(api, url) }),
+    recentAlerts: ({ url }) => recentAlerts(api, url),
     fleet: () => fleetAnswer(api),
     tunings: ({ params }) => ({ body: loopTunings(api, params.loop!) }),
     stream: (context) => openStream(api, stream, context),

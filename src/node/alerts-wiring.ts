@@ -17,6 +17,7 @@ import { sendUntilAborted } from '../alerts/send.js';
 import { type Config, mqttOf } from '../config/schema.js';
 import type { Daemon } from '../daemon/daemon.js';
 import type { AlertChannelFigures } from '../http/alert-metrics.js';
+import type { RecentAlerts } from '../http/api-deps.js';
 import type { MqttConnection } from '../mqtt/client.js';
 import type { AlertTestResponse } from '../operations/alert-schemas.js';
 import { AlertOutboxTable } from '../store/alert-outbox.js';
@@ -235,6 +236,19 @@ export class NodeAlerts {
       undelivered: backlog[channel] ?? 0,
     }));
     return [...channels, ...(this.#streams?.figures() ?? [])];
+  }
+
+  /**
+   * The newest `limit` deliveries (one alert on one channel), with the channels and each one's
+   * backlog and drops since the start, for GET /api/alerts and the dashboard.
+   */
+  recent(limit: number): RecentAlerts {
+    return {
+      ...this.outbox.recent(limit),
+      channels: this.channels(),
+      backlog: this.outbox.backlog(),
+      dropped: this.outbox.droppedSinceStart(),
+    };
   }
 
   /** Stops following and delivering; what is undelivered stays in the outbox for the next start. */

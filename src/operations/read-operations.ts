@@ -1,3 +1,4 @@
+import { alertsResponse } from './alert-schemas.js';
 import { loopTuningView, tuningsResponse as looseTunings } from './client-schemas.js';
 import { fleetResponse } from './fleet-schemas.js';
 import type { Operation } from './operation.js';
@@ -5,7 +6,7 @@ import { historyResponse } from './recorded-schemas.js';
 import { eventsResponse, healthView, loopsResponse, loopView, nodeResponse } from './schemas.js';
 import { tuningsResponse } from './write-schemas.js';
 
-/** What can be read of a node: its identity, loops, history, events, tunings, streams. */
+/** What can be read of a node: its identity, loops, history, events, alerts, tunings, streams. */
 export const READ_OPERATIONS = {
   node: {
     summary: 'Node identity, version and health',
@@ -110,6 +111,17 @@ export const READ_OPERATIONS = {
         { name: 'json', description: 'as JSON' },
       ],
       example: 'homeostat events --loop room --since 6h',
+    },
+  },
+  recentAlerts: {
+    summary:
+      "The recent alerts, newest first, each with its delivery on every channel (taken, or waiting with its attempts and last error), and each channel's backlog (404 when this node sends no alerts)",
+    http: {
+      method: 'GET',
+      path: '/api/alerts',
+      write: false,
+      query: { limit: 'At most this many alerts (default 50, at most 200)' },
+      response: alertsResponse,
     },
   },
   fleet: {

@@ -131,3 +131,48 @@ test('given a database that refuses writes, alerts are kept in memory, delivered
   );
   assert.ok(log.messages().some((m) => /takes alerts again/.test(m)));
 });
+
+test('the recent deliveries are newest first, delivered or not, each with its attempts, error and delivery time', (t) => {
+  const db = open(path.join(tempDir(t), 'h.db'));
+  t.after(() => closeStore(db));
+  const outbox = new AlertOutbox(new AlertOutboxTable(() => db), 100, silentLogger);
+  outbox.add('phone', notice(1), 1_000);
+  outbox.add('hook', notice(1), 1_000);
+  outbox.add('phone', notice(2), 2_000);
+  outbox.delivered(outbox.head('hook')!, 1_500);
+  outbox.failed(outbox.head('phone')!, 'ntfy answered HTTP 503');
+  const { deliveries, unreadable } = outbox.recent(10);
+  assert.equal(unreadable, undefined);
+  assert.deepEqual(
+    deliveries.map((d) => [d.channel, d.notice.atMs, d.attempts, d.lastError, d.deliveredAtMs]),
+    [
+      ['phone', 2, 0, undefined, undefined],
+      ['hook', 1, 1, undefined, 1_500],
+      ['phone', 1, 1, 'ntfy answered HTTP 503', undefined],
+    ],
+  );
+  assert.deepEqual(
+    outbox.recent(2).deliveries.map((d) => d.channel),
+    ['phone', 'hook'],
+    'the newest `limit` only',
+  );
+});
+
+test('given a database that refuses writes and reads, the recent deliveries still list what waits in memory, and say why the rest is missing', (t) => {
+  const db = open(path.join(tempDir(t), 'h.db'));
+  t.after(() => closeStore(db));
+  const table = new AlertOutboxTable(() => db);
+  const outbox = new AlertOutbox(table, 100, silentLogger);
+  outbox.add('phone', notice(1), 1_000);
+  outbox.delivered(outbox.head('phone')!, 1_100);
+  db.close(); // every call on it throws from now on: "The database connection is not open"
+  outbox.add('phone', notice(2), 2_000);
+  outbox.failed(outbox.head('phone')!, 'ntfy: no answer in 15 s');
+  const { deliveries, unreadable } = outbox.recent(10);
+  assert.deepEqual(
+    deliveries.map((d) => [d.notice.atMs, d.attempts, d.lastError, d.deliveredAtMs]),
+    [[2, 1, 'ntfy: no answer in 15 s', undefined]],
+    'the undelivered one from memory; the delivered one was only in the database',
+  );
+  assert.match(unreadable ?? '', /not open/);
+});

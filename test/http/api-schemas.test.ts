@@ -58,6 +58,8 @@ const calls: Record<string, Array<{ call: (node: ApiTestNode) => Promise<JsonAns
     { call: (n) => getJson(n.base, '/api/loops/room/history?maxPoints=3'), status: 200 },
   ],
   'GET /api/events': [{ call: (n) => getJson(n.base, '/api/events?limit=1000'), status: 200 }],
+  // Needs alert channels (the demo has none: 404): parsed strictly in test/http/api-alerts.test.ts.
+  'GET /api/alerts': [],
   // Needs a broker (this node has none: 404): parsed strictly in test/http/fleet.test.ts.
   'GET /api/fleet': [],
   'POST /api/loops/:loop': [

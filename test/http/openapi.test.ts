@@ -122,8 +122,12 @@ describe('openApiDocument(apiRoutes(…))', () => {
     }
     assert.deepEqual(Object.keys(doc.components.schemas).sort(), [
       'Actuator',
+      'Alert',
+      'AlertChannel',
+      'AlertDelivery',
       'AlertTestRequest',
       'AlertTestResponse',
+      'Alerts',
       'Autotune',
       'AutotuneRequest',
       'CommandResult',
