@@ -14,11 +14,11 @@ import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { buildChannel, DeliveryError } from '../../src/alerts/channels/index.js';
+import { buildChannel } from '../../src/alerts/channels/index.js';
 import { freePort } from '../support/net.js';
 import { tempDir } from '../support/tmp.js';
 import { startFakeService } from './fake-services.js';
-import { RAISED, RESOLVED } from './notices.js';
+import { RAISED, RESOLVED, thrown } from './notices.js';
 
 const signal = () => AbortSignal.timeout(5_000);
 
@@ -26,17 +26,6 @@ function secretFile(t: Parameters<typeof tempDir>[0], content: string): string {
   const file = path.join(tempDir(t), 'secret');
   writeFileSync(file, content);
   return file;
-}
-
-/** What `send` threw (it must throw). */
-async function thrown(promise: Promise<void>): Promise<DeliveryError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DeliveryError, String(error));
-    return error;
-  }
-  assert.fail('expected the send to fail');
 }
 
 describe('ntfy', () => {

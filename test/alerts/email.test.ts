@@ -9,11 +9,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { emailChannel } from '../../src/alerts/channels/email.js';
-import { buildChannel, DeliveryError } from '../../src/alerts/channels/index.js';
+import { buildChannel } from '../../src/alerts/channels/index.js';
 import { alertChannelSchema } from '../../src/config/schema/alert-channels.js';
 import { freePort } from '../support/net.js';
 import { type HasAfter, tempDir } from '../support/tmp.js';
-import { RAISED, RESOLVED } from './notices.js';
+import { RAISED, RESOLVED, thrown } from './notices.js';
 import { type SmtpServer, smtpSkip, startSmtpServer } from './support/smtp.js';
 
 const LOGIN = { user: 'cellar@example.org', password: 'correct horse' };
@@ -46,17 +46,6 @@ const loggedIn = (t: HasAfter, server: SmtpServer, extra: Record<string, unknown
     passwordFile: passwordFile(t),
     ...extra,
   });
-
-/** What `send` threw (it must throw). */
-async function thrown(promise: Promise<void>): Promise<DeliveryError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DeliveryError, String(error));
-    return error;
-  }
-  assert.fail('expected the send to fail');
-}
 
 const signal = () => AbortSignal.timeout(10_000);
 

@@ -15,7 +15,7 @@ import { closeStore, openStore } from '../../src/store/database.js';
 import { minimalSimConfigText, validConfig } from '../support/config.js';
 import { LogLevel, recordingLogger, silentLogger } from '../support/logger.js';
 import { type HasAfter, tempDir } from '../support/tmp.js';
-import { type Shown, statusOf } from './statuses.js';
+import { profileStatus, type Shown, statusOf } from './statuses.js';
 
 const CHANNELS = `
 alerts:
@@ -173,28 +173,7 @@ test('a raise timer that fires a little early: the streak is raised at its due t
 test('a profile that finished: one notice on every channel, its name in the title', (t) => {
   const { outbox, monitor } = setUp(t);
   const withProfile = (state: 'running' | 'finished') =>
-    statusOf(
-      { Faulted: { status: 'False', reason: 'NoFault', message: 'no fault' } },
-      {
-        setpoint: 2,
-        schedule: {
-          source: 'profile',
-          preset: null,
-          next: [],
-          profile: {
-            name: 'lager',
-            state,
-            stepIndex: 1,
-            stepCount: 2,
-            stepKind: 'hold',
-            stepRemainingS: 0,
-            totalRemainingS: 0,
-            stepEndsAt: null,
-            endsAt: null,
-          },
-        },
-      },
-    );
+    profileStatus('lager', state, { stepCount: 2, setpoint: 2 });
   monitor.onStatus(withProfile('running'));
   monitor.onStatus(withProfile('finished'));
   monitor.onStatus(withProfile('finished'));

@@ -1,4 +1,9 @@
-/** A raised alert and its resolution, as the channels' tests send them. Not a test file itself. */
+/**
+ * A raised alert and its resolution, as the channels' tests send them, and what a failed send
+ * threw. Not a test file itself.
+ */
+import assert from 'node:assert/strict';
+import { DeliveryError } from '../../src/alerts/channels/index.js';
 import type { AlertNotice } from '../../src/alerts/notice.js';
 
 export const RAISED: AlertNotice = {
@@ -19,3 +24,14 @@ export const RESOLVED: AlertNotice = {
   phase: 'resolved',
   suppressed: 2,
 };
+
+/** What `send` threw (it must throw). */
+export async function thrown(promise: Promise<void>): Promise<DeliveryError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DeliveryError, String(error));
+    return error;
+  }
+  assert.fail('expected the send to fail');
+}

@@ -18,7 +18,7 @@ import {
 } from '../../src/alerts/rules.js';
 import type { LoopStatus } from '../../src/core/status.js';
 import type { Condition } from '../../src/core/types.js';
-import { type Shown, statusOf } from './statuses.js';
+import { profileStatus, type Shown, statusOf } from './statuses.js';
 
 const RULES: LoopAlertRules = {
   delaysMs: { latched: 0, faulted: 60_000, unconfirmed: 120_000, interlock: 1_800_000, storage: 60_000 },
@@ -254,25 +254,7 @@ describe('trackLoopStatus', () => {
 
   test('a profile finishing is one event; one seen finished first, or stopped, tells nothing', () => {
     const profile = (name: string, state: 'running' | 'paused' | 'finished') =>
-      statusOf(HEALTHY, {
-        setpoint: 2,
-        schedule: {
-          source: 'profile',
-          preset: null,
-          next: [],
-          profile: {
-            name,
-            state,
-            stepIndex: 2,
-            stepCount: 3,
-            stepKind: 'hold',
-            stepRemainingS: 0,
-            totalRemainingS: 0,
-            stepEndsAt: null,
-            endsAt: null,
-          },
-        },
-      });
+      profileStatus(name, state, { stepCount: 3, setpoint: 2 });
     const stopped = statusOf(HEALTHY);
     const { seen, transitions } = runWith([
       [0, profile('lager', 'finished')],

@@ -29,3 +29,33 @@ export function statusOf(shown: Shown, extra: Partial<LoopStatusWithSchedule> = 
     ...extra,
   };
 }
+
+/** A healthy loop running profile `name` (in `state`) of `stepCount` steps, at setpoint `setpoint`. */
+export function profileStatus(
+  name: string,
+  state: 'running' | 'paused' | 'finished',
+  opts: { stepCount: number; setpoint: number },
+): LoopStatusWithSchedule {
+  return statusOf(
+    { Faulted: { status: 'False', reason: 'NoFault', message: 'no fault' } },
+    {
+      setpoint: opts.setpoint,
+      schedule: {
+        source: 'profile',
+        preset: null,
+        next: [],
+        profile: {
+          name,
+          state,
+          stepIndex: opts.stepCount - 1,
+          stepCount: opts.stepCount,
+          stepKind: 'hold',
+          stepRemainingS: 0,
+          totalRemainingS: 0,
+          stepEndsAt: null,
+          endsAt: null,
+        },
+      },
+    },
+  );
+}
