@@ -32,6 +32,18 @@ async function verifyProblem(channel: AlertChannel): Promise<string | undefined>
   }
 }
 
+const SECRET_FIX =
+  'put the token in that file, readable by the user running homeostat (chown root:homeostat FILE; chmod 0640 FILE); homeostat regulates anyway, those alerts wait in the outbox';
+const SERVER_FIX =
+  'fix the server settings (host, port, security, username, passwordFile, caFile); homeostat regulates anyway, those alerts wait in the outbox and are retried';
+
+const failed = (problems: string[], fix: string): CheckResult => ({
+  name: NAME,
+  status: 'fail',
+  detail: problems.join('\n'),
+  fix,
+});
+
 /** Why a loop's Brewfather stream has nowhere to post (its id file), or nothing. */
 function streamProblem({
   loop,
@@ -62,25 +74,11 @@ export async function checkAlerts(config: Config): Promise<CheckResult> {
   }
   const built = channels.map(([id, channel]) => buildChannel(id, channel));
   const secretProblems = [...built.flatMap((b) => b.problem ?? []), ...streams.flatMap(streamProblem)];
-  if (secretProblems.length > 0) {
-    return {
-      name: NAME,
-      status: 'fail',
-      detail: secretProblems.join('\n'),
-      fix: 'put the token in that file, readable by the user running homeostat (chown root:homeostat FILE; chmod 0640 FILE); homeostat regulates anyway, those alerts wait in the outbox',
-    };
-  }
+  if (secretProblems.length > 0) return failed(secretProblems, SECRET_FIX);
   const serverProblems = (await Promise.all(built.map((b) => verifyProblem(b.channel)))).flatMap(
     (p) => p ?? [],
   );
-  if (serverProblems.length > 0) {
-    return {
-      name: NAME,
-      status: 'fail',
-      detail: serverProblems.join('\n'),
-      fix: 'fix the server settings (host, port, security, username, passwordFile, caFile); homeostat regulates anyway, those alerts wait in the outbox and are retried',
-    };
-  }
+  if (serverProblems.length > 0) return failed(serverProblems, SERVER_FIX);
   const names = [
     ...channels.map(([id, channel]) => `${id} (${channel.type})`),
     ...streams.map(({ loop }) => `brewfather/${loop}`),
