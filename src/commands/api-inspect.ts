@@ -8,6 +8,7 @@ import {
   eventsCommand,
   historyCommand,
   loopReports,
+  loopUnitsOf,
   writeEventLine,
   writeHistory,
   writeStatusReports,
@@ -55,7 +56,7 @@ export async function liveStatusCommand(
       ...reports.flatMap((r) => (r.savedAtMs === null ? [] : [r.savedAtMs])),
     );
     const last = Number.isFinite(lastMs) ? new Date(lastMs).toISOString() : 'never';
-    writeStatusReports(reports, opts.json, buffered);
+    writeStatusReports(reports, opts.json, buffered, loopUnitsOf(opts.configPath));
     return { code: 0, tail: `last status written at ${last} (database ${opts.dbPath})` };
   });
 }
