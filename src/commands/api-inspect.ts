@@ -281,5 +281,7 @@ function statusOfView(view: LoopView): LoopStatus {
     })),
     updatedAtMs: view.updatedAt === null ? 0 : Date.parse(view.updatedAt),
     ...(view.sensors === undefined ? {} : { sensors: view.sensors }),
+    // The line shows a running one's phase and cycles (the view's result shape is the API's).
+    ...(view.autotune === undefined ? {} : { autotune: view.autotune as unknown as LoopStatus['autotune'] }),
   };
 }
