@@ -49,6 +49,20 @@ describe('homeostat status', () => {
     assert.match(lines.join('\n'), /generation 2, observed 2; setpoint from cli, mode from file/);
   });
 
+  test('with the config beside it: the units of each loop, as the API shows them', () => {
+    const configPath = path.join(tempTree({ after }, { 'config.yaml': DEMO }), 'config.yaml');
+    const { lines } = capture((write) => statusCommand({ dbPath, json: false, configPath }, write));
+    const line = (loop: string) => lines.find((l) => l.startsWith(`${loop}  `)) ?? '';
+    assert.match(line('room'), /^room {2}\d+\.\d\d °C → 21 °C {2}heat/);
+    assert.match(line('greenhouse_humidity'), /^greenhouse_humidity {2}\d+\.\d\d % → \d+ % /);
+    const without = capture((write) => statusCommand({ dbPath, json: false }, write)).lines;
+    assert.match(
+      without.find((l) => l.startsWith('room  ')) ?? '',
+      /^room {2}\d+\.\d\d {2}→ 21 {2}heat/,
+      'no config: no unit',
+    );
+  });
+
   test('a missing database: a clear error naming the path', () => {
     assert.throws(
       () => statusCommand({ dbPath: path.join(dir, 'nope.db'), json: false }, () => {}),

@@ -8,6 +8,7 @@ import {
   eventsCommand,
   historyCommand,
   loopReports,
+  loopUnitsOf,
   writeEventLine,
   writeHistory,
   writeStatusReports,
@@ -55,7 +56,7 @@ export async function liveStatusCommand(
       ...reports.flatMap((r) => (r.savedAtMs === null ? [] : [r.savedAtMs])),
     );
     const last = Number.isFinite(lastMs) ? new Date(lastMs).toISOString() : 'never';
-    writeStatusReports(reports, opts.json, buffered);
+    writeStatusReports(reports, opts.json, buffered, loopUnitsOf(opts.configPath));
     return { code: 0, tail: `last status written at ${last} (database ${opts.dbPath})` };
   });
 }
@@ -280,5 +281,7 @@ function statusOfView(view: LoopView): LoopStatus {
     })),
     updatedAtMs: view.updatedAt === null ? 0 : Date.parse(view.updatedAt),
     ...(view.sensors === undefined ? {} : { sensors: view.sensors }),
+    // The line shows a running one's phase and cycles (the view's result shape is the API's).
+    ...(view.autotune === undefined ? {} : { autotune: view.autotune as unknown as LoopStatus['autotune'] }),
   };
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { loadConfigFile, parseConfigText } from '../config/load.js';
 import { formatPlan, planChanges, planTunings, summarizePlan } from '../config/plan.js';
@@ -56,8 +57,11 @@ export function loopReports(dbPath: string): LoopReport[] {
   });
 }
 
-export function statusCommand(opts: { dbPath: string; json: boolean }, write: Write): number {
-  writeStatusReports(loopReports(opts.dbPath), opts.json, write);
+export function statusCommand(
+  opts: { dbPath: string; json: boolean; configPath?: string },
+  write: Write,
+): number {
+  writeStatusReports(loopReports(opts.dbPath), opts.json, write, loopUnitsOf(opts.configPath));
   if (!opts.json) {
     const backlog = withDb(opts.dbPath, alertBacklogLine);
     if (backlog) write(backlog);
@@ -84,8 +88,24 @@ function alertBacklogLine(db: Database.Database): string | undefined {
   return `alerts: ${rows.length} undelivered (${channels}), the oldest from ${oldest}`;
 }
 
+/**
+ * Each loop's unit from the config file at `configPath` (the database holds none), or '' when
+ * the file is missing or invalid: the values are shown all the same.
+ */
+export function loopUnitsOf(configPath: string | undefined): (loop: string) => string {
+  const loaded =
+    configPath !== undefined && fs.existsSync(configPath) ? loadConfigFile(configPath) : undefined;
+  const loops = loaded?.ok ? loaded.config.loops : {};
+  return (loop) => loops[loop]?.unit ?? '';
+}
+
 /** `homeostat status` from the database: the JSON reports, or two lines per loop. */
-export function writeStatusReports(reports: LoopReport[], json: boolean, write: Write): void {
+export function writeStatusReports(
+  reports: LoopReport[],
+  json: boolean,
+  write: Write,
+  unitOf: (loop: string) => string = () => '',
+): void {
   if (json) {
     write(JSON.stringify(reports, null, 2));
     return;
@@ -94,7 +114,10 @@ export function writeStatusReports(reports: LoopReport[], json: boolean, write: 
   for (const report of reports) {
     const { desired } = report;
     const head = report.status
-      ? formatStatusLine({ ...report.status, setpoint: desired.setpoint, mode: desired.mode }, '')
+      ? formatStatusLine(
+          { ...report.status, setpoint: desired.setpoint, mode: desired.mode },
+          unitOf(report.loop),
+        )
       : `${report.loop}  not reconciled yet  → ${desired.setpoint}  ${desired.mode}`;
     // Absolute time: under --speed the daemon's clock runs ahead of the wall clock.
     const saved = report.savedAtMs === null ? '' : `, saved ${new Date(report.savedAtMs).toISOString()}`;

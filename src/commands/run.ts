@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import { loadConfigFile } from '../config/load.js';
+import { formatElapsed } from '../core/time.js';
 import { createLogger, type LogFormat } from '../logger.js';
 import { DatabaseInUseError, Node, NodeSetupError } from '../node.js';
 import { RealClock } from '../runtime/real-clock.js';
 import { ScaledClock } from '../runtime/scaled-clock.js';
+import { latestRecordedMs } from '../store/latest-time.js';
 import { createNotifier, NOTIFY_UNAVAILABLE_EXIT_CODE, type Notifier } from '../systemd/notify.js';
 
 /**
@@ -50,7 +52,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       configPath: options.configPath,
       loaded,
       dbPath,
-      clock: speed === 1 ? new RealClock() : new ScaledClock(speed),
+      clock: speed === 1 ? new RealClock() : simulatedClock(speed, dbPath, logger),
       logger,
       notifier,
       mqttUrl: options.mqttUrl,
@@ -64,6 +66,22 @@ export async function runCommand(options: RunOptions): Promise<number> {
     return error instanceof DatabaseInUseError ? DATABASE_IN_USE_EXIT_CODE : 1;
   }
   return runUntilStopped(node, logger);
+}
+
+/**
+ * `--speed N`: simulated time runs N times real time, from now, or on a database a simulation
+ * already ran ahead on, from just after its latest record: restarting the demo must not write
+ * an hour that interleaves with one stored before (its charts would scramble).
+ */
+function simulatedClock(speed: number, dbPath: string, logger: Logger): ScaledClock {
+  const latestMs = latestRecordedMs(dbPath);
+  const nowMs = Date.now();
+  if (latestMs === undefined || latestMs < nowMs) return new ScaledClock(speed);
+  const startMs = latestMs + 1_000;
+  logger.info(
+    `--speed ${speed}: simulated time goes on from ${new Date(startMs).toISOString()}, where ${dbPath} got to (${formatElapsed(startMs - nowMs)} ahead of the wall clock)`,
+  );
+  return new ScaledClock(speed, new RealClock(), startMs);
 }
 
 /**

@@ -20,6 +20,20 @@ export function enableOffline(root: string, systemctl: Systemctl, out: Output): 
 }
 
 /**
+ * What to do about a failed systemctl: without systemctl, or with systemd installed but not
+ * running (a chroot building an image: pi-gen, sdm), install with --no-systemctl (and enable it
+ * in the image with --root); otherwise read the service's journal.
+ */
+function hintFor(result: { status: number | null; stdout: string; stderr: string }): string {
+  if (result.status === 127) return 'no systemctl: on a machine without systemd, install with --no-systemctl';
+  const said = `${result.stdout}${result.stderr}`;
+  if (/has not been booted with systemd|Failed to connect to bus|not been booted/i.test(said)) {
+    return 'systemd is not running here (a chroot or an image being built): install with --no-systemctl, and enable the unit in the image with --root DIR';
+  }
+  return 'see: systemctl status homeostat; journalctl -u homeostat -n 50';
+}
+
+/**
  * daemon-reload when the unit changed, enable, then start a stopped service or restart a
  * running one whose program, unit or config changed; an unchanged running service is left alone.
  */
@@ -36,9 +50,7 @@ export function startService(
     }
     out.fail(`homeostat install-service: systemctl ${args.join(' ')} failed (exit ${result.status}):`);
     for (const line of `${result.stdout}${result.stderr}`.trim().split('\n')) out.fail(`  ${line}`);
-    if (result.status === 127) {
-      out.fail('no systemctl: on a machine without systemd, install with --no-systemctl');
-    } else out.fail('see: systemctl status homeostat; journalctl -u homeostat -n 50');
+    out.fail(hintFor(result));
     return false;
   };
   if (what.unitChanged && !step(['daemon-reload'], 'ran systemctl daemon-reload (the unit changed)'))

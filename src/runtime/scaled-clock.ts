@@ -3,8 +3,8 @@ import { RealClock } from './real-clock.js';
 
 /**
  * A clock that runs `speed` times faster than its base (`--speed N` on the simulated plant).
- * Simulated time starts at the base's time when constructed, so timestamps stay plausible
- * dates; a timer of `delayMs` simulated ms fires after `delayMs / speed` base ms.
+ * Simulated time starts at the base's time when constructed (or where the caller says), so
+ * timestamps stay plausible dates; a timer of `delayMs` simulated ms fires after `delayMs / speed` base ms.
  *
  * A step of the base's wall clock is not scaled: simulated time steps by the same amount
  * (records stay near wall time) and the step is passed on to `onStep` listeners, so nothing
@@ -13,8 +13,10 @@ import { RealClock } from './real-clock.js';
 export class ScaledClock implements Clock {
   readonly #speed: number;
   readonly #base: Clock;
-  /** Base time at construction: simulated and base time coincide there. */
+  /** Base time at construction. */
   readonly #originMs: number;
+  /** Simulated time at construction: the base's, unless the caller starts it elsewhere. */
+  readonly #startMs: number;
   /** The base's monotonic time at construction: scaled from there. */
   readonly #originMonotonicMs: number;
   /** Sum of the base's wall-clock steps: taken out of the scaled part, added back once. */
@@ -24,14 +26,17 @@ export class ScaledClock implements Clock {
   /**
    * @param speed simulated ms per base ms; any finite number > 0 (1 = real time).
    * @param base the clock being scaled; default a `RealClock` (tests pass a `ManualClock`).
+   * @param startMs simulated time at construction; default the base's (a demo restarted on its
+   *   database passes where that database's simulated time got to, so runs never interleave).
    */
-  constructor(speed: number, base: Clock = new RealClock()) {
+  constructor(speed: number, base: Clock = new RealClock(), startMs?: number) {
     if (!Number.isFinite(speed) || speed <= 0) {
       throw new RangeError(`clock speed must be a finite number > 0, got ${speed}`);
     }
     this.#speed = speed;
     this.#base = base;
     this.#originMs = base.nowMs();
+    this.#startMs = startMs ?? this.#originMs;
     this.#originMonotonicMs = base.monotonicMs();
     base.onStep?.((deltaMs) => {
       this.#stepsMs += deltaMs;
@@ -42,7 +47,7 @@ export class ScaledClock implements Clock {
   nowMs(): number {
     // The base is read first: a step it notices is counted in #stepsMs before the sum below.
     const baseMs = this.#base.nowMs();
-    return this.#originMs + (baseMs - this.#stepsMs - this.#originMs) * this.#speed + this.#stepsMs;
+    return this.#startMs + (baseMs - this.#stepsMs - this.#originMs) * this.#speed + this.#stepsMs;
   }
 
   monotonicMs(): number {

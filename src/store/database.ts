@@ -132,9 +132,24 @@ function replaceUnusable(
  * writer can rebuild (a daemon killed at the wrong moment, read by someone who cannot write the
  * -shm) is read from a private recovered copy (recovered-copy.ts).
  */
+/** The demo's own database (`npm start`), relative to a checkout. */
+const DEMO_DB = path.join('var', 'demo.db');
+
+/**
+ * What to try when there is no database at `dbPath`: the demo's when it is in `cwd` (a
+ * checkout where `npm start` ran), else --db.
+ */
+export function missingDatabaseHint(dbPath: string, cwd = process.cwd()): string {
+  const demo = path.resolve(cwd, DEMO_DB);
+  if (path.resolve(cwd, dbPath) !== demo && fs.existsSync(demo)) {
+    return `the demo's is ${DEMO_DB} (add --db ${DEMO_DB})`;
+  }
+  return `is the daemon running with --db ${dbPath}?`;
+}
+
 export function openStoreReadOnly(dbPath: string): Database.Database {
   if (!fs.existsSync(dbPath)) {
-    throw new Error(`no database at ${dbPath}: is the daemon running with --db ${dbPath}?`);
+    throw new Error(`no database at ${dbPath}: ${missingDatabaseHint(dbPath)}`);
   }
   let db: Database.Database;
   try {

@@ -253,6 +253,11 @@ export class DesiredStore extends DesiredStoreChanges {
     const rows = this.observe('events', () =>
       this.db.prepare<Array<string | number>, EventRecord>(sql).all(...params),
     );
-    return rows.reverse().map(toStoredEvent);
+    // Oldest first in time, as the API gives them (stable: the log's order at equal times): the
+    // routine events a flush wrote in a batch were recorded before commands written since.
+    return rows
+      .reverse()
+      .map(toStoredEvent)
+      .sort((a, b) => a.atMs - b.atMs);
   }
 }

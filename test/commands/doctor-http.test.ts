@@ -41,19 +41,36 @@ describe('checkHttp', () => {
     assert.match(result.fix ?? '', /http\.port/);
   });
 
-  test('given the port served by a homeostat (a running daemon), then ok naming its node', async (t) => {
+  /** A homeostat's API on a free port, answering /api/node as node `id`. */
+  async function homeostatServing(t: { after: (fn: () => void) => void }, id: string): Promise<number> {
     const port = await freePort();
     const daemon = createHttpServer((_req, res) => {
       res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ node: { id: 'fermenter' } }));
+      res.end(JSON.stringify({ node: { id } }));
     });
     t.after(() => daemon.close());
     await listening(daemon, port);
+    return port;
+  }
+
+  test('given the port served by this node (its daemon running), then ok naming it', async (t) => {
+    const port = await homeostatServing(t, 'pi');
     const result = await checkHttp(configWith(`{ port: ${port} }`));
     assert.deepEqual(
       { status: result.status, detail: result.detail },
-      { status: 'ok', detail: `homeostat (node fermenter) serves http://127.0.0.1:${port}` },
+      { status: 'ok', detail: `homeostat (node pi) serves http://127.0.0.1:${port}` },
     );
+  });
+
+  test('given the port served by another node, then fail naming both, with the fix', async (t) => {
+    const port = await homeostatServing(t, 'fermenter');
+    const result = await checkHttp(configWith(`{ port: ${port} }`));
+    assert.equal(result.status, 'fail');
+    assert.equal(
+      result.detail,
+      `127.0.0.1:${port} is served by another homeostat (node fermenter), not this node (pi)`,
+    );
+    assert.match(result.fix ?? '', /set http\.port to a free port \(or stop node fermenter\)/);
   });
 
   test('given a token file that does not exist (off loopback), then fail saying the API stays off', async (t) => {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { liveStatusCommand } from '../../src/commands/api-inspect.js';
 import { toTuningView } from '../../src/http/views.js';
 import {
   type CommandResult,
@@ -267,5 +268,23 @@ describe("a tuning with the lower side's own gains (split range), as the API sho
   test('given no lower gains, then the view has no lowerGains key', () => {
     const { lowerGains: _none, ...oneSet } = stored;
     assert.equal('lowerGains' in toTuningView(oneSet), false);
+  });
+});
+
+describe('homeostat status through the API, while an autotune runs', () => {
+  test('the loop line shows its phase (autotune --no-wait says progress is there)', async (t) => {
+    const node = await startApiNode(t);
+    const { status } = await postJson<CommandResult>(node.base, '/api/loops/room/autotune', {});
+    assert.equal(status, 200);
+    await node.clock.advance(10_000);
+    const lines: string[] = [];
+    const code = await liveStatusCommand(
+      { configPath: '/nonexistent.yaml', dbPath: '/nonexistent.db', apiUrl: node.base, json: false },
+      (line) => lines.push(line),
+      () => {},
+    );
+    assert.equal(code, 0);
+    const room = lines.find((line) => line.startsWith('room  ')) ?? '';
+    assert.match(room, / {2}autotune (noise|relay \d+\/\d+) {2}\[/, room);
   });
 });

@@ -68,6 +68,14 @@ describe('ScaledClock', () => {
     assert.equal(clock.nowMs(), 1_000_000 + 60_000);
   });
 
+  test('given a start, time starts there (a demo going on from its database) and runs `speed` times faster', async () => {
+    const base = new ManualClock(1_000_000);
+    const clock = new ScaledClock(60, base, 5_000_000);
+    assert.equal(clock.nowMs(), 5_000_000);
+    await base.advance(1_000);
+    assert.equal(clock.nowMs(), 5_000_000 + 60_000);
+  });
+
   test('a timer fires after delay/speed base ms', async () => {
     const base = new ManualClock();
     const clock = new ScaledClock(60, base);

@@ -1,6 +1,7 @@
 /**
  * DesiredStore.events filters kind and end time in SQL (the HTTP API's /api/events?kind=&until=):
- * an old match is found however many newer events there are.
+ * an old match is found however many newer events there are; and gives them in time order, as
+ * the API does (`homeostat events --db` read them in the order they were written).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -45,6 +46,30 @@ describe('DesiredStore.events: kind and untilMs', () => {
         .events({ sinceMs: T0, untilMs: T0 + 5_000, kind: 'actuator', loop: 'room', limit: 10 })
         .map((e) => e.message),
       ['switch 1', 'switch 3', 'switch 5'],
+    );
+  });
+});
+
+describe('DesiredStore.events: time order, as the API gives them', () => {
+  test('given a batch of routine events flushed after a command written at once, then oldest first in time', (t) => {
+    const db = openStandIn(silentLogger);
+    t.after(() => db.close());
+    const insert = db.prepare(
+      'INSERT INTO events (at_ms, loop, kind, source, message) VALUES (?, ?, ?, ?, ?)',
+    );
+    // The command at T0+5 s is written at once; the switches at T0+1 s and T0+9 s wait for the flush.
+    insert.run(T0 + 5_000, 'room', 'setpoint-changed', 'http', 'setpoint 20 → 21');
+    insert.run(T0 + 1_000, 'room', 'actuator', 'daemon', 'heater on');
+    insert.run(T0 + 9_000, 'room', 'actuator', 'daemon', 'heater off');
+    const store = new DesiredStore(db, () => T0);
+    assert.deepEqual(
+      store.events().map((e) => e.message),
+      ['heater on', 'setpoint 20 → 21', 'heater off'],
+    );
+    assert.deepEqual(
+      store.events({ limit: 2 }).map((e) => e.message),
+      ['heater on', 'heater off'],
+      'the limit keeps the newest written (the flush), shown in time order',
     );
   });
 });

@@ -8,7 +8,8 @@ const NAME = 'HTTP API';
 
 /**
  * Whether the daemon will be able to serve the dashboard: the token file (off loopback) reads,
- * and the address is free — or already served by a homeostat (a running daemon), which is fine.
+ * and the address is free — or already served by this node's daemon (running), which is fine;
+ * another node's daemon there (a second config on one machine) is not.
  * Listens for a moment at most; changes nothing.
  */
 export async function checkHttp(config: Config): Promise<CheckResult> {
@@ -38,7 +39,16 @@ export async function checkHttp(config: Config): Promise<CheckResult> {
   }
   if (listen === 'EADDRINUSE') {
     const node = await homeostatAt(url);
-    if (node) return { name, status: 'ok', detail: `homeostat (node ${node}) serves ${url}` };
+    if (node === config.node.id)
+      return { name, status: 'ok', detail: `homeostat (node ${node}) serves ${url}` };
+    if (node) {
+      return {
+        name,
+        status: 'fail',
+        detail: `${settings.host}:${settings.port} is served by another homeostat (node ${node}), not this node (${config.node.id})`,
+        fix: `set http.port to a free port (or stop node ${node}); homeostat regulates anyway, without its dashboard`,
+      };
+    }
     return {
       name,
       status: 'fail',

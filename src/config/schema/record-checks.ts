@@ -1,5 +1,6 @@
 /** The references of a loop's `record` list (schema/record.ts), as rules of references.ts. */
 import { BREWFATHER_VALUE_FIELDS } from './brewfather.js';
+import { unknownRef } from './did-you-mean.js';
 import type { RawConfig } from './file.js';
 import { recordedSeriesOf } from './record.js';
 import { loopSensorIds } from './sensor-set.js';
@@ -19,7 +20,8 @@ export function recordedSensorsAreKnown(config: RawConfig, issue: Issue): void {
     recordedSeriesOf(loop).forEach(({ sensor, label }, index) => {
       const entry = loop.record?.[index];
       const path = ['loops', loopId, 'record', index, ...(typeof entry === 'string' ? [] : ['sensor'])];
-      if (!Object.hasOwn(config.sensors, sensor)) issue(path, `unknown sensor "${sensor}"`);
+      if (!Object.hasOwn(config.sensors, sensor))
+        issue(path, unknownRef('sensor', sensor, Object.keys(config.sensors)));
       else if (own.includes(sensor)) {
         issue(path, `"${sensor}" is the loop's own sensor: its values are in the history already`);
       } else if (sensors.has(sensor)) issue(path, `sensor "${sensor}" is recorded twice`);

@@ -16,6 +16,7 @@ import {
   usesMqtt,
 } from '../../kinds/registry.js';
 import { QUANTITY_DEFAULTS } from './common.js';
+import { unknownRef } from './did-you-mean.js';
 import type { RawActuator, RawConfig, RawLoop } from './file.js';
 import { brewfatherFieldsAreRecorded, recordedSensorsAreKnown } from './record-checks.js';
 import { loopSensorIds } from './sensor-set.js';
@@ -67,7 +68,7 @@ function sensorsReadKnownPlants(config: RawConfig, issue: Issue): void {
   for (const [id, sensor] of Object.entries(config.sensors)) {
     const plant = sensorPlant(sensor);
     if (plant !== undefined && !Object.hasOwn(config.simulation.plants, plant)) {
-      issue(['sensors', id, 'plant'], `unknown plant "${plant}"`);
+      issue(['sensors', id, 'plant'], unknownRef('plant', plant, Object.keys(config.simulation.plants)));
     }
   }
 }
@@ -85,7 +86,10 @@ function actuatorsDriveKnownPlants(config: RawConfig, issue: Issue): void {
   for (const [id, actuator] of Object.entries(config.actuators)) {
     const driven = actuatorPlant(actuator);
     if (driven && !Object.hasOwn(config.simulation.plants, driven.plant)) {
-      issue(['actuators', id, 'plant'], `unknown plant "${driven.plant}"`);
+      issue(
+        ['actuators', id, 'plant'],
+        unknownRef('plant', driven.plant, Object.keys(config.simulation.plants)),
+      );
     }
   }
 }
@@ -155,21 +159,27 @@ function pwmChannelsAreNotShared(config: RawConfig, issue: Issue): void {
 function loopsUseKnownSensors(config: RawConfig, issue: Issue): void {
   for (const [loopId, loop] of Object.entries(config.loops)) {
     if (loop.sensor !== undefined && !Object.hasOwn(config.sensors, loop.sensor)) {
-      issue(['loops', loopId, 'sensor'], `unknown sensor "${loop.sensor}"`);
+      issue(['loops', loopId, 'sensor'], unknownRef('sensor', loop.sensor, Object.keys(config.sensors)));
     }
     loop.sensors?.forEach((sensor, index) => {
       if (!Object.hasOwn(config.sensors, sensor)) {
-        issue(['loops', loopId, 'sensors', index], `unknown sensor "${sensor}"`);
+        issue(['loops', loopId, 'sensors', index], unknownRef('sensor', sensor, Object.keys(config.sensors)));
       }
     });
     loop.interlocks.forEach((interlock, index) => {
       if (!Object.hasOwn(config.sensors, interlock.sensor)) {
-        issue(['loops', loopId, 'interlocks', index, 'sensor'], `unknown sensor "${interlock.sensor}"`);
+        issue(
+          ['loops', loopId, 'interlocks', index, 'sensor'],
+          unknownRef('sensor', interlock.sensor, Object.keys(config.sensors)),
+        );
       }
     });
     const disturbance = loop.controller.type === 'pid' ? loop.controller.feedforward?.sensor : undefined;
     if (disturbance !== undefined && !Object.hasOwn(config.sensors, disturbance)) {
-      issue(['loops', loopId, 'controller', 'feedforward', 'sensor'], `unknown sensor "${disturbance}"`);
+      issue(
+        ['loops', loopId, 'controller', 'feedforward', 'sensor'],
+        unknownRef('sensor', disturbance, Object.keys(config.sensors)),
+      );
     } else if (disturbance !== undefined && loopSensorIds(loop).includes(disturbance)) {
       issue(
         ['loops', loopId, 'controller', 'feedforward', 'sensor'],
@@ -245,7 +255,7 @@ function actuatorsServeOneLoop(config: RawConfig, issue: Issue): void {
   const usedBy = new Map<string, { loop: string; role: 'raise' | 'lower' }>();
   for (const { loopId, role, actuatorId, actuator, path } of loopActuators(config)) {
     if (!actuator) {
-      issue(path, `unknown actuator "${actuatorId}"`);
+      issue(path, unknownRef('actuator', actuatorId, Object.keys(config.actuators)));
       continue;
     }
     const previous = usedBy.get(actuatorId);
