@@ -50,7 +50,8 @@ export interface StreamFigures {
 interface StreamState {
   spec: StreamSpec;
   pending: BrewfatherBody | undefined;
-  inFlight: boolean;
+  /** The reading being posted now. */
+  sending: BrewfatherBody | undefined;
   retry: TimerHandle | undefined;
   failures: number;
   figures: StreamFigures;
@@ -68,7 +69,7 @@ export class BrewfatherStreams {
     this.#states = opts.streams.map((spec) => ({
       spec,
       pending: undefined,
-      inFlight: false,
+      sending: undefined,
       retry: undefined,
       failures: 0,
       figures: { channel: `brewfather/${spec.loop}`, sent: 0, failed: 0, dropped: 0, undelivered: 0 },
@@ -107,7 +108,7 @@ export class BrewfatherStreams {
   #take(state: StreamState): void {
     const body = this.opts.sample(state.spec.loop);
     if (!body) return;
-    if (state.pending) state.figures.dropped++;
+    if (state.pending && state.pending !== state.sending) state.figures.dropped++;
     state.pending = body;
     if (state.retry) {
       // The newer reading goes now: the one that waited for its retry is replaced.
@@ -120,19 +121,21 @@ export class BrewfatherStreams {
   async #send(state: StreamState): Promise<void> {
     const body = state.pending;
     const url = state.spec.url;
-    if (!body || url === undefined || state.inFlight || state.retry || this.#stopped) return;
-    state.inFlight = true;
+    if (!body || url === undefined || state.sending || state.retry || this.#stopped) return;
+    state.sending = body;
     const error = await this.#attempt(url, body);
-    state.inFlight = false;
+    state.sending = undefined;
     if (this.#stopped) return;
     const { loop } = state.spec;
     this.opts.onAttempt?.(loop, error?.message);
     if (error === undefined) {
-      if (state.pending === body) state.pending = undefined;
+      // A reading taken while this one was in flight is not posted right after it: Brewfather
+      // would ignore a second post so soon. The next reading is due in everyS.
+      if (state.pending !== body) state.figures.dropped++;
+      state.pending = undefined;
       state.figures.sent++;
       if (state.failures > 0) this.opts.logger.info(`brewfather ${loop}: posting again`);
       state.failures = 0;
-      if (state.pending) void this.#send(state);
       return;
     }
     state.figures.failed++;

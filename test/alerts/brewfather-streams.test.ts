@@ -7,11 +7,14 @@
  * reading; a server that never answers is given up after 15 s.
  */
 import assert from 'node:assert/strict';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { BrewfatherBody } from '../../src/alerts/brewfather.js';
 import { BrewfatherStreams } from '../../src/alerts/brewfather-streams.js';
 import { brewfatherSchema } from '../../src/config/schema/brewfather.js';
 import { ManualClock } from '../../src/runtime/manual-clock.js';
+import { nextTurn } from '../support/assert.js';
 import { silentLogger } from '../support/logger.js';
 import type { HasAfter } from '../support/tmp.js';
 import { type FakeService, startFakeService } from './fake-services.js';
@@ -20,7 +23,11 @@ const MIN = 60_000;
 /** A test waiting for an attempt that never comes fails instead of hanging. */
 const WAIT = { timeout: 10_000 };
 
-async function setUp(t: HasAfter, url?: (server: FakeService) => string | undefined) {
+async function setUp(
+  t: HasAfter,
+  url?: (server: FakeService) => string | undefined,
+  extra: { timeoutMs?: number } = {},
+) {
   const server = await startFakeService('{"result":"success"}');
   t.after(() => server.close());
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -39,6 +46,7 @@ async function setUp(t: HasAfter, url?: (server: FakeService) => string | undefi
     sample: (): BrewfatherBody => ({ name: 'fermenter', temp: 18 + reading++ / 10 }),
     logger: silentLogger,
     backoff: { initialMs: 10_000, maxMs: 300_000 },
+    ...extra,
     onAttempt: (_loop, error) => {
       attempts.push(error);
       for (const waiter of waiters.filter((w) => attempts.length >= w.count)) {
@@ -150,3 +158,39 @@ test('given no URL (the id file unreadable), nothing is posted', WAIT, async (t)
   assert.equal(server.requests.length, 0);
   assert.equal(streams.figures()[0]?.sent, 0);
 });
+
+test(
+  'given a post still in flight when the next reading is due, that reading is not posted right after it',
+  WAIT,
+  async (t) => {
+    // A log server that answers only when the test says: the first post is slow, past the next tick.
+    const held: ServerResponse[] = [];
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => held.push(res));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => slow.close(() => resolve())));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/stream?id=abc`;
+    const { clock, attempted, streams } = await setUp(t, () => url, { timeoutMs: 60 * MIN });
+    await clock.advance(MIN);
+    while (held.length < 1) await nextTurn();
+    await clock.advance(15 * MIN);
+    assert.equal(held.length, 1, 'the next reading waits for the post in flight');
+    held[0]?.end('{"result":"success"}');
+    await attempted(1);
+    await clock.advance(15 * MIN - 1);
+    assert.equal(held.length, 1, 'no post right after a success: the newer reading was dropped');
+    assert.deepEqual(streams.figures()[0], {
+      channel: 'brewfather/fermenter',
+      sent: 1,
+      failed: 0,
+      dropped: 1,
+      undelivered: 0,
+    });
+    await clock.advance(1);
+    while (held.length < 2) await nextTurn();
+    held[1]?.end('{"result":"success"}');
+    await attempted(2);
+  },
+);
