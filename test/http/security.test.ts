@@ -148,7 +148,6 @@ describe('authorize: who may read and write', () => {
     headers?: IncomingHttpHeaders;
     access: 'read' | 'write';
     status?: number;
-    todo?: string;
   }> = [
     { given: 'loopback, a read without token', opts: { loopbackOnly: true }, access: 'read' },
     { given: 'loopback, a write without token', opts: { loopbackOnly: true }, access: 'write' },
@@ -209,8 +208,8 @@ describe('authorize: who may read and write', () => {
       status: 401,
     },
   ];
-  for (const { given, opts, headers, access, status, todo } of cases) {
-    test(`given ${given}, then ${status ? `refused ${status}` : 'allowed'}`, { todo }, () => {
+  for (const { given, opts, headers, access, status } of cases) {
+    test(`given ${given}, then ${status ? `refused ${status}` : 'allowed'}`, () => {
       const verdict = authorize(headers ?? {}, settings(opts), new Sessions(), access);
       if (status === undefined) assert.deepEqual(verdict, { ok: true });
       else assert.equal(!verdict.ok && verdict.status, status);
