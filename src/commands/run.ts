@@ -78,10 +78,14 @@ function simulatedClock(speed: number, dbPath: string, logger: Logger): ScaledCl
   const nowMs = Date.now();
   if (latestMs === undefined || latestMs < nowMs) return new ScaledClock(speed);
   const startMs = latestMs + 1_000;
+  const clock = new ScaledClock(speed, new RealClock(), startMs);
+  // Logged after the clock exists: the line's time is the wall time its start maps to (tests
+  // that map simulated back to wall time read simulatedStartMs from it).
   logger.info(
+    { simulatedStartMs: startMs },
     `--speed ${speed}: simulated time goes on from ${new Date(startMs).toISOString()}, where ${dbPath} got to (${formatElapsed(startMs - nowMs)} ahead of the wall clock)`,
   );
-  return new ScaledClock(speed, new RealClock(), startMs);
+  return clock;
 }
 
 /**

@@ -154,10 +154,16 @@ function storedState(dbPath: string, loop: string): StoredState | undefined {
 interface Run {
   daemon: CliProcess;
   /**
-   * Wall-clock time of the "starting homeostat" line. The scaled clock starts at the wall
-   * clock a few ms before it, so clock time t maps to wall time origin + (t − origin) / SPEED.
+   * Wall-clock time of the "starting homeostat" line (or, on a database an earlier run got
+   * ahead on, of the line saying where simulated time goes on from). The scaled clock starts a
+   * few ms before it, so clock time t maps to wall time origin + (t − clockStartMs) / SPEED.
    */
   originMs: number;
+  /**
+   * Simulated time at the start: the wall clock on a fresh database, where the previous run's
+   * records got to on a restart (a demo restarted never interleaves its hours with the last's).
+   */
+  clockStartMs: number;
   /**
    * How much earlier than `originMs` the scaled clock may have started, ms: at most the time
    * from the spawn to that line (the process did not exist before). On a busy machine it is
@@ -174,7 +180,11 @@ async function start(configPath: string, dbPath: string): Promise<Run> {
   const spawnedAtMs = Date.now();
   const daemon = startDaemon({ configPath, dbPath, speed: SPEED });
   const starting = await daemon.waitForLine(/^starting homeostat/);
-  return { daemon, originMs: starting.time, originSlackMs: Math.max(0, starting.time - spawnedAtMs) };
+  const resumedAt = daemon.find(/simulated time goes on from/);
+  const originMs = resumedAt?.time ?? starting.time;
+  const clockStartMs = resumedAt === undefined ? originMs : Number(resumedAt.simulatedStartMs);
+  assert.ok(Number.isFinite(clockStartMs), `simulatedStartMs in ${JSON.stringify(resumedAt)}`);
+  return { daemon, originMs, clockStartMs, originSlackMs: Math.max(0, originMs - spawnedAtMs) };
 }
 
 async function crash(run: Run): Promise<void> {
@@ -187,7 +197,7 @@ async function crash(run: Run): Promise<void> {
 
 /** The wall-clock time a clock time of `run` corresponds to. */
 function wallMsOf(run: Run, clockMs: number): number {
-  return run.originMs + (clockMs - run.originMs) / SPEED;
+  return run.originMs + (clockMs - run.clockStartMs) / SPEED;
 }
 
 function eventsOf(snap: Snapshot, kind: string, loop?: string): EventRow[] {
@@ -405,8 +415,7 @@ describe('crash and restart: kill -9 at varied moments at --speed 60', () => {
           continue;
         }
         // Written by this run: in wall-clock terms after the previous run's last write (clock
-        // times cannot be compared: the scaled clock restarts at the wall clock on each start),
-        // and not after the kill.
+        // times are compared through each run's mapping to wall time), and not after the kill.
         const savedWallMs = wallMsOf(run, now.savedAtMs);
         assert.ok(
           savedWallMs > wallMsOf(writer.get(loop)!, old.savedAtMs),
