@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { COMMANDS } from '../src/commands/help.js';
+import { LATEST_VERSION } from '../src/store/migrations.js';
 import { homeostatVersion } from '../src/version.js';
 import { runCliHere } from './support/cli.js';
 
@@ -14,7 +15,11 @@ const cli = (...args: string[]) => runCliHere(args);
 
 describe('homeostat --version', () => {
   test('then the version, exit 0', async () => {
-    assert.deepEqual(await cli('--version'), { code: 0, stdout: `${homeostatVersion()}\n`, stderr: '' });
+    assert.deepEqual(await cli('--version'), {
+      code: 0,
+      stdout: `${homeostatVersion()} (database schema ${LATEST_VERSION})\n`,
+      stderr: '',
+    });
   });
 });
 

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { defaultConfigPath, defaultDbPath } from '../src/commands/paths.js';
 import type { ActuatorDriver, SensorDriver } from '../src/drivers/types.js';
 import { speedProblem } from '../src/kinds/build.js';
+import { LATEST_VERSION } from '../src/store/migrations.js';
 import { homeostatVersion } from '../src/version.js';
 import { type HasAfter, tempDir, tempTree } from './support/tmp.js';
 
@@ -96,7 +97,7 @@ describe('homeostat validate', () => {
   test('--version and --help through the real entry point: on stdout, exit 0 (cli-help.test.ts runs the rest in-process)', () => {
     const version = cli('--version');
     assert.equal(version.status, 0);
-    assert.equal(version.stdout, `${homeostatVersion()}\n`);
+    assert.equal(version.stdout, `${homeostatVersion()} (database schema ${LATEST_VERSION})\n`);
     const help = cli('set', '--help');
     assert.equal(help.status, 0);
     assert.match(help.stdout, /^homeostat set — /);

@@ -32,7 +32,9 @@ export async function main(argv: string[], output: CliOutput = PROCESS_OUTPUT): 
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-V' || command === 'version') {
-    write(homeostatVersion());
+    // The schema says which databases this version reads (and what a downgrade must restore).
+    const { LATEST_VERSION } = await import('../store/migrations.js');
+    write(`${homeostatVersion()} (database schema ${LATEST_VERSION})`);
     return 0;
   }
   const help = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;

@@ -122,6 +122,28 @@ export const RUNNERS: Record<CliOperationName, Runner> = {
       },
       write,
     ),
+  backup: async ({ args, talk, write, note }) =>
+    (await import('./backup.js')).backupCommand(
+      {
+        configPath: talk.configPath,
+        dbPath: talk.dbPath,
+        file: args.positionals[0],
+        dir: args.text.dir,
+        keep: args.text.keep,
+        includeSecrets: args.flags['include-secrets'] === true,
+      },
+      { write, note },
+    ),
+  restore: async ({ args, talk, write, note }) =>
+    (await import('./restore.js')).restoreCommand(
+      {
+        configPath: talk.configPath,
+        dbPath: talk.dbPath,
+        file: args.positionals[0],
+        databaseOnly: args.flags['database-only'] === true,
+      },
+      { write, note },
+    ),
   reload: async ({ args, write }) =>
     (await import('./reload.js')).reloadCommand({ pid: args.text.pid }, write),
 };

@@ -166,6 +166,52 @@ export const MAINTENANCE_COMMANDS = {
       example: 'sudo homeostat uninstall-service',
     },
   },
+  backup: {
+    summary:
+      'writes one archive (.tar.gz) while the daemon runs: a consistent snapshot of the database, the config and a manifest; secret files only with --include-secrets',
+    cli: {
+      command: 'backup',
+      args: '[FILE]',
+      positional: 'out',
+      transport: 'local',
+      options: [
+        CONFIG_OPTION,
+        DB_OPTION,
+        {
+          name: 'dir',
+          value: 'DIR',
+          description: 'write it into DIR as homeostat-<node>-<time>.tar.gz (instead of FILE)',
+        },
+        {
+          name: 'keep',
+          value: 'N',
+          description: "with --dir: keep the node's newest N archives there, delete older ones",
+        },
+        {
+          name: 'include-secrets',
+          description: 'also take the files the config names (passwordFile, tokenFile, keyFile…)',
+        },
+      ],
+      example: 'sudo -u homeostat homeostat backup --dir /media/usb/homeostat --keep 14',
+    },
+  },
+  restore: {
+    summary:
+      'puts a backup in place (refused while a daemon runs on the database), once the whole archive checks out: the database, the config and its secret files (only where that config names them, beside it); what was there is kept as FILE.before-restore-<time>',
+    cli: {
+      command: 'restore',
+      args: 'FILE',
+      positional: 'out',
+      transport: 'local',
+      options: [
+        { ...CONFIG_OPTION, description: 'where the config goes (default: as for run)' },
+        { ...DB_OPTION, description: 'where the database goes (default: as for run)' },
+        { name: 'database-only', description: 'leave the config and the secret files as they are' },
+      ],
+      example:
+        'sudo systemctl stop homeostat && sudo homeostat restore homeostat-cellar-20261204T030000Z.tar.gz && sudo systemctl start homeostat',
+    },
+  },
   reload: {
     summary:
       "makes the running daemon re-read its config (SIGHUP): systemd's ExecReload, needing nothing beyond node",

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { makeDirs } from '../make-dirs.js';
 import { BATCH_SYNCHRONOUS } from './durability.js';
 import { LATEST_VERSION, migrate, NewerSchemaError, PAGE_SIZE_BYTES, schemaVersion } from './migrations.js';
+import { backupBeforeMigration } from './pre-migration-backup.js';
 import { needsWriterRecovery, openRecoveredCopy } from './recovered-copy.js';
 
 /**
@@ -261,6 +262,7 @@ function prepare(db: Database.Database, dbPath: string, logger: Logger, quickChe
     const problems = check.map((row) => row.quick_check).filter((line) => line !== 'ok');
     if (problems.length > 0) throw new QuickCheckError(problems);
   }
+  backupBeforeMigration(db, dbPath, logger);
   const { from, to } = migrate(db);
   if (from !== to)
     logger.info({ path: dbPath, from, to }, `database schema migrated from version ${from} to ${to}`);

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { LATEST_VERSION } from '../../src/store/migrations.js';
 import { DEMO_CONFIG, makeRoot, mtimes, REPO } from './fixture.js';
 
 if (process.getuid?.() !== 0) throw new Error('test/install needs root (chown, useradd --prefix)');
@@ -68,7 +69,10 @@ describe('node dist/cli.js install-service --root DIR', () => {
 
     // The installed copy runs on its own: CLI, config, native addon.
     const version = node([join(program, 'dist/cli.js'), '--version']);
-    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+    assert.equal(
+      version.stdout.trim(),
+      `${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version} (database schema ${LATEST_VERSION})`,
+    );
     const validate = node([
       join(program, 'dist/cli.js'),
       'validate',

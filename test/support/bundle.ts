@@ -13,6 +13,7 @@ import { join } from 'node:path';
  */
 export const BUNDLED_DIRS = [
   'alerts',
+  'backup',
   'commands',
   'config',
   'control',

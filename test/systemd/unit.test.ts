@@ -50,7 +50,12 @@ function assignments(text: string): Map<string, string[]> {
  * check then means the same on any machine, whether or not node lives in /usr/bin there.
  * verify exits 0 on unknown keys and unparsable values (it only warns), so any output fails.
  */
-function verifyInRoot(t: HasAfter, text: string, executables = ['/usr/bin/node']) {
+function verifyInRoot(
+  t: HasAfter,
+  text: string,
+  executables = ['/usr/bin/node'],
+  units: Record<string, string> = { 'homeostat.service': text },
+) {
   if (!existsSync(HOST_UNITS)) assert.fail(`${HOST_UNITS} missing: apt-get install -y systemd`);
   const root = tempDir(t, 'homeostat-unit-');
   mkdirSync(join(root, 'usr/lib/systemd'), { recursive: true });
@@ -64,8 +69,9 @@ function verifyInRoot(t: HasAfter, text: string, executables = ['/usr/bin/node']
     writeFileSync(join(root, path), '#!/bin/sh\n');
     chmodSync(join(root, path), 0o755);
   }
-  writeFileSync(join(root, 'etc/systemd/system/homeostat.service'), text);
-  return analyze(['verify', '--man=no', `--root=${root}`, 'homeostat.service']);
+  for (const [name, unit] of Object.entries(units))
+    writeFileSync(join(root, 'etc/systemd/system', name), unit);
+  return analyze(['verify', '--man=no', `--root=${root}`, ...Object.keys(units)]);
 }
 
 describe('systemd/homeostat.service', () => {
@@ -174,5 +180,34 @@ describe('systemd/homeostat.service', () => {
     const result = verifyInRoot(t, unitText, []);
     assert.notEqual(result.status, 0);
     assert.match(result.stderr, /\/usr\/bin\/node is not executable/);
+  });
+});
+
+describe('systemd/homeostat-backup.service and .timer', () => {
+  const unitText = (name: string) =>
+    readFileSync(fileURLToPath(new URL(`../../systemd/${name}`, import.meta.url)), 'utf8');
+  const backupUnits = {
+    'homeostat-backup.service': unitText('homeostat-backup.service'),
+    'homeostat-backup.timer': unitText('homeostat-backup.timer'),
+  };
+
+  test('pass systemd-analyze verify without a single warning', (t) => {
+    const result = verifyInRoot(t, '', ['/usr/bin/node'], backupUnits);
+    assert.equal(result.stderr + result.stdout, '');
+    assert.equal(result.status, 0);
+  });
+
+  test('the service backs up, as the daemon’s user, the database and config the daemon uses', () => {
+    const keys = assignments(backupUnits['homeostat-backup.service']);
+    assert.deepEqual(keys.get('User'), ['homeostat']);
+    assert.deepEqual(keys.get('ExecStart'), [
+      `/usr/bin/node /opt/homeostat/dist/cli.js backup --config ${defaultConfigPath({})} --db /var/lib/homeostat/homeostat.db --dir /var/lib/homeostat/backups --keep 14`,
+    ]);
+  });
+
+  test('the timer runs nightly and catches up after the Pi was off', () => {
+    const keys = assignments(backupUnits['homeostat-backup.timer']);
+    assert.deepEqual(keys.get('OnCalendar'), ['*-*-* 03:30']);
+    assert.deepEqual(keys.get('Persistent'), ['true']);
   });
 });
