@@ -55,6 +55,14 @@ export const manifestSchema = z.strictObject({
 export type BackupManifest = z.infer<typeof manifestSchema>;
 export type BackupFileEntry = z.infer<typeof fileEntry>;
 
+/** `20261204T030000Z`: a UTC time for a file name (sorts by time, no colons). */
+export function fileStamp(atMs: number): string {
+  return new Date(atMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+}
+
 /** The manifest's one-line summary, as backup and restore print it. */
 export function describeManifest(manifest: BackupManifest): string {
   const loops = Object.keys(manifest.loops).length;

@@ -11,7 +11,7 @@ import { makeDirs } from '../make-dirs.js';
 import { currentOwner, DaemonLock } from '../store/daemon-lock.js';
 import { STORE_DIR_MODE, STORE_FILE_MODE } from '../store/database.js';
 import { configFacts } from './config-files.js';
-import { describeManifest } from './manifest.js';
+import { describeManifest, fileStamp } from './manifest.js';
 import { type OpenedBackup, openBackup } from './read-archive.js';
 
 /** A secret comes back with its owner's and group's bits only: no set-id, sticky or world bits. */
@@ -47,10 +47,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<string[]> 
 }
 
 function putInPlace(backup: OpenedBackup, options: RestoreOptions): string[] {
-  const stamp = new Date(options.nowMs)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
+  const stamp = fileStamp(options.nowMs);
   const lines = [
     backup.manifest === undefined
       ? `restoring the database ${options.archivePath} (schema ${backup.facts.schemaVersion}, generation ${backup.facts.lastGeneration})`

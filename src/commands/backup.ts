@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { configFacts } from '../backup/config-files.js';
-import { describeManifest } from '../backup/manifest.js';
+import { describeManifest, fileStamp } from '../backup/manifest.js';
 import { writeBackup } from '../backup/write-archive.js';
 import type { CliOutput } from './main.js';
 
@@ -81,18 +81,19 @@ export function sizeText(bytes: number): string {
 
 /** `homeostat-<node>-<UTC time>.tar.gz`: sorts by time, and says whose it is. */
 export function archiveName(nodeId: string, nowMs: number): string {
-  const stamp = new Date(nowMs)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  return `homeostat-${nodeId.replace(/[^a-z0-9_-]/gi, '-')}-${stamp}.tar.gz`;
+  return `homeostat-${nameOfNode(nodeId)}-${fileStamp(nowMs)}.tar.gz`;
+}
+
+/** The node's id as it can stand in a file name. */
+function nameOfNode(nodeId: string): string {
+  return nodeId.replace(/[^a-z0-9_-]/gi, '-');
 }
 
 /** Deletes this node's archives in `dir` beyond the newest `keep`; returns their names. */
 function pruneArchives(dir: string, nodeId: string, keep: number): string[] {
   const ours = fs
     .readdirSync(dir)
-    .filter((name) => ARCHIVE_NAME.exec(name)?.[1] === nodeId.replace(/[^a-z0-9_-]/gi, '-'))
+    .filter((name) => ARCHIVE_NAME.exec(name)?.[1] === nameOfNode(nodeId))
     .sort();
   const old = ours.slice(0, Math.max(0, ours.length - keep));
   for (const name of old) fs.rmSync(path.join(dir, name), { force: true });
